@@ -1,0 +1,140 @@
+// The CPU backend on BLIS. Device memory is host memory (64-byte aligned), so the core
+// never copies between the host mirror and this device; level-1 BLAS goes to BLIS's
+// typed vector API (bli_?axpyv etc.), which takes 64-bit lengths in this build.
+#include <blis.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include <unistd.h>
+
+#include "blobrt/plugin_abi.h"
+#include "plugin_error.h"
+
+namespace {
+
+static_assert(sizeof(dim_t) == 8, "this plugin expects BLIS built with 64-bit dim_t");
+
+template <typename T>
+T* at(void* buffer, int64_t offset) {
+  return static_cast<T*>(buffer) + offset;
+}
+template <typename T>
+T* at(const void* buffer, int64_t offset) {
+  return const_cast<T*>(static_cast<const T*>(buffer)) + offset;
+}
+
+int device_count(int32_t* count, blobrt_error*) {
+  *count = 1;
+  return BLOBRT_OK;
+}
+
+int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err) {
+  if (index != 0) return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "blis has one device, not %d", index);
+  std::snprintf(out->name, sizeof out->name, "host CPU via BLIS %s", bli_info_get_version_str());
+  std::snprintf(out->details, sizeof out->details,
+                "BLIS %s, %ld online CPUs, int size %d bits, OpenMP threading in the library",
+                bli_info_get_version_str(), sysconf(_SC_NPROCESSORS_ONLN),
+                static_cast<int>(bli_info_get_int_type_size()));
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page_size = sysconf(_SC_PAGE_SIZE);
+  out->memory_bytes = pages > 0 && page_size > 0 ? static_cast<uint64_t>(pages) * page_size : 0;
+  out->kind = BLOBRT_DEVICE_KIND_CPU;
+  out->host_memory = 1;
+  out->supports_fp64 = 1;
+  out->has_pinned_host = 0;
+  return BLOBRT_OK;
+}
+
+int open(int32_t index, void** context, blobrt_error* err) {
+  if (index != 0) return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "blis has one device, not %d", index);
+  *context = nullptr;
+  return BLOBRT_OK;
+}
+
+void close(void*) {}
+
+int allocate(void*, size_t bytes, void** handle, blobrt_error* err) {
+  size_t rounded = (bytes + 63) / 64 * 64;
+  if (rounded == 0) rounded = 64;
+  *handle = rounded < bytes ? nullptr : std::aligned_alloc(64, rounded);
+  if (!*handle) {
+    return blobrt_fail(err, BLOBRT_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host memory", bytes);
+  }
+  return BLOBRT_OK;
+}
+
+void release(void*, void* handle) { std::free(handle); }
+
+int copy_to_device(void*, const void* host, void* dst, size_t dst_offset, size_t bytes, blobrt_error*) {
+  std::memcpy(at<char>(dst, dst_offset), host, bytes);
+  return BLOBRT_OK;
+}
+
+int copy_to_host(void*, const void* src, size_t src_offset, void* host, size_t bytes, blobrt_error*) {
+  std::memcpy(host, at<char>(src, src_offset), bytes);
+  return BLOBRT_OK;
+}
+
+int copy_device(void*, const void* src, size_t src_offset, void* dst, size_t dst_offset, size_t bytes,
+                blobrt_error*) {
+  std::memmove(at<char>(dst, dst_offset), at<char>(src, src_offset), bytes);
+  return BLOBRT_OK;
+}
+
+int memset_(void*, void* dst, size_t offset, int32_t value, size_t bytes, blobrt_error*) {
+  std::memset(at<char>(dst, offset), value, bytes);
+  return BLOBRT_OK;
+}
+
+int saxpy(void*, int64_t n, float alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error*) {
+  bli_saxpyv(BLIS_NO_CONJUGATE, n, &alpha, at<float>(x, xo), 1, at<float>(y, yo), 1);
+  return BLOBRT_OK;
+}
+int daxpy(void*, int64_t n, double alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error*) {
+  bli_daxpyv(BLIS_NO_CONJUGATE, n, &alpha, at<double>(x, xo), 1, at<double>(y, yo), 1);
+  return BLOBRT_OK;
+}
+int sdot(void*, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, float* r, blobrt_error*) {
+  bli_sdotv(BLIS_NO_CONJUGATE, BLIS_NO_CONJUGATE, n, at<float>(x, xo), 1, at<float>(y, yo), 1, r);
+  return BLOBRT_OK;
+}
+int ddot(void*, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, double* r, blobrt_error*) {
+  bli_ddotv(BLIS_NO_CONJUGATE, BLIS_NO_CONJUGATE, n, at<double>(x, xo), 1, at<double>(y, yo), 1, r);
+  return BLOBRT_OK;
+}
+int sasum(void*, int64_t n, const void* x, int64_t xo, float* r, blobrt_error*) {
+  bli_sasumv(n, at<float>(x, xo), 1, r);
+  return BLOBRT_OK;
+}
+int dasum(void*, int64_t n, const void* x, int64_t xo, double* r, blobrt_error*) {
+  bli_dasumv(n, at<double>(x, xo), 1, r);
+  return BLOBRT_OK;
+}
+int sscal(void*, int64_t n, float alpha, void* x, int64_t xo, blobrt_error*) {
+  bli_sscalv(BLIS_NO_CONJUGATE, n, &alpha, at<float>(x, xo), 1);
+  return BLOBRT_OK;
+}
+int dscal(void*, int64_t n, double alpha, void* x, int64_t xo, blobrt_error*) {
+  bli_dscalv(BLIS_NO_CONJUGATE, n, &alpha, at<double>(x, xo), 1);
+  return BLOBRT_OK;
+}
+
+int synchronize(void*, blobrt_error*) { return BLOBRT_OK; }
+
+std::string library_version() { return std::string("BLIS ") + bli_info_get_version_str(); }
+
+}  // namespace
+
+extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(uint32_t host_abi_major) {
+  if (host_abi_major != BLOBRT_PLUGIN_ABI_MAJOR) return nullptr;
+  static const std::string version = library_version();
+  static const blobrt_plugin_v1 table = {
+      sizeof(blobrt_plugin_v1), BLOBRT_PLUGIN_ABI_MAJOR, BLOBRT_PLUGIN_ABI_MINOR, "blis",
+      version.c_str(), device_count, device_properties, open, close, allocate, release,
+      nullptr, nullptr, copy_to_device, copy_to_host, copy_device, memset_, saxpy, daxpy,
+      sdot, ddot, sasum, dasum, sscal, dscal, synchronize};
+  return &table;
+}

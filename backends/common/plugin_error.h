@@ -1,0 +1,27 @@
+/* Helpers shared by the backend plugins: fill a blobrt_error and return a status.
+ * Header-only and C-compatible so a plugin needs nothing from libblobrt. */
+#ifndef BLOBRT_PLUGIN_ERROR_H
+#define BLOBRT_PLUGIN_ERROR_H
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "blobrt/plugin_abi.h"
+
+static inline int blobrt_fail(blobrt_error* err, int status, const char* format, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static inline int blobrt_fail(blobrt_error* err, int status, const char* format, ...) {
+  if (err) {
+    va_list args;
+    va_start(args, format);
+    vsnprintf(err->message, sizeof err->message, format, args);
+    va_end(args);
+  }
+  return status;
+}
+
+#endif

@@ -1,0 +1,127 @@
+// Source compatibility with BVLC Caffe: code written against caffe/blob.hpp,
+// caffe/syncedmem.hpp, caffe/util/io.hpp and the level-1 math of
+// caffe/util/math_functions.hpp compiles with only its include changed to this one.
+//
+// The caffe_gpu_* functions work on the *active device* (whatever backend is loaded)
+// and take the handles that gpu_data()/mutable_gpu_data() return. For OpenCL such a
+// handle is a cl_mem, not a pointer: pass it as returned, never offset it.
+#ifndef BLOBRT_CAFFE_COMPAT_HPP
+#define BLOBRT_CAFFE_COMPAT_HPP
+
+#include <cstdint>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <set>
+#include <utility>
+#include <iostream>
+#include <iterator>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "blobrt/blob.hpp"
+#include "blobrt/io.hpp"
+#include "blobrt/runtime.hpp"
+#include "blobrt/syncedmem.hpp"
+
+namespace caffe {
+
+// What caffe/common.hpp brings into namespace caffe.
+using std::ifstream;
+using std::ios;
+using std::isnan;
+using std::isinf;
+using std::iterator;
+using std::make_pair;
+using std::map;
+using std::ostringstream;
+using std::pair;
+using std::set;
+using std::shared_ptr;
+using std::string;
+using std::stringstream;
+using std::vector;
+
+using blobrt::Blob;
+using blobrt::BlobProto;
+using blobrt::BlobShape;
+using blobrt::kMaxBlobAxes;
+using blobrt::SyncedMemory;
+
+using blobrt::ReadProtoFromBinaryFile;
+using blobrt::ReadProtoFromBinaryFileOrDie;
+using blobrt::ReadProtoFromTextFile;
+using blobrt::ReadProtoFromTextFileOrDie;
+using blobrt::WriteProtoToBinaryFile;
+using blobrt::WriteProtoToTextFile;
+
+// ---- host math (caffe_cpu_* / caffe_*) ----
+inline void caffe_memset(const std::size_t N, const int alpha, void* X) {
+  std::memset(X, alpha, N);
+}
+
+template <typename Dtype>
+void caffe_copy(const std::int64_t N, const Dtype* X, Dtype* Y) {
+  if (X != Y && N > 0) std::memcpy(Y, X, sizeof(Dtype) * static_cast<std::size_t>(N));
+}
+
+template <typename Dtype>
+void caffe_axpy(const std::int64_t N, const Dtype alpha, const Dtype* X, Dtype* Y) {
+  blobrt::host_device()->axpy(N, alpha, X, 0, Y, 0);
+}
+
+template <typename Dtype>
+void caffe_scal(const std::int64_t N, const Dtype alpha, Dtype* X) {
+  blobrt::host_device()->scal(N, alpha, X, 0);
+}
+
+template <typename Dtype>
+Dtype caffe_cpu_dot(const std::int64_t n, const Dtype* x, const Dtype* y) {
+  Dtype result = 0;
+  blobrt::host_device()->dot(n, x, 0, y, 0, &result);
+  return result;
+}
+
+template <typename Dtype>
+Dtype caffe_cpu_asum(const std::int64_t n, const Dtype* x) {
+  Dtype result = 0;
+  blobrt::host_device()->asum(n, x, 0, &result);
+  return result;
+}
+
+// ---- active-device math (caffe_gpu_*), on handles from gpu_data() ----
+inline void caffe_gpu_memset(const std::size_t N, const int alpha, void* X) {
+  blobrt::active_device()->memset(X, 0, alpha, N);
+}
+
+// Device-to-device copy of N bytes between two handles of the active device.
+inline void caffe_gpu_memcpy(const std::size_t N, const void* X, void* Y) {
+  if (X != Y) blobrt::active_device()->copy_device(X, 0, Y, 0, N);
+}
+
+template <typename Dtype>
+void caffe_gpu_axpy(const std::int64_t N, const Dtype alpha, const Dtype* X, Dtype* Y) {
+  blobrt::active_device()->axpy(N, alpha, X, 0, Y, 0);
+}
+
+template <typename Dtype>
+void caffe_gpu_scal(const std::int64_t N, const Dtype alpha, Dtype* X) {
+  blobrt::active_device()->scal(N, alpha, X, 0);
+}
+
+template <typename Dtype>
+void caffe_gpu_dot(const std::int64_t n, const Dtype* x, const Dtype* y, Dtype* out) {
+  blobrt::active_device()->dot(n, x, 0, y, 0, out);
+}
+
+template <typename Dtype>
+void caffe_gpu_asum(const std::int64_t n, const Dtype* x, Dtype* y) {
+  blobrt::active_device()->asum(n, x, 0, y);
+}
+
+}  // namespace caffe
+
+#endif  // BLOBRT_CAFFE_COMPAT_HPP

@@ -1,0 +1,71 @@
+// The Device interface the core is written against. One implementation is built in
+// (the host device); every other one is a plugin seen through its C function table.
+// Buffers are opaque handles: copies and memset take byte offsets, BLAS takes element
+// offsets, so a handle may be a cl_mem and never a pointer to do arithmetic on.
+#ifndef BLOBRT_DEVICE_HPP
+#define BLOBRT_DEVICE_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace blobrt {
+
+using DeviceBuffer = void*;
+using ConstDeviceBuffer = const void*;
+
+enum class DeviceKind { kCpu, kGpu, kAccelerator };
+const char* to_string(DeviceKind kind) noexcept;
+
+struct DeviceDescription {
+  std::string backend;          // "host", "blis", "opencl", "cuda", ...
+  int index = 0;                // device index within the backend
+  std::string name;             // device name as the library reports it
+  std::string details;          // driver / capability / version text
+  std::uint64_t memory_bytes = 0;
+  DeviceKind kind = DeviceKind::kCpu;
+  bool host_memory = false;     // handles are host pointers: no host<->device copies
+  bool supports_fp64 = true;
+  bool has_pinned_host = false;
+  std::string id() const { return backend + ":" + std::to_string(index); }
+};
+
+class Device {
+ public:
+  virtual ~Device() = default;
+  virtual const DeviceDescription& description() const noexcept = 0;
+
+  virtual DeviceBuffer allocate(std::size_t bytes) = 0;
+  virtual void release(DeviceBuffer buffer) noexcept = 0;
+  // Optional page-locked host memory; nullptr means "not offered, use ordinary memory".
+  virtual void* allocate_host(std::size_t /*bytes*/) { return nullptr; }
+  virtual void release_host(void* /*pointer*/) noexcept {}
+
+  virtual void copy_to_device(const void* host, DeviceBuffer dst, std::size_t dst_offset,
+                              std::size_t bytes) = 0;
+  virtual void copy_to_host(ConstDeviceBuffer src, std::size_t src_offset, void* host,
+                            std::size_t bytes) = 0;
+  virtual void copy_device(ConstDeviceBuffer src, std::size_t src_offset, DeviceBuffer dst,
+                           std::size_t dst_offset, std::size_t bytes) = 0;
+  virtual void memset(DeviceBuffer dst, std::size_t offset, int value, std::size_t bytes) = 0;
+
+  // y[y_off..] += alpha * x[x_off..]
+  virtual void axpy(std::int64_t n, float alpha, ConstDeviceBuffer x, std::int64_t x_off,
+                    DeviceBuffer y, std::int64_t y_off) = 0;
+  virtual void axpy(std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_off,
+                    DeviceBuffer y, std::int64_t y_off) = 0;
+  virtual void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
+                   std::int64_t y_off, float* result) = 0;
+  virtual void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
+                   std::int64_t y_off, double* result) = 0;
+  virtual void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, float* result) = 0;
+  virtual void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, double* result) = 0;
+  virtual void scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off) = 0;
+  virtual void scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off) = 0;
+
+  virtual void synchronize() = 0;
+};
+
+}  // namespace blobrt
+
+#endif  // BLOBRT_DEVICE_HPP

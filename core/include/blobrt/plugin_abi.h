@@ -1,0 +1,129 @@
+/* blobrt plugin ABI: the only thing that crosses the shared-object boundary.
+ *
+ * A backend plugin is a shared object exporting one C function,
+ * BLOBRT_PLUGIN_ENTRY_SYMBOL, that returns a pointer to a static function table.
+ * No C++ class, exception or STL type crosses this boundary: errors come back as a
+ * non-zero status plus a message written into a caller-owned blobrt_error.
+ *
+ * Versioning (as PJRT / SP_StreamExecutor):
+ *  - abi_major changes on any incompatible change; the loader refuses a mismatch.
+ *  - abi_minor grows when fields are appended at the end of a struct; the loader
+ *    accepts an older minor and reads struct_size to know which fields exist.
+ *  - Every struct starts with struct_size so either side can tell what the other has.
+ *
+ * Buffers are opaque handles (void*): a device pointer for CUDA and CPU backends,
+ * a cl_mem for OpenCL. Offsets are always passed separately (bytes for copies and
+ * memset, elements for the BLAS operations); the core never does arithmetic on a handle.
+ */
+#ifndef BLOBRT_PLUGIN_ABI_H
+#define BLOBRT_PLUGIN_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BLOBRT_PLUGIN_ABI_MAJOR 1
+#define BLOBRT_PLUGIN_ABI_MINOR 0
+#define BLOBRT_PLUGIN_ENTRY_SYMBOL "blobrt_plugin_entry_v1"
+
+#define BLOBRT_ERROR_MESSAGE_SIZE 1024
+
+/* Status codes. Anything non-zero is a failure; the message says what happened. */
+enum {
+  BLOBRT_OK = 0,
+  BLOBRT_ERR_FAILED = 1,
+  BLOBRT_ERR_OUT_OF_MEMORY = 2,
+  BLOBRT_ERR_UNSUPPORTED = 3,
+  BLOBRT_ERR_INVALID_ARGUMENT = 4
+};
+
+typedef struct blobrt_error {
+  char message[BLOBRT_ERROR_MESSAGE_SIZE];
+} blobrt_error;
+
+enum {
+  BLOBRT_DEVICE_KIND_CPU = 0,
+  BLOBRT_DEVICE_KIND_GPU = 1,
+  BLOBRT_DEVICE_KIND_ACCELERATOR = 2
+};
+
+typedef struct blobrt_device_properties {
+  size_t struct_size;
+  char name[256];         /* e.g. "NVIDIA H100", "pthread-haswell-...", "BLIS on host" */
+  char details[512];      /* free text: driver, compute capability, OpenCL version, ... */
+  uint64_t memory_bytes;  /* device memory (host RAM for CPU devices) */
+  int32_t kind;           /* BLOBRT_DEVICE_KIND_* */
+  int32_t host_memory;    /* 1: handles are host pointers the CPU may dereference */
+  int32_t supports_fp64;  /* 0: the double operations fail with a clear message */
+  int32_t has_pinned_host;/* 1: host_allocate/host_release give page-locked memory */
+} blobrt_device_properties;
+
+typedef struct blobrt_plugin_v1 {
+  size_t struct_size;
+  uint32_t abi_major;
+  uint32_t abi_minor;
+  const char* name;             /* backend name, e.g. "blis" */
+  const char* library_version;  /* version of the wrapped library, e.g. "BLIS 0.9.0" */
+
+  /* Never throws or aborts. On a machine without usable hardware it returns BLOBRT_OK,
+   * *count = 0 and a reason in err (e.g. "cudaGetDeviceCount: cudaErrorInsufficientDriver"). */
+  int (*device_count)(int32_t* count, blobrt_error* err);
+  int (*device_properties)(int32_t index, blobrt_device_properties* out, blobrt_error* err);
+
+  int (*open)(int32_t index, void** context, blobrt_error* err);
+  void (*close)(void* context);
+
+  int (*allocate)(void* context, size_t bytes, void** handle, blobrt_error* err);
+  void (*release)(void* context, void* handle);
+  /* Optional (NULL when absent): page-locked host memory for faster transfers. */
+  int (*host_allocate)(void* context, size_t bytes, void** pointer, blobrt_error* err);
+  void (*host_release)(void* context, void* pointer);
+
+  int (*copy_to_device)(void* context, const void* host, void* dst, size_t dst_offset,
+                        size_t bytes, blobrt_error* err);
+  int (*copy_to_host)(void* context, const void* src, size_t src_offset, void* host,
+                      size_t bytes, blobrt_error* err);
+  int (*copy_device)(void* context, const void* src, size_t src_offset, void* dst,
+                     size_t dst_offset, size_t bytes, blobrt_error* err);
+  int (*memset)(void* context, void* dst, size_t offset, int32_t value, size_t bytes,
+                blobrt_error* err);
+
+  /* Level-1 BLAS. n and offsets are in elements, 64-bit. Results land in host memory. */
+  int (*saxpy)(void* context, int64_t n, float alpha, const void* x, int64_t x_offset,
+               void* y, int64_t y_offset, blobrt_error* err);
+  int (*daxpy)(void* context, int64_t n, double alpha, const void* x, int64_t x_offset,
+               void* y, int64_t y_offset, blobrt_error* err);
+  int (*sdot)(void* context, int64_t n, const void* x, int64_t x_offset, const void* y,
+              int64_t y_offset, float* result, blobrt_error* err);
+  int (*ddot)(void* context, int64_t n, const void* x, int64_t x_offset, const void* y,
+              int64_t y_offset, double* result, blobrt_error* err);
+  int (*sasum)(void* context, int64_t n, const void* x, int64_t x_offset, float* result,
+               blobrt_error* err);
+  int (*dasum)(void* context, int64_t n, const void* x, int64_t x_offset, double* result,
+               blobrt_error* err);
+  int (*sscal)(void* context, int64_t n, float alpha, void* x, int64_t x_offset,
+               blobrt_error* err);
+  int (*dscal)(void* context, int64_t n, double alpha, void* x, int64_t x_offset,
+               blobrt_error* err);
+
+  int (*synchronize)(void* context, blobrt_error* err);
+} blobrt_plugin_v1;
+
+/* The one symbol a plugin exports. host_abi_major lets a plugin that supports several
+ * majors answer with the matching table; it returns NULL if it cannot. */
+typedef const blobrt_plugin_v1* (*blobrt_plugin_entry_fn)(uint32_t host_abi_major);
+
+#if defined(__GNUC__)
+#define BLOBRT_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define BLOBRT_PLUGIN_EXPORT
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BLOBRT_PLUGIN_ABI_H */

@@ -1,0 +1,64 @@
+// SyncedMemory: Caffe's lazily allocated, host/device mirrored buffer, generalised to
+// the host plus the one active Device.
+//
+// States keep Caffe's names; HEAD_AT_GPU means "newest copy is on the active device".
+// When the device's memory is host memory (host, blis) both mirrors are the same
+// allocation: head() goes through the same transitions but no byte is ever copied.
+#ifndef BLOBRT_SYNCEDMEM_HPP
+#define BLOBRT_SYNCEDMEM_HPP
+
+#include <cstddef>
+#include <memory>
+
+#include "blobrt/device.hpp"
+
+namespace blobrt {
+
+class SyncedMemory {
+ public:
+  enum SyncedHead { UNINITIALIZED, HEAD_AT_CPU, HEAD_AT_GPU, SYNCED };
+  static constexpr SyncedHead HEAD_AT_HOST = HEAD_AT_CPU;
+  static constexpr SyncedHead HEAD_AT_DEVICE = HEAD_AT_GPU;
+
+  // Binds to the active device (initialising the runtime if needed).
+  SyncedMemory();
+  explicit SyncedMemory(std::size_t size);
+  ~SyncedMemory();
+  SyncedMemory(const SyncedMemory&) = delete;
+  SyncedMemory& operator=(const SyncedMemory&) = delete;
+
+  const void* cpu_data();
+  void set_cpu_data(void* data);  // never freed by blobrt
+  const void* gpu_data();         // a device handle (a cl_mem for OpenCL)
+  void set_gpu_data(void* data);  // a handle of the bound device; never freed by blobrt
+  void* mutable_cpu_data();
+  void* mutable_gpu_data();
+
+  SyncedHead head() const { return head_; }
+  std::size_t size() const { return size_; }
+  // The device this memory is bound to.
+  const std::shared_ptr<Device>& device() const { return device_; }
+
+ private:
+  void to_cpu();
+  void to_gpu();
+  void check_device() const;
+  void allocate_cpu();
+  void allocate_gpu();
+  void release_cpu() noexcept;
+  void release_gpu() noexcept;
+
+  std::shared_ptr<Device> device_;
+  bool unified_;  // device memory is host memory: cpu_ptr_ == gpu_ptr_ once allocated
+  void* cpu_ptr_ = nullptr;
+  void* gpu_ptr_ = nullptr;
+  std::size_t size_ = 0;
+  SyncedHead head_ = UNINITIALIZED;
+  bool own_cpu_data_ = false;
+  bool cpu_malloc_use_device_ = false;  // Caffe's cpu_malloc_use_cuda_: pinned via device
+  bool own_gpu_data_ = false;
+};
+
+}  // namespace blobrt
+
+#endif  // BLOBRT_SYNCEDMEM_HPP

@@ -1,0 +1,100 @@
+#include "host_device.hpp"
+
+#include <cstring>
+#include <thread>
+
+#include <unistd.h>
+
+#include "host_kernels.hpp"
+#include "host_memory.hpp"
+
+namespace blobrt {
+namespace {
+
+template <typename T>
+T* at(DeviceBuffer buffer, std::int64_t offset) {
+  return static_cast<T*>(buffer) + offset;
+}
+template <typename T>
+const T* at(ConstDeviceBuffer buffer, std::int64_t offset) {
+  return static_cast<const T*>(buffer) + offset;
+}
+
+class HostDevice final : public Device {
+ public:
+  HostDevice() {
+    description_.backend = "host";
+    description_.index = 0;
+    description_.name = "host CPU (built-in kernels)";
+    description_.details = std::to_string(std::thread::hardware_concurrency()) + " hardware threads";
+    long pages = sysconf(_SC_PHYS_PAGES);
+    long page_size = sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page_size > 0) {
+      description_.memory_bytes = static_cast<std::uint64_t>(pages) * page_size;
+    }
+    description_.kind = DeviceKind::kCpu;
+    description_.host_memory = true;
+    description_.supports_fp64 = true;
+  }
+
+  const DeviceDescription& description() const noexcept override { return description_; }
+
+  DeviceBuffer allocate(std::size_t bytes) override { return host_memory::allocate(bytes); }
+  void release(DeviceBuffer buffer) noexcept override { host_memory::release(buffer); }
+
+  void copy_to_device(const void* host, DeviceBuffer dst, std::size_t dst_offset,
+                      std::size_t bytes) override {
+    std::memcpy(at<char>(dst, dst_offset), host, bytes);
+  }
+  void copy_to_host(ConstDeviceBuffer src, std::size_t src_offset, void* host,
+                    std::size_t bytes) override {
+    std::memcpy(host, at<char>(src, src_offset), bytes);
+  }
+  void copy_device(ConstDeviceBuffer src, std::size_t src_offset, DeviceBuffer dst,
+                   std::size_t dst_offset, std::size_t bytes) override {
+    std::memmove(at<char>(dst, dst_offset), at<char>(src, src_offset), bytes);
+  }
+  void memset(DeviceBuffer dst, std::size_t offset, int value, std::size_t bytes) override {
+    std::memset(at<char>(dst, offset), value, bytes);
+  }
+
+  void axpy(std::int64_t n, float alpha, ConstDeviceBuffer x, std::int64_t x_off,
+            DeviceBuffer y, std::int64_t y_off) override {
+    host_kernels::axpy(n, alpha, at<float>(x, x_off), at<float>(y, y_off));
+  }
+  void axpy(std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_off,
+            DeviceBuffer y, std::int64_t y_off) override {
+    host_kernels::axpy(n, alpha, at<double>(x, x_off), at<double>(y, y_off));
+  }
+  void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
+           std::int64_t y_off, float* result) override {
+    *result = host_kernels::dot(n, at<float>(x, x_off), at<float>(y, y_off));
+  }
+  void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
+           std::int64_t y_off, double* result) override {
+    *result = host_kernels::dot(n, at<double>(x, x_off), at<double>(y, y_off));
+  }
+  void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, float* result) override {
+    *result = host_kernels::asum(n, at<float>(x, x_off));
+  }
+  void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, double* result) override {
+    *result = host_kernels::asum(n, at<double>(x, x_off));
+  }
+  void scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off) override {
+    host_kernels::scal(n, alpha, at<float>(x, x_off));
+  }
+  void scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off) override {
+    host_kernels::scal(n, alpha, at<double>(x, x_off));
+  }
+
+  void synchronize() override {}
+
+ private:
+  DeviceDescription description_;
+};
+
+}  // namespace
+
+std::shared_ptr<Device> make_host_device() { return std::make_shared<HostDevice>(); }
+
+}  // namespace blobrt

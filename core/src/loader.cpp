@@ -1,0 +1,283 @@
+#include "loader.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <boost/dll/shared_library.hpp>
+
+#include "blobrt/error.hpp"
+#include "blobrt_config.h"
+#include "environment.hpp"
+#include "log.hpp"
+#include "manifest.hpp"
+
+namespace blobrt {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> split_path_list(const std::string& list) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream stream(list);
+  while (std::getline(stream, part, ':')) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("cannot read: " + std::string(std::strerror(errno)));
+  std::ostringstream contents;
+  contents << in.rdbuf();
+  return contents.str();
+}
+
+// Makes a dlopen message say what a user needs to know.
+std::string explain_load_error(const std::string& what) {
+  std::string message = what;
+  const std::string marker = "(dlerror system message: ";
+  auto at = message.find(marker);
+  if (at != std::string::npos) {
+    message = message.substr(at + marker.size());
+    if (!message.empty() && message.back() == ')') message.pop_back();
+  }
+  auto missing = message.find(": cannot open shared object file");
+  if (missing != std::string::npos) {
+    std::string library = message.substr(0, missing);
+    auto slash = library.rfind(": ");
+    if (slash != std::string::npos) library = library.substr(slash + 2);
+    return "missing dependency " + library + " (" + message + ")";
+  }
+  if (message.find("invalid ELF header") != std::string::npos ||
+      message.find("file too short") != std::string::npos) {
+    return "not a shared object (" + message + ")";
+  }
+  return "cannot load: " + message;
+}
+
+// The fields a v1.0 table must have, up to and including synchronize.
+constexpr std::size_t kMinimumTableSize =
+    offsetof(blobrt_plugin_v1, synchronize) + sizeof(blobrt_plugin_v1::synchronize);
+
+std::string check_table(const blobrt_plugin_v1* table, const Manifest& manifest) {
+  if (!table) return "entry point returned no table for ABI major " +
+                     std::to_string(BLOBRT_PLUGIN_ABI_MAJOR);
+  if (table->struct_size < kMinimumTableSize) {
+    return "function table struct_size " + std::to_string(table->struct_size) +
+           " is smaller than the " + std::to_string(kMinimumTableSize) + " bytes of ABI 1.0";
+  }
+  if (table->abi_major != BLOBRT_PLUGIN_ABI_MAJOR) {
+    return "function table reports ABI " + std::to_string(table->abi_major) + "." +
+           std::to_string(table->abi_minor) + ", this blobrt speaks " +
+           std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR);
+  }
+  if (!table->name || manifest.name != table->name) {
+    return "function table names backend '" + std::string(table->name ? table->name : "(null)") +
+           "' but the manifest says '" + manifest.name + "'";
+  }
+  struct Required {
+    const char* name;
+    bool present;
+  };
+  const Required required[] = {
+      {"device_count", table->device_count != nullptr},
+      {"device_properties", table->device_properties != nullptr},
+      {"open", table->open != nullptr},
+      {"close", table->close != nullptr},
+      {"allocate", table->allocate != nullptr},
+      {"release", table->release != nullptr},
+      {"copy_to_device", table->copy_to_device != nullptr},
+      {"copy_to_host", table->copy_to_host != nullptr},
+      {"copy_device", table->copy_device != nullptr},
+      {"memset", table->memset != nullptr},
+      {"saxpy", table->saxpy != nullptr},
+      {"daxpy", table->daxpy != nullptr},
+      {"sdot", table->sdot != nullptr},
+      {"ddot", table->ddot != nullptr},
+      {"sasum", table->sasum != nullptr},
+      {"dasum", table->dasum != nullptr},
+      {"sscal", table->sscal != nullptr},
+      {"dscal", table->dscal != nullptr},
+      {"synchronize", table->synchronize != nullptr},
+  };
+  for (const Required& r : required) {
+    if (!r.present) return std::string("function table lacks required operation '") + r.name + "'";
+  }
+  return "";
+}
+
+DeviceDescription describe(const PluginReport& report, int index,
+                           const blobrt_device_properties& p) {
+  DeviceDescription d;
+  d.backend = report.name;
+  d.index = index;
+  d.name.assign(p.name, strnlen(p.name, sizeof p.name));
+  d.details.assign(p.details, strnlen(p.details, sizeof p.details));
+  d.memory_bytes = p.memory_bytes;
+  d.kind = p.kind == BLOBRT_DEVICE_KIND_GPU           ? DeviceKind::kGpu
+           : p.kind == BLOBRT_DEVICE_KIND_ACCELERATOR ? DeviceKind::kAccelerator
+                                                      : DeviceKind::kCpu;
+  d.host_memory = p.host_memory != 0;
+  d.supports_fp64 = p.supports_fp64 != 0;
+  d.has_pinned_host = p.has_pinned_host != 0;
+  return d;
+}
+
+std::string message_of(const blobrt_error& err) {
+  std::string text(err.message, strnlen(err.message, sizeof err.message));
+  return text.empty() ? "no reason given" : text;
+}
+
+// Loads one plugin whose manifest parsed; fills report.reason on failure.
+LoadedPlugin load(const Manifest& manifest, PluginReport& report) {
+  LoadedPlugin loaded;
+  if (manifest.abi_major != BLOBRT_PLUGIN_ABI_MAJOR) {
+    report.reason = "manifest declares ABI " + report.abi + ", this blobrt speaks " +
+                    std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." +
+                    std::to_string(BLOBRT_PLUGIN_ABI_MINOR) + " (not loaded)";
+    return loaded;
+  }
+  std::error_code ec;
+  if (!fs::is_regular_file(report.library, ec)) {
+    report.reason = "library file not found: " + report.library;
+    return loaded;
+  }
+  for (const std::string& dependency : manifest.requires) {
+    try {
+      boost::dll::shared_library probe(dependency, boost::dll::load_mode::search_system_folders |
+                                                       boost::dll::load_mode::rtld_lazy |
+                                                       boost::dll::load_mode::rtld_local);
+    } catch (const std::exception& e) {
+      report.reason = "missing dependency " + dependency + " (required by the manifest; " +
+                      explain_load_error(e.what()) + ")";
+      return loaded;
+    }
+  }
+  auto library = std::make_shared<boost::dll::shared_library>();
+  try {
+    library->load(report.library,
+                  boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+  } catch (const std::exception& e) {
+    report.reason = explain_load_error(e.what());
+    return loaded;
+  }
+  if (!library->has(BLOBRT_PLUGIN_ENTRY_SYMBOL)) {
+    report.reason = std::string("no entry point ") + BLOBRT_PLUGIN_ENTRY_SYMBOL + " in " +
+                    report.library;
+    return loaded;
+  }
+  auto entry = library->get<const blobrt_plugin_v1*(std::uint32_t)>(BLOBRT_PLUGIN_ENTRY_SYMBOL);
+  const blobrt_plugin_v1* table = entry(BLOBRT_PLUGIN_ABI_MAJOR);
+  report.reason = check_table(table, manifest);
+  if (!report.reason.empty()) return loaded;
+  if (table->library_version) report.library_version = table->library_version;
+
+  std::int32_t count = 0;
+  blobrt_error err{};
+  if (table->device_count(&count, &err) != BLOBRT_OK) {
+    report.reason = "initialisation failed: " + message_of(err);
+    return loaded;
+  }
+  if (count <= 0) {
+    report.reason = "0 devices: " + message_of(err);
+  }
+  for (std::int32_t i = 0; i < count; ++i) {
+    blobrt_device_properties properties{};
+    properties.struct_size = sizeof properties;
+    blobrt_error perr{};
+    if (table->device_properties(i, &properties, &perr) != BLOBRT_OK) {
+      report.reason = "device " + std::to_string(i) + ": " + message_of(perr);
+      report.devices.clear();
+      break;
+    }
+    report.devices.push_back(describe(report, i, properties));
+  }
+  report.usable = report.reason.empty();
+  loaded.library = library;
+  loaded.table = table;
+  return loaded;
+}
+
+}  // namespace
+
+std::vector<SearchDirectory> plugin_search_path() {
+  std::vector<SearchDirectory> directories;
+  auto add = [&](const std::string& path, const char* origin) {
+    SearchDirectory d;
+    d.path = path;
+    d.origin = origin;
+    std::error_code ec;
+    d.exists = fs::is_directory(path, ec);
+    directories.push_back(d);
+  };
+  if (auto user = environment::get("BLOBRT_PLUGIN_PATH")) {
+    for (const auto& p : split_path_list(*user)) add(p, "BLOBRT_PLUGIN_PATH");
+  }
+  if (auto system = environment::get("BLOBRT_PLUGIN_SYSTEM_PATH")) {
+    for (const auto& p : split_path_list(*system)) add(p, "BLOBRT_PLUGIN_SYSTEM_PATH");
+  } else {
+    add(BLOBRT_PLUGINS_DIR, "installed");
+  }
+  return directories;
+}
+
+Discovery discover_plugins() {
+  Discovery discovery;
+  discovery.inventory.environment_ignored = environment::ignored();
+  discovery.inventory.directories = plugin_search_path();
+  std::set<std::string> claimed;  // backend names already taken, first in the path wins
+  claimed.insert("host");         // the built-in device cannot be replaced
+  std::map<std::string, std::string> claimed_by;
+
+  for (const SearchDirectory& directory : discovery.inventory.directories) {
+    log::debug("searching ", directory.path, " (", directory.origin, ")",
+               directory.exists ? "" : ": no such directory");
+    if (!directory.exists) continue;
+    std::vector<fs::path> manifests;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(directory.path, ec)) {
+      if (entry.path().extension() == ".plugin") manifests.push_back(entry.path());
+    }
+    std::sort(manifests.begin(), manifests.end());
+    for (const fs::path& path : manifests) {
+      PluginReport report;
+      report.manifest = path.string();
+      LoadedPlugin loaded;
+      try {
+        Manifest manifest = parse_manifest(read_file(path));
+        report.name = manifest.name;
+        report.library = (path.parent_path() / manifest.library).string();
+        report.abi = std::to_string(manifest.abi_major) + "." + std::to_string(manifest.abi_minor);
+        report.priority = manifest.priority;
+        report.requires = manifest.requires;
+        if (claimed.count(manifest.name)) {
+          report.reason = manifest.name == "host"
+                              ? std::string("the name 'host' is reserved for the built-in device")
+                              : "shadowed by " + claimed_by[manifest.name] +
+                                    " (earlier in the search path)";
+        } else {
+          claimed.insert(manifest.name);
+          claimed_by[manifest.name] = report.manifest;
+          loaded = load(manifest, report);
+        }
+      } catch (const std::exception& e) {
+        report.reason = "invalid manifest: " + std::string(e.what());
+      }
+      log::debug("plugin ", report.manifest, ": ",
+                 report.usable ? "usable, " + std::to_string(report.devices.size()) + " device(s)"
+                               : report.reason);
+      discovery.inventory.plugins.push_back(std::move(report));
+      discovery.loaded.push_back(std::move(loaded));
+    }
+  }
+  return discovery;
+}
+
+}  // namespace blobrt

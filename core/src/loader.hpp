@@ -1,0 +1,32 @@
+// Plugin discovery: the search path, manifests, dependency and ABI checks, loading with
+// Boost.DLL, and the probe of each table's devices. Every failure becomes a reason in
+// the plugin's report; nothing here throws or aborts.
+#ifndef BLOBRT_LOADER_HPP
+#define BLOBRT_LOADER_HPP
+
+#include <memory>
+#include <vector>
+
+#include "blobrt/plugin_abi.h"
+#include "blobrt/runtime.hpp"
+
+namespace blobrt {
+
+struct LoadedPlugin {
+  std::shared_ptr<void> library;          // the boost::dll::shared_library, kept loaded
+  const blobrt_plugin_v1* table = nullptr;  // null unless the plugin got past every check
+};
+
+struct Discovery {
+  Inventory inventory;
+  std::vector<LoadedPlugin> loaded;  // one per inventory.plugins entry
+};
+
+// The directories to search, in order (BLOBRT_PLUGIN_PATH, then the system path).
+std::vector<SearchDirectory> plugin_search_path();
+
+Discovery discover_plugins();
+
+}  // namespace blobrt
+
+#endif

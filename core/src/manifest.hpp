@@ -1,0 +1,34 @@
+// Plugin manifests (plugins.d/*.plugin): read before any plugin code runs.
+//
+//   # comment
+//   name     = blis
+//   library  = libblobrt-blis.so          (a file name in the manifest's own directory)
+//   abi      = 1.0
+//   priority = 200                        (auto selection order; higher wins)
+//   requires = libblis.so.4 libfoo.so.1   (shared libraries checked before loading)
+#ifndef BLOBRT_MANIFEST_HPP
+#define BLOBRT_MANIFEST_HPP
+
+#include <string>
+#include <vector>
+
+namespace blobrt {
+
+struct Manifest {
+  std::string name;
+  std::string library;  // file name, no directory part
+  int abi_major = 0;
+  int abi_minor = 0;
+  int priority = 0;
+  std::vector<std::string> requires;
+};
+
+// Parses manifest text; throws blobrt::Error "line N: ..." on anything malformed.
+Manifest parse_manifest(const std::string& text);
+
+// A backend name is [a-z0-9_-]{1,32}.
+bool is_valid_backend_name(const std::string& name);
+
+}  // namespace blobrt
+
+#endif

@@ -1,0 +1,121 @@
+#include "plugin_device.hpp"
+
+#include <utility>
+
+#include "blobrt/error.hpp"
+
+namespace blobrt {
+namespace {
+
+class PluginDevice final : public Device {
+ public:
+  PluginDevice(std::shared_ptr<void> keep_alive, const blobrt_plugin_v1* table,
+               DeviceDescription description)
+      : keep_alive_(std::move(keep_alive)), table_(table), description_(std::move(description)) {
+    blobrt_error err{};
+    if (table_->open(description_.index, &context_, &err) != BLOBRT_OK) {
+      fail_with("open", err);
+    }
+  }
+  ~PluginDevice() override {
+    if (context_) table_->close(context_);
+  }
+
+  const DeviceDescription& description() const noexcept override { return description_; }
+
+  DeviceBuffer allocate(std::size_t bytes) override {
+    void* handle = nullptr;
+    blobrt_error err{};
+    if (table_->allocate(context_, bytes, &handle, &err) != BLOBRT_OK || !handle) {
+      detail::fail(description_.id(), ": cannot allocate ", bytes, " bytes: ",
+                   err.message[0] ? err.message : "allocation returned no buffer");
+    }
+    return handle;
+  }
+  void release(DeviceBuffer buffer) noexcept override { table_->release(context_, buffer); }
+
+  void* allocate_host(std::size_t bytes) override {
+    if (!table_->host_allocate || !description_.has_pinned_host) return nullptr;
+    void* pointer = nullptr;
+    blobrt_error err{};
+    // Pinned memory is an optimisation: fall back to ordinary memory if it runs out.
+    if (table_->host_allocate(context_, bytes, &pointer, &err) != BLOBRT_OK) return nullptr;
+    return pointer;
+  }
+  void release_host(void* pointer) noexcept override {
+    if (table_->host_release) table_->host_release(context_, pointer);
+  }
+
+  void copy_to_device(const void* host, DeviceBuffer dst, std::size_t dst_offset,
+                      std::size_t bytes) override {
+    call("copy_to_device", table_->copy_to_device, host, dst, dst_offset, bytes);
+  }
+  void copy_to_host(ConstDeviceBuffer src, std::size_t src_offset, void* host,
+                    std::size_t bytes) override {
+    call("copy_to_host", table_->copy_to_host, src, src_offset, host, bytes);
+  }
+  void copy_device(ConstDeviceBuffer src, std::size_t src_offset, DeviceBuffer dst,
+                   std::size_t dst_offset, std::size_t bytes) override {
+    call("copy_device", table_->copy_device, src, src_offset, dst, dst_offset, bytes);
+  }
+  void memset(DeviceBuffer dst, std::size_t offset, int value, std::size_t bytes) override {
+    call("memset", table_->memset, dst, offset, static_cast<std::int32_t>(value), bytes);
+  }
+
+  void axpy(std::int64_t n, float alpha, ConstDeviceBuffer x, std::int64_t x_off,
+            DeviceBuffer y, std::int64_t y_off) override {
+    call("saxpy", table_->saxpy, n, alpha, x, x_off, y, y_off);
+  }
+  void axpy(std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_off,
+            DeviceBuffer y, std::int64_t y_off) override {
+    call("daxpy", table_->daxpy, n, alpha, x, x_off, y, y_off);
+  }
+  void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
+           std::int64_t y_off, float* result) override {
+    call("sdot", table_->sdot, n, x, x_off, y, y_off, result);
+  }
+  void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
+           std::int64_t y_off, double* result) override {
+    call("ddot", table_->ddot, n, x, x_off, y, y_off, result);
+  }
+  void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, float* result) override {
+    call("sasum", table_->sasum, n, x, x_off, result);
+  }
+  void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, double* result) override {
+    call("dasum", table_->dasum, n, x, x_off, result);
+  }
+  void scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off) override {
+    call("sscal", table_->sscal, n, alpha, x, x_off);
+  }
+  void scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off) override {
+    call("dscal", table_->dscal, n, alpha, x, x_off);
+  }
+  void synchronize() override { call("synchronize", table_->synchronize); }
+
+ private:
+  // One place where a status becomes an exception: fn(context, args..., &err).
+  template <typename Fn, typename... Args>
+  void call(const char* what, Fn fn, Args... args) {
+    blobrt_error err{};
+    if (fn(context_, args..., &err) != BLOBRT_OK) fail_with(what, err);
+  }
+  [[noreturn]] void fail_with(const char* what, const blobrt_error& err) const {
+    detail::fail(description_.id(), " (", description_.name, "): ", what, " failed: ",
+                 err.message[0] ? err.message : "no message from the plugin");
+  }
+
+  std::shared_ptr<void> keep_alive_;
+  const blobrt_plugin_v1* table_;
+  DeviceDescription description_;
+  void* context_ = nullptr;
+};
+
+}  // namespace
+
+std::shared_ptr<Device> open_plugin_device(std::shared_ptr<void> keep_alive,
+                                           const blobrt_plugin_v1* table,
+                                           const DeviceDescription& description) {
+  return std::make_shared<PluginDevice>(std::move(keep_alive), table, description);
+}
+
+}  // namespace blobrt

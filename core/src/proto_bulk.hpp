@@ -1,0 +1,86 @@
+// Bulk moves between Blob memory and BlobProto's packed repeated fields: one reserve and
+// one memcpy (or one converting loop) per field, never a per-element add_data().
+#ifndef BLOBRT_PROTO_BULK_HPP
+#define BLOBRT_PROTO_BULK_HPP
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "blobrt.pb.h"
+#include "blobrt/error.hpp"
+
+namespace blobrt::proto_bulk {
+
+// A protobuf message cannot exceed 2 GiB (INT_MAX bytes) when serialised.
+inline void check_fits_in_message(std::int64_t count, std::size_t element_size, bool with_diff,
+                                  const std::string& shape) {
+  const std::uint64_t limit = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
+  std::uint64_t payload = static_cast<std::uint64_t>(count) * element_size * (with_diff ? 2 : 1);
+  if (payload + 1024 > limit) {
+    detail::fail("ToProto: Blob with shape ", shape, " needs ", payload,
+                 " bytes of values, more than a protobuf message can hold (2 GiB); "
+                 "split the blob or store it with another format");
+  }
+}
+
+template <typename T>
+void fill(google::protobuf::RepeatedField<T>* field, std::int64_t count, const T* values) {
+  field->Clear();
+  if (count == 0) return;
+  field->Reserve(static_cast<int>(count));
+  T* out = field->AddNAlreadyReserved(static_cast<int>(count));
+  std::memcpy(out, values, static_cast<std::size_t>(count) * sizeof(T));
+}
+
+// Caffe's ToProto: shape already set; float blobs fill data/diff, double blobs
+// double_data/double_diff; the fields of the same precision are cleared first.
+template <typename Dtype>
+void write_values(BlobProto* proto, std::int64_t count, const Dtype* data, const Dtype* diff,
+                  bool write_diff) {
+  if constexpr (std::is_same_v<Dtype, float>) {
+    fill(proto->mutable_data(), count, data);
+    proto->clear_diff();
+    if (write_diff) fill(proto->mutable_diff(), count, diff);
+  } else {
+    fill(proto->mutable_double_data(), count, data);
+    proto->clear_double_diff();
+    if (write_diff) fill(proto->mutable_double_diff(), count, diff);
+  }
+}
+
+template <typename From, typename To>
+void convert(const From* in, std::int64_t count, To* out) {
+  if constexpr (std::is_same_v<From, To>) {
+    std::memcpy(out, in, static_cast<std::size_t>(count) * sizeof(To));
+  } else {
+    for (std::int64_t i = 0; i < count; ++i) out[i] = static_cast<To>(in[i]);
+  }
+}
+
+// Copies the double field if it has values, else the float one, into destination()
+// (called only once the sizes were checked, so nothing is touched on error).
+template <typename Destination>
+void read_values(const google::protobuf::RepeatedField<double>& doubles,
+                 const google::protobuf::RepeatedField<float>& floats, const char* name,
+                 const std::string& shape, std::int64_t count, Destination destination) {
+  bool use_double = doubles.size() > 0;
+  std::int64_t have = use_double ? doubles.size() : floats.size();
+  if (have != count) {
+    detail::fail("FromProto: ", use_double ? "double_" : "", name, " has ", have,
+                 " values but the Blob shape ", shape, " needs ", count);
+  }
+  if (count == 0) return;
+  auto* out = destination();
+  if (use_double) {
+    convert(doubles.data(), count, out);
+  } else {
+    convert(floats.data(), count, out);
+  }
+}
+
+}  // namespace blobrt::proto_bulk
+
+#endif

@@ -1,0 +1,267 @@
+// The process-wide runtime: discovery once, the open devices, the active one, and the
+// selection rules (docs/architecture.md, "Selection").
+#include "blobrt/runtime.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <sstream>
+
+#include "blobrt/error.hpp"
+#include "blobrt_config.h"
+#include "environment.hpp"
+#include "host_device.hpp"
+#include "loader.hpp"
+#include "log.hpp"
+#include "manifest.hpp"
+#include "plugin_device.hpp"
+
+namespace blobrt {
+
+const char* to_string(DeviceKind kind) noexcept {
+  switch (kind) {
+    case DeviceKind::kCpu: return "CPU";
+    case DeviceKind::kGpu: return "GPU";
+    case DeviceKind::kAccelerator: return "accelerator";
+  }
+  return "unknown";
+}
+
+const char* version() { return BLOBRT_VERSION; }
+
+namespace {
+
+struct Spec {
+  std::string name;
+  int index = -1;  // -1: not given
+};
+
+Spec parse_spec(const std::string& text, const std::string& origin) {
+  Spec spec;
+  auto colon = text.find(':');
+  spec.name = text.substr(0, colon);
+  if (spec.name != "auto" && !is_valid_backend_name(spec.name)) {
+    detail::fail(origin, "='", text, "' is not a backend name: expected auto, host or NAME[:DEVICE] with NAME in [a-z0-9_-]");
+  }
+  if (colon != std::string::npos) {
+    std::string index = text.substr(colon + 1);
+    char* end = nullptr;
+    errno = 0;
+    long value = std::strtol(index.c_str(), &end, 10);
+    if (index.empty() || *end != '\0' || errno != 0 || value < 0 || value > 1000000 ||
+        spec.name == "auto") {
+      detail::fail(origin, "='", text, "': the device after ':' must be a non-negative integer",
+                   spec.name == "auto" ? " and 'auto' takes none" : "");
+    }
+    spec.index = static_cast<int>(value);
+  }
+  return spec;
+}
+
+class Runtime {
+ public:
+  static Runtime& get() {
+    static Runtime runtime;
+    return runtime;
+  }
+
+  const Inventory& inventory() {
+    std::call_once(discovered_, [this] { discovery_ = discover_plugins(); });
+    return discovery_.inventory;
+  }
+
+  const std::shared_ptr<Device>& active() {
+    // Fast path: one acquire load once a device is active.
+    if (selected_.load(std::memory_order_acquire)) return active_;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!selected_.load(std::memory_order_relaxed)) {
+      auto requested = environment::get("BLOBRT_BACKEND");
+      std::string spec = requested && !requested->empty() ? *requested : "auto";
+      select_locked(spec, requested ? "BLOBRT_BACKEND" : "default");
+    }
+    return active_;
+  }
+
+  void select(const std::string& spec) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    select_locked(spec, "select_backend");
+  }
+
+  std::shared_ptr<Device> open(const std::string& text) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Spec spec = parse_spec(text, "device");
+    if (spec.name == "auto") return choose_auto().first;
+    return open_locked(spec, "device").first;
+  }
+
+  std::vector<std::string> log() {
+    active();
+    std::lock_guard<std::mutex> lock(mutex_);
+    return log_;
+  }
+
+  std::vector<std::string> available() {
+    std::vector<std::string> ids{"host:0"};
+    const Inventory& inv = inventory();
+    for (const PluginReport& p : inv.plugins) {
+      if (!p.usable) continue;
+      for (const DeviceDescription& d : p.devices) ids.push_back(d.id());
+    }
+    return ids;
+  }
+
+  const std::shared_ptr<Device>& host() { return host_; }
+
+ private:
+  Runtime() : host_(make_host_device()) { devices_[host_->description().id()] = host_; }
+
+  void select_locked(const std::string& text, const std::string& origin) {
+    Spec spec = parse_spec(text, origin == "select_backend" ? "backend" : "BLOBRT_BACKEND");
+    std::pair<std::shared_ptr<Device>, std::vector<std::string>> chosen;
+    if (spec.name == "auto") {
+      chosen = choose_auto();
+    } else {
+      chosen = open_locked(spec, origin);
+    }
+    log_ = chosen.second;
+    active_ = chosen.first;
+    selected_.store(true, std::memory_order_release);
+    log::info("active device ", active_->description().id(), " (", active_->description().name,
+              ")");
+  }
+
+  // auto: usable plugins with an accelerator device first, then by manifest priority;
+  // the built-in host device when no plugin is usable. Nothing is skipped silently.
+  std::pair<std::shared_ptr<Device>, std::vector<std::string>> choose_auto() {
+    const Inventory& inv = inventory();
+    std::vector<std::string> notes;
+    const PluginReport* best = nullptr;
+    int best_device = 0;
+    auto has_accelerator = [](const PluginReport& p, int* which) {
+      for (const DeviceDescription& d : p.devices) {
+        if (d.kind != DeviceKind::kCpu) {
+          if (which) *which = d.index;
+          return true;
+        }
+      }
+      return false;
+    };
+    for (const PluginReport& p : inv.plugins) {
+      if (!p.usable) {
+        notes.push_back("skipped " + (p.name.empty() ? p.manifest : p.name) + ": " + p.reason);
+        log::info("auto: skipped ", p.name.empty() ? p.manifest : p.name, ": ", p.reason);
+        continue;
+      }
+      if (!best || std::make_pair(has_accelerator(p, nullptr), p.priority) >
+                       std::make_pair(has_accelerator(*best, nullptr), best->priority)) {
+        best = &p;
+      }
+    }
+    if (!best) {
+      notes.insert(notes.begin(), "auto chose host:0: no usable plugin found");
+      log::info("auto: no usable plugin, using the built-in host device");
+      return {host_, notes};
+    }
+    best_device = 0;
+    has_accelerator(*best, &best_device);
+    for (const PluginReport& p : inv.plugins) {
+      if (p.usable && &p != best) {
+        notes.push_back("not chosen " + p.name + ": lower in the auto order (priority " +
+                        std::to_string(p.priority) + ")");
+      }
+    }
+    notes.push_back("not chosen host: the built-in device comes last in the auto order");
+    notes.insert(notes.begin(), "auto chose " + best->name + ":" + std::to_string(best_device) +
+                                    " (priority " + std::to_string(best->priority) +
+                                    (has_accelerator(*best, nullptr) ? ", has an accelerator" : "") +
+                                    ")");
+    Spec spec{best->name, best_device};
+    return {open_locked(spec, "auto").first, notes};
+  }
+
+  std::pair<std::shared_ptr<Device>, std::vector<std::string>> open_locked(const Spec& spec,
+                                                                          const std::string& origin) {
+    int index = spec.index < 0 ? 0 : spec.index;
+    std::string id = spec.name + ":" + std::to_string(index);
+    auto cached = devices_.find(id);
+    if (cached != devices_.end()) return {cached->second, {"selected " + id + " (" + origin + ")"}};
+    if (spec.name == "host") fail_unavailable(spec, origin, "the built-in host has only device 0");
+
+    const Inventory& inv = inventory();
+    for (std::size_t i = 0; i < inv.plugins.size(); ++i) {
+      const PluginReport& p = inv.plugins[i];
+      if (p.name != spec.name || !discovery_.loaded[i].table) continue;
+      if (!p.usable) fail_unavailable(spec, origin, p.reason);
+      if (index >= static_cast<int>(p.devices.size())) {
+        fail_unavailable(spec, origin, "it has " + std::to_string(p.devices.size()) +
+                                           " device(s), numbered from 0");
+      }
+      std::shared_ptr<Device> device;
+      try {
+        device = open_plugin_device(discovery_.loaded[i].library, discovery_.loaded[i].table,
+                                    p.devices[index]);
+      } catch (const Error& e) {
+        fail_unavailable(spec, origin, e.what());
+      }
+      devices_[id] = device;
+      return {device, {"selected " + id + " (" + origin + ")"}};
+    }
+    // Not loaded: say why, from the report if there is one.
+    for (const PluginReport& p : inv.plugins) {
+      if (p.name == spec.name && !p.usable && !p.reason.empty()) {
+        fail_unavailable(spec, origin, p.reason);
+      }
+    }
+    fail_unavailable(spec, origin, "no plugin with that name was found");
+  }
+
+  [[noreturn]] void fail_unavailable(const Spec& spec, const std::string& origin,
+                                     const std::string& why) {
+    const Inventory& inv = inventory();
+    std::ostringstream s;
+    s << "backend '" << spec.name << (spec.index >= 0 ? ":" + std::to_string(spec.index) : "")
+      << "' requested by " << origin << " cannot be used: " << why << "\n";
+    s << "searched:";
+    if (inv.directories.empty()) s << " (no directories)";
+    for (const SearchDirectory& d : inv.directories) {
+      s << "\n  " << d.path << " (" << d.origin << (d.exists ? "" : ", does not exist") << ")";
+    }
+    if (inv.environment_ignored) s << "\n  (environment ignored: setuid/setgid process)";
+    s << "\nfound:\n  host: built-in, usable (1 device)";
+    for (const PluginReport& p : inv.plugins) {
+      s << "\n  " << (p.name.empty() ? "?" : p.name) << ": " << p.manifest << ": ";
+      if (p.usable) {
+        s << "usable (" << p.devices.size() << " device" << (p.devices.size() == 1 ? "" : "s")
+          << ")";
+      } else {
+        s << p.reason;
+      }
+    }
+    throw Error(s.str());
+  }
+
+  std::once_flag discovered_;
+  Discovery discovery_;
+  std::mutex mutex_;
+  std::atomic<bool> selected_{false};
+  std::shared_ptr<Device> active_;
+  std::shared_ptr<Device> host_;
+  std::map<std::string, std::shared_ptr<Device>> devices_;  // opened once, kept open
+  std::vector<std::string> log_;
+};
+
+}  // namespace
+
+const Inventory& inventory() { return Runtime::get().inventory(); }
+const std::shared_ptr<Device>& active_device() { return Runtime::get().active(); }
+std::string active_backend() { return active_device()->description().id(); }
+std::vector<std::string> selection_log() { return Runtime::get().log(); }
+void select_backend(const std::string& spec) { Runtime::get().select(spec); }
+std::shared_ptr<Device> open_device(const std::string& spec) { return Runtime::get().open(spec); }
+std::vector<std::string> available_devices() { return Runtime::get().available(); }
+const std::shared_ptr<Device>& host_device() { return Runtime::get().host(); }
+
+}  // namespace blobrt
