@@ -1,5 +1,6 @@
 #include "conformance_checks.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -119,8 +120,8 @@ class Checker {
   }
   Result compare_exact(const std::vector<T>& got, const std::vector<T>& want, const char* what) {
     if (got.size() != want.size() ||
-        (bytes_ && std::memcmp(got.data(), want.data(), bytes_) != 0)) {
-      for (std::size_t i = 0; i < want.size(); ++i) {
+        (!want.empty() && std::memcmp(got.data(), want.data(), want.size() * sizeof(T)) != 0)) {
+      for (std::size_t i = 0; i < std::min(got.size(), want.size()); ++i) {
         if (std::memcmp(&got[i], &want[i], sizeof(T)) != 0) {
           return fail(what, ": element ", i, " is ", got[i], ", expected ", want[i]);
         }
