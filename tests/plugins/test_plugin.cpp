@@ -1,0 +1,245 @@
+// A configurable test plugin. Without variant macros it is "simgpu": a simulated discrete
+// device whose memory is NOT host memory and whose handles are opaque small integers,
+// not pointers — any code that dereferences or offsets a handle breaks at once. That
+// lets the SyncedMemory/Blob tests exercise every host<->device copy without a GPU.
+//
+// Variant macros (one per broken-plugin case the loader must survive):
+//   TEST_PLUGIN_NO_ENTRY        exports no entry point
+//   TEST_PLUGIN_TABLE_ABI=N     the table reports ABI major N
+//   TEST_PLUGIN_SMALL_TABLE     struct_size too small
+//   TEST_PLUGIN_INIT_FAILS      device_count fails
+//   TEST_PLUGIN_ZERO_DEVICES    0 devices with a reason (like CUDA without a driver)
+//   TEST_PLUGIN_WRONG_AXPY      saxpy does nothing (the conformance checks must catch it)
+//   TEST_PLUGIN_NULL_OP         the table lacks sdot
+//   TEST_PLUGIN_NO_FP64         supports_fp64 = 0 and the double ops fail
+//   TEST_PLUGIN_MARKER          a constructor creates $BLOBRT_TEST_MARKER (proves code ran)
+//   TEST_PLUGIN_NEEDS_GHOST     calls a function from a library that is not installed
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <vector>
+
+#include "blobrt/plugin_abi.h"
+#include "plugin_error.h"
+
+#ifndef TEST_PLUGIN_NAME
+#define TEST_PLUGIN_NAME "simgpu"
+#endif
+#ifndef TEST_PLUGIN_TABLE_ABI
+#define TEST_PLUGIN_TABLE_ABI BLOBRT_PLUGIN_ABI_MAJOR
+#endif
+
+#ifdef TEST_PLUGIN_NEEDS_GHOST
+extern "C" int blobrt_ghost_function(void);
+#endif
+
+#ifdef TEST_PLUGIN_MARKER
+__attribute__((constructor)) static void leave_marker() {
+  const char* path = std::getenv("BLOBRT_TEST_MARKER");
+  if (path) {
+    if (FILE* f = std::fopen(path, "w")) std::fclose(f);
+  }
+}
+#endif
+
+namespace {
+
+// Device memory: buffers kept in a table, handed out as opaque ids starting at 1.
+struct Memory {
+  std::mutex mutex;
+  std::map<std::uintptr_t, std::vector<char>> buffers;
+  std::uintptr_t next = 1;
+};
+Memory& memory() {
+  static Memory m;
+  return m;
+}
+
+char* bytes_of(const void* handle, size_t offset, size_t length, blobrt_error* err, bool* ok) {
+  Memory& m = memory();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  auto it = m.buffers.find(reinterpret_cast<std::uintptr_t>(handle));
+  if (it == m.buffers.end()) {
+    *ok = false;
+    blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "unknown handle %p", handle);
+    return nullptr;
+  }
+  if (offset > it->second.size() || length > it->second.size() - offset) {
+    *ok = false;
+    blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "range [%zu, %zu) outside buffer of %zu bytes",
+                offset, offset + length, it->second.size());
+    return nullptr;
+  }
+  *ok = true;
+  return it->second.data() + offset;
+}
+
+#define RESOLVE(ptr, handle, offset, length) \
+  bool ok_##ptr = true;                      \
+  char* ptr = bytes_of(handle, offset, length, err, &ok_##ptr); \
+  if (!ok_##ptr) return BLOBRT_ERR_INVALID_ARGUMENT;
+
+int device_count(int32_t* count, blobrt_error* err) {
+#ifdef TEST_PLUGIN_NEEDS_GHOST
+  (void)blobrt_ghost_function();
+#endif
+#if defined(TEST_PLUGIN_INIT_FAILS)
+  return blobrt_fail(err, BLOBRT_ERR_FAILED, "simulated driver initialisation failure (code 42)");
+#elif defined(TEST_PLUGIN_ZERO_DEVICES)
+  *count = 0;
+  blobrt_fail(err, BLOBRT_OK, "cudaGetDeviceCount: cudaErrorInsufficientDriver (simulated)");
+  return BLOBRT_OK;
+#else
+  (void)err;
+  *count = 1;
+  return BLOBRT_OK;
+#endif
+}
+
+int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err) {
+  if (index != 0) return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "no device %d", index);
+  std::snprintf(out->name, sizeof out->name, "simulated discrete device (%s)", TEST_PLUGIN_NAME);
+  std::snprintf(out->details, sizeof out->details, "test plugin; opaque handles, separate memory");
+  out->memory_bytes = 1ull << 30;
+  out->kind = BLOBRT_DEVICE_KIND_CPU;
+  out->host_memory = 0;
+#ifdef TEST_PLUGIN_NO_FP64
+  out->supports_fp64 = 0;
+#else
+  out->supports_fp64 = 1;
+#endif
+  out->has_pinned_host = 0;
+  return BLOBRT_OK;
+}
+
+int open(int32_t index, void** context, blobrt_error* err) {
+  if (index != 0) return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "no device %d", index);
+  *context = nullptr;
+  return BLOBRT_OK;
+}
+void close(void*) {}
+
+int allocate(void*, size_t bytes, void** handle, blobrt_error* err) {
+  if (bytes > (1ull << 34)) {
+    return blobrt_fail(err, BLOBRT_ERR_OUT_OF_MEMORY, "simulated device has no room for %zu bytes", bytes);
+  }
+  Memory& m = memory();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  std::uintptr_t id = m.next++;
+  // Filled with garbage: the core must zero what it hands out as zero.
+  m.buffers[id].assign(bytes, static_cast<char>(0x5a));
+  *handle = reinterpret_cast<void*>(id);
+  return BLOBRT_OK;
+}
+void release(void*, void* handle) {
+  Memory& m = memory();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  m.buffers.erase(reinterpret_cast<std::uintptr_t>(handle));
+}
+
+int copy_to_device(void*, const void* host, void* dst, size_t off, size_t bytes, blobrt_error* err) {
+  RESOLVE(d, dst, off, bytes);
+  if (bytes) std::memcpy(d, host, bytes);
+  return BLOBRT_OK;
+}
+int copy_to_host(void*, const void* src, size_t off, void* host, size_t bytes, blobrt_error* err) {
+  RESOLVE(s, src, off, bytes);
+  if (bytes) std::memcpy(host, s, bytes);
+  return BLOBRT_OK;
+}
+int copy_device(void*, const void* src, size_t so, void* dst, size_t dof, size_t bytes, blobrt_error* err) {
+  RESOLVE(s, src, so, bytes);
+  RESOLVE(d, dst, dof, bytes);
+  if (bytes) std::memmove(d, s, bytes);
+  return BLOBRT_OK;
+}
+int memset_(void*, void* dst, size_t off, int32_t value, size_t bytes, blobrt_error* err) {
+  RESOLVE(d, dst, off, bytes);
+  if (bytes) std::memset(d, value, bytes);
+  return BLOBRT_OK;
+}
+
+template <typename T>
+int check_type(blobrt_error* err) {
+#ifdef TEST_PLUGIN_NO_FP64
+  if (sizeof(T) == 8) return blobrt_fail(err, BLOBRT_ERR_UNSUPPORTED, "no fp64 on this simulated device");
+#endif
+  (void)err;
+  return BLOBRT_OK;
+}
+
+template <typename T>
+int axpy(void*, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err) {
+  if (int s = check_type<T>(err)) return s;
+  RESOLVE(xs, x, xo * sizeof(T), n * sizeof(T));
+  RESOLVE(ys, y, yo * sizeof(T), n * sizeof(T));
+#ifndef TEST_PLUGIN_WRONG_AXPY
+  const T* a = reinterpret_cast<const T*>(xs);
+  T* b = reinterpret_cast<T*>(ys);
+  for (int64_t i = 0; i < n; ++i) b[i] += alpha * a[i];
+#else
+  (void)alpha;
+  (void)xs;
+  (void)ys;
+#endif
+  return BLOBRT_OK;
+}
+template <typename T>
+int dot(void*, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error* err) {
+  if (int s = check_type<T>(err)) return s;
+  RESOLVE(xs, x, xo * sizeof(T), n * sizeof(T));
+  RESOLVE(ys, y, yo * sizeof(T), n * sizeof(T));
+  const T* a = reinterpret_cast<const T*>(xs);
+  const T* b = reinterpret_cast<const T*>(ys);
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += static_cast<double>(a[i]) * b[i];
+  *r = static_cast<T>(sum);
+  return BLOBRT_OK;
+}
+template <typename T>
+int asum(void*, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err) {
+  if (int s = check_type<T>(err)) return s;
+  RESOLVE(xs, x, xo * sizeof(T), n * sizeof(T));
+  const T* a = reinterpret_cast<const T*>(xs);
+  double sum = 0;
+  for (int64_t i = 0; i < n; ++i) sum += std::fabs(static_cast<double>(a[i]));
+  *r = static_cast<T>(sum);
+  return BLOBRT_OK;
+}
+template <typename T>
+int scal(void*, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* err) {
+  if (int s = check_type<T>(err)) return s;
+  RESOLVE(xs, x, xo * sizeof(T), n * sizeof(T));
+  T* a = reinterpret_cast<T*>(xs);
+  for (int64_t i = 0; i < n; ++i) a[i] *= alpha;
+  return BLOBRT_OK;
+}
+
+int synchronize(void*, blobrt_error*) { return BLOBRT_OK; }
+
+}  // namespace
+
+#ifndef TEST_PLUGIN_NO_ENTRY
+extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(uint32_t) {
+  static const blobrt_plugin_v1 table = {
+#ifdef TEST_PLUGIN_SMALL_TABLE
+      16,
+#else
+      sizeof(blobrt_plugin_v1),
+#endif
+      TEST_PLUGIN_TABLE_ABI, BLOBRT_PLUGIN_ABI_MINOR, TEST_PLUGIN_NAME, "test plugin 1.0",
+      device_count, device_properties, open, close, allocate, release, nullptr, nullptr,
+      copy_to_device, copy_to_host, copy_device, memset_, axpy<float>, axpy<double>,
+#ifdef TEST_PLUGIN_NULL_OP
+      nullptr,
+#else
+      dot<float>,
+#endif
+      dot<double>, asum<float>, asum<double>, scal<float>, scal<double>, synchronize};
+  return &table;
+}
+#endif

@@ -1,0 +1,170 @@
+// The `blobrt` command and the Caffe demo, run as a user would run them.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <cstdio>
+#include <string>
+
+#include "plugin_fixture.hpp"
+
+#ifndef BLOBRT_TOOL
+#error "BLOBRT_TOOL must be defined by the build"
+#endif
+
+namespace blobrt {
+namespace {
+
+struct Outcome {
+  int rc;
+  std::string out;  // stdout and stderr together
+  std::string err;  // stderr alone
+};
+
+// Runs a shell command line with extra environment assignments in front.
+Outcome run(const std::string& env, const std::string& args, const std::string& program = BLOBRT_TOOL) {
+  std::string err_file = ::testing::TempDir() + "/blobrt_cli_err_" + std::to_string(::getpid());
+  std::string command = "env " + env + " '" + program + "' " + args + " 2>" + err_file;
+  Outcome result{-1, "", ""};
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (!pipe) return result;
+  std::array<char, 4096> buffer{};
+  std::size_t n;
+  while ((n = std::fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.out.append(buffer.data(), n);
+  int status = ::pclose(pipe);
+  result.rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (FILE* f = std::fopen(err_file.c_str(), "r")) {
+    while ((n = std::fread(buffer.data(), 1, buffer.size(), f)) > 0) result.err.append(buffer.data(), n);
+    std::fclose(f);
+  }
+  std::remove(err_file.c_str());
+  result.out += result.err;
+  return result;
+}
+
+bool contains(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+TEST(CliTest, InfoListsHostAndPlugins) {
+  Outcome r = run("", "info");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "host  (built-in)  usable")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Plugin search path:")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Active device: ")) << r.out;
+#ifdef BLOBRT_HAVE_BLIS
+  EXPECT_TRUE(contains(r.out, "blis  ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "BLIS 0.")) << r.out;
+  EXPECT_TRUE(contains(r.out, "auto chose blis:0")) << r.out;
+#endif
+}
+
+TEST(CliTest, InfoJson) {
+  Outcome r = run("", "info --json");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_EQ(r.out.front(), '{');
+  EXPECT_TRUE(contains(r.out, "\"search_path\": [")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"name\": \"host\", \"builtin\": true")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\"error\": null")) << r.out;
+}
+
+TEST(CliTest, UnknownBackendFailsNamingWhatWasFoundAndWhere) {
+  Outcome r = run("BLOBRT_BACKEND=nosuch", "info");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_TRUE(contains(r.err, "backend 'nosuch' requested by BLOBRT_BACKEND cannot be used")) << r.err;
+  EXPECT_TRUE(contains(r.err, "searched:")) << r.err;
+  EXPECT_TRUE(contains(r.err, "found:\n  host: built-in")) << r.err;
+  Outcome json = run("BLOBRT_BACKEND=nosuch", "info --json");
+  EXPECT_EQ(json.rc, 1);
+  EXPECT_TRUE(contains(json.out, "\"active\": null")) << json.out;
+}
+
+TEST(CliTest, ZeroDevicePluginNamedByTheUser) {
+  testing::PluginDir dir("cli_zero");
+  dir.add("zerodevices");
+  Outcome r = run("BLOBRT_PLUGIN_PATH=" + dir.str() + " BLOBRT_BACKEND=zerodevices", "info");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_TRUE(contains(r.err, "0 devices: cudaGetDeviceCount: cudaErrorInsufficientDriver")) << r.err;
+  Outcome automatic = run("BLOBRT_PLUGIN_PATH=" + dir.str() + " BLOBRT_LOG=info", "info");
+  EXPECT_EQ(automatic.rc, 0);
+  EXPECT_TRUE(contains(automatic.err, "blobrt[info]: auto: skipped zerodevices: 0 devices")) << automatic.err;
+  EXPECT_TRUE(contains(automatic.out, "NOT USABLE: 0 devices")) << automatic.out;
+}
+
+TEST(CliTest, InspectReferenceFile) {
+  Outcome r = run("", "inspect '" BLOBRT_TEST_DATA_DIR "/ref_float_2x3x4x5_diff.binaryproto'");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "shape 2 3 4 5 (120), precision float")) << r.out;
+  EXPECT_TRUE(contains(r.out, "asum 2835, sumsq 98105")) << r.out;
+  EXPECT_TRUE(contains(r.out, "asum 1815, sumsq 36451.2")) << r.out;
+}
+
+TEST(CliTest, InspectBadInputIsOneLineAndNonZero) {
+  Outcome missing = run("", "inspect /nonexistent.binaryproto");
+  EXPECT_EQ(missing.rc, 1);
+  EXPECT_TRUE(contains(missing.err, "File not found: /nonexistent.binaryproto")) << missing.err;
+  EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
+  Outcome garbage = run("", "inspect '" BLOBRT_TOOL "'");  // an ELF file is no BlobProto
+  EXPECT_EQ(garbage.rc, 1) << garbage.out;
+  EXPECT_TRUE(contains(garbage.err, "blobrt: ")) << garbage.err;
+  Outcome usage = run("", "inspect");
+  EXPECT_EQ(usage.rc, 2);
+}
+
+TEST(CliTest, SelftestPassesOnEveryAvailableBackend) {
+  Outcome r = run("", "selftest");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, " 0 failed")) << r.out;
+  for (const char* backend : {"host", "simgpu"}) {
+    Outcome b = run("", std::string("selftest --backend ") + backend);
+    EXPECT_EQ(b.rc, 0) << b.out;
+    EXPECT_TRUE(contains(b.out, "PASS  axpy float")) << b.out;
+  }
+  Outcome none = run("", "selftest --backend nosuch");
+  EXPECT_EQ(none.rc, 1);
+}
+
+TEST(CliTest, SelftestFailsOnAWrongBackend) {
+  testing::PluginDir dir("cli_wrong");
+  dir.add("wrongaxpy");
+  Outcome r = run("BLOBRT_PLUGIN_PATH=" + dir.str(), "selftest --backend wrongaxpy");
+  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_TRUE(contains(r.out, "FAIL  axpy float")) << r.out;
+  EXPECT_TRUE(contains(r.out, "PASS  dot float")) << r.out;
+}
+
+TEST(CliTest, UsageErrors) {
+  EXPECT_EQ(run("", "").rc, 2);
+  EXPECT_EQ(run("", "frobnicate").rc, 2);
+  EXPECT_EQ(run("", "info --yaml").rc, 2);
+  EXPECT_EQ(run("", "selftest --backend").rc, 2);
+  Outcome help = run("", "--help");
+  EXPECT_EQ(help.rc, 0);
+  EXPECT_TRUE(contains(help.out, "usage: blobrt info"));
+  Outcome bad_env = run("BLOBRT_BACKEND='bl is'", "info");
+  EXPECT_EQ(bad_env.rc, 1);
+  EXPECT_TRUE(contains(bad_env.err, "is not a backend name")) << bad_env.err;
+}
+
+TEST(CliTest, CaffeDemoPrintsTheSameNumbersOnEveryBackend) {
+  std::string reference;
+  for (const char* backend : {"host", "simgpu", "blis", "opencl"}) {
+    std::string dir = ::testing::TempDir() + "/blobrt_demo_" + backend;
+    std::filesystem::create_directories(dir);
+    // The demo writes a.txt into its working directory.
+    Outcome demo = run("BLOBRT_BACKEND=" + std::string(backend),
+                   "-c 'cd " + dir + " && exec " BLOBRT_DEMO "'", "/bin/sh");
+    if (demo.rc != 0 && contains(demo.err, "cannot be used")) continue;  // not on this machine
+    EXPECT_EQ(demo.rc, 0) << backend << ": " << demo.out;
+    EXPECT_TRUE(contains(demo.out, "ASUM: 288\nSUMSQ: 4600\n")) << backend << ": " << demo.out;
+    EXPECT_TRUE(contains(demo.out, "b[0][1][][2][3]23\n")) << backend << ": " << demo.out;
+    if (reference.empty()) reference = demo.out;
+    EXPECT_EQ(demo.out, reference) << backend;
+  }
+}
+
+}  // namespace
+}  // namespace blobrt

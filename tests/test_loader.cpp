@@ -1,0 +1,260 @@
+// The loader survives every kind of broken plugin and says why it skipped each one.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "blobrt/error.hpp"
+#include "conformance_checks.hpp"
+#include "loader.hpp"
+#include "manifest.hpp"
+#include "plugin_device.hpp"
+#include "plugin_fixture.hpp"
+
+namespace blobrt {
+namespace {
+
+using testing::PluginDir;
+
+// Runs discovery over exactly these directories.
+Discovery discover_in(const std::string& path) {
+  ::setenv("BLOBRT_PLUGIN_PATH", path.c_str(), 1);
+  ::setenv("BLOBRT_PLUGIN_SYSTEM_PATH", "", 1);
+  return discover_plugins();
+}
+
+// A copy: the Discovery is often a temporary.
+PluginReport only(const Discovery& d) {
+  EXPECT_EQ(d.inventory.plugins.size(), 1u);
+  return d.inventory.plugins.empty() ? PluginReport{} : d.inventory.plugins[0];
+}
+
+#define EXPECT_REASON(report, text)                                              \
+  do {                                                                           \
+    EXPECT_FALSE((report).usable);                                               \
+    EXPECT_NE((report).reason.find(text), std::string::npos) << (report).reason; \
+  } while (0)
+
+TEST(ManifestTest, ParsesEveryKey) {
+  Manifest m = parse_manifest(
+      "# comment\n\nname = cuda\nlibrary = libblobrt-cuda.so\nabi = 1.3\npriority = 400\n"
+      "requires = libcudart.so.13 libcublas.so.13\n");
+  EXPECT_EQ(m.name, "cuda");
+  EXPECT_EQ(m.library, "libblobrt-cuda.so");
+  EXPECT_EQ(m.abi_major, 1);
+  EXPECT_EQ(m.abi_minor, 3);
+  EXPECT_EQ(m.priority, 400);
+  EXPECT_EQ(m.requires, (std::vector<std::string>{"libcudart.so.13", "libcublas.so.13"}));
+}
+
+TEST(ManifestTest, RejectsMalformedInput) {
+  auto message = [](const std::string& text) {
+    try {
+      parse_manifest(text);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_EQ(message("name = x\nlibrary = l.so\n"), "missing 'abi'");
+  EXPECT_EQ(message("library = l.so\nabi = 1.0\n"), "missing 'name'");
+  EXPECT_EQ(message("name = x\nabi = 1.0\n"), "missing 'library'");
+  EXPECT_EQ(message("name = x\njunk\n"), "line 2: expected 'key = value'");
+  EXPECT_EQ(message("name = Bad Name\n"), "line 1: name 'Bad Name' is not [a-z0-9_-]{1,32}");
+  EXPECT_NE(message("name = x\nlibrary = ../evil.so\n").find("manifest's own directory"), std::string::npos);
+  EXPECT_NE(message("name = x\nlibrary = /lib/evil.so\n").find("manifest's own directory"), std::string::npos);
+  EXPECT_NE(message("name = x\nabi = one\n").find("not MAJOR.MINOR"), std::string::npos);
+  EXPECT_NE(message("name = x\nabi = 1.x\n").find("abi minor"), std::string::npos);
+  EXPECT_NE(message("name = x\npriority = 99999999999\n").find("priority"), std::string::npos);
+  EXPECT_NE(message("name = x\ncolour = red\n").find("unknown key 'colour'"), std::string::npos);
+  EXPECT_NE(message("requires = a/b.so\n").find("must be a file name"), std::string::npos);
+}
+
+TEST(LoaderTest, NonexistentDirectoryIsListedNotFatal) {
+  Discovery d = discover_in("/nonexistent/blobrt/plugins.d");
+  ASSERT_EQ(d.inventory.directories.size(), 1u);
+  EXPECT_FALSE(d.inventory.directories[0].exists);
+  EXPECT_EQ(d.inventory.directories[0].origin, "BLOBRT_PLUGIN_PATH");
+  EXPECT_TRUE(d.inventory.plugins.empty());
+}
+
+TEST(LoaderTest, SystemPathDefaultsToTheInstalledDirectory) {
+  ::unsetenv("BLOBRT_PLUGIN_SYSTEM_PATH");
+  ::setenv("BLOBRT_PLUGIN_PATH", "/a:/b::/c", 1);
+  auto dirs = plugin_search_path();
+  ASSERT_EQ(dirs.size(), 4u);
+  EXPECT_EQ(dirs[0].path, "/a");
+  EXPECT_EQ(dirs[2].path, "/c");
+  EXPECT_EQ(dirs[3].origin, "installed");
+}
+
+TEST(LoaderTest, WorkingPluginIsUsable) {
+  PluginDir dir("good");
+  dir.add("nofp64");
+  const PluginReport r = only(discover_in(dir.str()));
+  EXPECT_TRUE(r.usable) << r.reason;
+  EXPECT_EQ(r.library_version, "test plugin 1.0");
+  ASSERT_EQ(r.devices.size(), 1u);
+  EXPECT_FALSE(r.devices[0].host_memory);
+  EXPECT_FALSE(r.devices[0].supports_fp64);
+}
+
+TEST(LoaderTest, MissingLibraryFile) {
+  PluginDir dir("missing");
+  dir.manifest("ghostly", "libnot-there.so");
+  EXPECT_REASON(only(discover_in(dir.str())), "library file not found");
+}
+
+TEST(LoaderTest, NotASharedObject) {
+  PluginDir dir("notso");
+  dir.write("libtext.so", "this is a text file, not an ELF object\n");
+  dir.manifest("text", "libtext.so");
+  EXPECT_REASON(only(discover_in(dir.str())), "not a shared object");
+}
+
+TEST(LoaderTest, NoEntryPoint) {
+  PluginDir dir("noentry");
+  dir.add("noentry");
+  EXPECT_REASON(only(discover_in(dir.str())), "no entry point blobrt_plugin_entry_v1");
+}
+
+TEST(LoaderTest, ManifestAbiIsCheckedBeforeAnyPluginCodeRuns) {
+  std::string marker = ::testing::TempDir() + "/blobrt_marker_" + std::to_string(::getpid());
+  ::setenv("BLOBRT_TEST_MARKER", marker.c_str(), 1);
+  std::filesystem::remove(marker);
+  {
+    PluginDir dir("abi2");
+    dir.copy_module("marker");
+    dir.manifest("marker", "libtest-marker.so", "2.0");
+    const PluginReport r = only(discover_in(dir.str()));
+    EXPECT_REASON(r, "manifest declares ABI 2.0, this blobrt speaks 1.0");
+    EXPECT_FALSE(std::filesystem::exists(marker)) << "the plugin's code ran despite its ABI";
+  }
+  {
+    // Control: with the right ABI the same module's constructor does run.
+    PluginDir dir("abi1");
+    dir.copy_module("marker");
+    dir.manifest("marker", "libtest-marker.so", "1.0");
+    EXPECT_TRUE(only(discover_in(dir.str())).usable);
+    EXPECT_TRUE(std::filesystem::exists(marker));
+  }
+  ::unsetenv("BLOBRT_TEST_MARKER");
+}
+
+TEST(LoaderTest, TableWithAnotherAbi) {
+  PluginDir dir("tableabi");
+  dir.add("tableabi");
+  EXPECT_REASON(only(discover_in(dir.str())), "function table reports ABI 2.0");
+}
+
+TEST(LoaderTest, TableTooSmall) {
+  PluginDir dir("small");
+  dir.add("smalltable");
+  EXPECT_REASON(only(discover_in(dir.str())), "struct_size 16 is smaller than");
+}
+
+TEST(LoaderTest, TableMissingAnOperation) {
+  PluginDir dir("nullop");
+  dir.add("nullop");
+  EXPECT_REASON(only(discover_in(dir.str())), "lacks required operation 'sdot'");
+}
+
+TEST(LoaderTest, TableNamesAnotherBackend) {
+  PluginDir dir("rename");
+  dir.copy_module("nofp64");
+  dir.manifest("impostor", "libtest-nofp64.so");
+  EXPECT_REASON(only(discover_in(dir.str())), "names backend 'nofp64' but the manifest says 'impostor'");
+}
+
+TEST(LoaderTest, InitialisationFailure) {
+  PluginDir dir("init");
+  dir.add("initfails");
+  EXPECT_REASON(only(discover_in(dir.str())),
+                "initialisation failed: simulated driver initialisation failure (code 42)");
+}
+
+TEST(LoaderTest, ZeroDevicesCarryTheirReason) {
+  PluginDir dir("zero");
+  dir.add("zerodevices");
+  const PluginReport r = only(discover_in(dir.str()));
+  EXPECT_REASON(r, "0 devices: cudaGetDeviceCount: cudaErrorInsufficientDriver (simulated)");
+  EXPECT_TRUE(r.devices.empty());
+}
+
+TEST(LoaderTest, DependencyNamedInTheManifestIsMissing) {
+  PluginDir dir("dep");
+  dir.copy_module("nofp64");
+  dir.manifest("nofp64", "libtest-nofp64.so", "1.0", "requires = libc.so.6 libcudart-missing.so.13\n");
+  EXPECT_REASON(only(discover_in(dir.str())), "missing dependency libcudart-missing.so.13");
+}
+
+TEST(LoaderTest, RealMissingSharedLibraryIsNamed) {
+  // libtest-ghostdep.so is linked against libblobrt-ghost.so, found through an rpath
+  // relative to the build directory; copied elsewhere, its dependency is gone.
+  PluginDir dir("ghost");
+  dir.add("ghostdep");
+  EXPECT_REASON(only(discover_in(dir.str())), "missing dependency libblobrt-ghost.so");
+}
+
+TEST(LoaderTest, InvalidManifestsAreReported) {
+  PluginDir dir("badmanifest");
+  dir.write("broken.plugin", "name = broken\nthis line is wrong\n");
+  dir.write("escape.plugin", "name = escape\nlibrary = ../../lib/libc.so.6\nabi = 1.0\n");
+  dir.write("host.plugin", "name = host\nlibrary = x.so\nabi = 1.0\n");
+  dir.write("readme.txt", "not a manifest: ignored\n");
+  Discovery d = discover_in(dir.str());
+  ASSERT_EQ(d.inventory.plugins.size(), 3u);
+  EXPECT_REASON(d.inventory.plugins[0], "invalid manifest: line 2");
+  EXPECT_REASON(d.inventory.plugins[1], "must be a file name in the manifest's own directory");
+  EXPECT_REASON(d.inventory.plugins[2], "reserved for the built-in device");
+}
+
+TEST(LoaderTest, FirstPluginOfANameWinsTheRestAreShadowed) {
+  PluginDir first("first"), second("second");
+  first.add("nofp64");
+  second.add("nofp64");
+  Discovery d = discover_in(first.str() + ":" + second.str());
+  ASSERT_EQ(d.inventory.plugins.size(), 2u);
+  EXPECT_TRUE(d.inventory.plugins[0].usable);
+  EXPECT_REASON(d.inventory.plugins[1], "shadowed by " + first.str());
+}
+
+TEST(LoaderTest, ConformanceChecksCatchWrongResults) {
+  PluginDir dir("wrong");
+  dir.add("wrongaxpy");
+  Discovery d = discover_in(dir.str());
+  ASSERT_TRUE(only(d).usable);
+  auto device = open_plugin_device(d.loaded[0].library, d.loaded[0].table, d.inventory.plugins[0].devices[0]);
+  conformance::Result axpy = conformance::run_case(*device, {conformance::Operation::kAxpy,
+                                                              conformance::Precision::kFloat, 100, 3});
+  EXPECT_FALSE(axpy.passed);
+  EXPECT_NE(axpy.detail.find("axpy: element 3"), std::string::npos) << axpy.detail;
+  conformance::Result dot = conformance::run_case(*device, {conformance::Operation::kDot,
+                                                             conformance::Precision::kFloat, 100, 3});
+  EXPECT_TRUE(dot.passed) << dot.detail;
+}
+
+TEST(LoaderTest, DeviceWithoutFp64SkipsDoubleWithItsName) {
+  PluginDir dir("nofp64");
+  dir.add("nofp64");
+  Discovery d = discover_in(dir.str());
+  auto device = open_plugin_device(d.loaded[0].library, d.loaded[0].table, d.inventory.plugins[0].devices[0]);
+  conformance::Result r = conformance::run_case(*device, {conformance::Operation::kAsum,
+                                                           conformance::Precision::kDouble, 10, 0});
+  EXPECT_TRUE(r.skipped);
+  EXPECT_NE(r.detail.find("no fp64"), std::string::npos);
+  // Called anyway, the operation fails with the plugin's message and the device's name.
+  DeviceBuffer b = device->allocate(80);
+  double result = 0;
+  try {
+    device->asum(10, b, 0, &result);
+    ADD_FAILURE() << "double asum on a device without fp64 did not throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("nofp64:0"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("dasum failed: no fp64"), std::string::npos) << e.what();
+  }
+  device->release(b);
+}
+
+}  // namespace
+}  // namespace blobrt

@@ -1,0 +1,120 @@
+// Backend selection through the process-wide runtime: named backends, auto order, errors
+// that list what was found and where. main() adds a directory of test plugins (one with
+// 0 devices, one that fails to initialise) in front of the build's plugin path.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include "blobrt/blob.hpp"
+#include "blobrt/runtime.hpp"
+#include "plugin_fixture.hpp"
+
+namespace blobrt {
+namespace {
+
+std::unique_ptr<testing::PluginDir> extra_plugins;
+
+std::string error_of(const std::string& spec) {
+  try {
+    select_backend(spec);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+bool has_plugin(const std::string& name) {
+  for (const auto& p : inventory().plugins) {
+    if (p.name == name && p.usable) return true;
+  }
+  return false;
+}
+
+TEST(RuntimeTest, UnknownBackendListsEverythingFoundAndWhere) {
+  std::string e = error_of("nosuch");
+  EXPECT_NE(e.find("backend 'nosuch' requested by select_backend cannot be used: no plugin with that name was found"),
+            std::string::npos) << e;
+  EXPECT_NE(e.find("searched:\n  " + extra_plugins->str() + " (BLOBRT_PLUGIN_PATH)"), std::string::npos) << e;
+  EXPECT_NE(e.find("host: built-in, usable (1 device)"), std::string::npos) << e;
+  EXPECT_NE(e.find("zerodevices: "), std::string::npos) << e;
+  EXPECT_NE(e.find("initfails: "), std::string::npos) << e;
+}
+
+TEST(RuntimeTest, NamedBackendWithZeroDevicesFailsWithItsReason) {
+  std::string e = error_of("zerodevices");
+  EXPECT_NE(e.find("cannot be used: 0 devices: cudaGetDeviceCount: cudaErrorInsufficientDriver"),
+            std::string::npos) << e;
+  e = error_of("initfails:0");
+  EXPECT_NE(e.find("'initfails:0'"), std::string::npos) << e;
+  EXPECT_NE(e.find("initialisation failed"), std::string::npos) << e;
+}
+
+TEST(RuntimeTest, DeviceIndexOutOfRange) {
+  EXPECT_NE(error_of("host:1").find("only device 0"), std::string::npos);
+  EXPECT_NE(error_of("simgpu:3").find("has 1 device(s)"), std::string::npos);
+}
+
+TEST(RuntimeTest, MalformedSpecs) {
+  for (const char* spec : {"", "BLIS", "blis:", "blis:x", "blis:-1", "auto:0", "a b", "blis:1:2"}) {
+    std::string e = error_of(spec);
+    EXPECT_NE(e.find("backend="), std::string::npos) << spec << " -> " << e;
+  }
+}
+
+TEST(RuntimeTest, AutoPicksByAcceleratorThenPriorityAndSaysWhy) {
+  select_backend("auto");
+  std::string active = active_backend();
+  if (has_plugin("blis")) {
+    EXPECT_EQ(active, "blis:0");  // blis (200) over simgpu (1); both CPU-type
+  }
+  auto notes = selection_log();
+  ASSERT_FALSE(notes.empty());
+  EXPECT_EQ(notes[0].rfind("auto chose " + active, 0), 0u) << notes[0];
+  bool zero_listed = false, init_listed = false;
+  for (const auto& n : notes) {
+    zero_listed |= n.find("skipped zerodevices: 0 devices") != std::string::npos;
+    init_listed |= n.find("skipped initfails: initialisation failed") != std::string::npos;
+  }
+  EXPECT_TRUE(zero_listed);
+  EXPECT_TRUE(init_listed);
+}
+
+TEST(RuntimeTest, SelectingFromCodeAndOpeningWithoutSelecting) {
+  select_backend("host");
+  EXPECT_EQ(active_backend(), "host:0");
+  EXPECT_EQ(active_device(), host_device());
+  auto simgpu = open_device("simgpu");
+  EXPECT_EQ(simgpu->description().id(), "simgpu:0");
+  EXPECT_EQ(active_backend(), "host:0");  // unchanged
+  EXPECT_EQ(open_device("simgpu:0"), simgpu);  // opened once, shared
+  Blob<float> blob(1, 1, 1, 4);
+  EXPECT_EQ(blob.data()->device(), host_device());
+}
+
+TEST(RuntimeTest, AvailableDevicesStartWithHost) {
+  auto ids = available_devices();
+  ASSERT_FALSE(ids.empty());
+  EXPECT_EQ(ids[0], "host:0");
+  for (const auto& id : ids) EXPECT_NE(id.find(':'), std::string::npos);
+  EXPECT_NE(std::find(ids.begin(), ids.end(), "simgpu:0"), ids.end());
+}
+
+TEST(RuntimeTest, VersionIsSet) { EXPECT_STREQ(version(), "1.0.0"); }
+
+}  // namespace
+}  // namespace blobrt
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  using blobrt::testing::PluginDir;
+  blobrt::extra_plugins = std::make_unique<PluginDir>("runtime");
+  blobrt::extra_plugins->add("zerodevices");
+  blobrt::extra_plugins->add("initfails");
+  const char* path = std::getenv("BLOBRT_PLUGIN_PATH");
+  std::string joined = blobrt::extra_plugins->str() + (path && *path ? std::string(":") + path : "");
+  ::setenv("BLOBRT_PLUGIN_PATH", joined.c_str(), 1);
+  int result = RUN_ALL_TESTS();
+  blobrt::extra_plugins.reset();
+  return result;
+}

@@ -1,0 +1,240 @@
+// Caffe's test_syncedmem, on every device, plus blobrt's own rules: zero copies on
+// host-memory devices, ownership of memory set from outside, binding to a device.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <vector>
+
+#include "backend_param.hpp"
+#include "blobrt/error.hpp"
+#include "blobrt/syncedmem.hpp"
+
+namespace blobrt {
+namespace {
+
+class SyncedMemoryTest : public testing::OnEveryDevice {
+ protected:
+  // Reads a device handle back through the device (gpu_data may be a cl_mem).
+  std::vector<char> read_device(const void* handle, std::size_t bytes) {
+    std::vector<char> out(bytes);
+    device().copy_to_host(handle, 0, out.data(), bytes);
+    return out;
+  }
+};
+
+TEST_P(SyncedMemoryTest, TestInitialization) {
+  SyncedMemory mem(10);
+  EXPECT_EQ(mem.head(), SyncedMemory::UNINITIALIZED);
+  EXPECT_EQ(mem.size(), 10u);
+  auto* p_mem = new SyncedMemory(10 * sizeof(float));
+  EXPECT_EQ(p_mem->size(), 10 * sizeof(float));
+  delete p_mem;
+  EXPECT_EQ(SyncedMemory::HEAD_AT_HOST, SyncedMemory::HEAD_AT_CPU);
+  EXPECT_EQ(SyncedMemory::HEAD_AT_DEVICE, SyncedMemory::HEAD_AT_GPU);
+}
+
+TEST_P(SyncedMemoryTest, TestAllocationCPUGPU) {
+  SyncedMemory mem(10);
+  EXPECT_TRUE(mem.cpu_data());
+  EXPECT_TRUE(mem.gpu_data());
+  EXPECT_TRUE(mem.mutable_cpu_data());
+  EXPECT_TRUE(mem.mutable_gpu_data());
+}
+
+TEST_P(SyncedMemoryTest, TestAllocationCPU) {
+  SyncedMemory mem(10);
+  EXPECT_TRUE(mem.cpu_data());
+  EXPECT_TRUE(mem.mutable_cpu_data());
+}
+
+TEST_P(SyncedMemoryTest, TestAllocationGPU) {
+  SyncedMemory mem(10);
+  EXPECT_TRUE(mem.gpu_data());
+  EXPECT_TRUE(mem.mutable_gpu_data());
+}
+
+TEST_P(SyncedMemoryTest, FirstTouchIsZeroOnBothSides) {
+  SyncedMemory on_host(64);
+  const char* h = static_cast<const char*>(on_host.cpu_data());
+  for (int i = 0; i < 64; ++i) ASSERT_EQ(h[i], 0);
+  EXPECT_EQ(on_host.head(), SyncedMemory::HEAD_AT_CPU);
+  SyncedMemory on_device(64);
+  auto back = read_device(on_device.gpu_data(), 64);
+  for (char c : back) ASSERT_EQ(c, 0);
+  EXPECT_EQ(on_device.head(), SyncedMemory::HEAD_AT_GPU);
+}
+
+TEST_P(SyncedMemoryTest, TestCPUWrite) {
+  SyncedMemory mem(10);
+  void* cpu_data = mem.mutable_cpu_data();
+  EXPECT_EQ(mem.head(), SyncedMemory::HEAD_AT_CPU);
+  std::memset(cpu_data, 1, mem.size());
+  for (std::size_t i = 0; i < mem.size(); ++i) EXPECT_EQ(static_cast<char*>(cpu_data)[i], 1);
+  // do another round
+  cpu_data = mem.mutable_cpu_data();
+  EXPECT_EQ(mem.head(), SyncedMemory::HEAD_AT_CPU);
+  std::memset(cpu_data, 2, mem.size());
+  for (std::size_t i = 0; i < mem.size(); ++i) EXPECT_EQ(static_cast<char*>(cpu_data)[i], 2);
+}
+
+TEST_P(SyncedMemoryTest, TestGPURead) {
+  SyncedMemory mem(10);
+  void* cpu_data = mem.mutable_cpu_data();
+  EXPECT_EQ(mem.head(), SyncedMemory::HEAD_AT_CPU);
+  std::memset(cpu_data, 1, mem.size());
+  const void* gpu_data = mem.gpu_data();
+  EXPECT_EQ(mem.head(), SyncedMemory::SYNCED);
+  for (char c : read_device(gpu_data, 10)) EXPECT_EQ(c, 1);
+  // do another round
+  cpu_data = mem.mutable_cpu_data();
+  EXPECT_EQ(mem.head(), SyncedMemory::HEAD_AT_CPU);
+  std::memset(cpu_data, 2, mem.size());
+  for (std::size_t i = 0; i < mem.size(); ++i) EXPECT_EQ(static_cast<char*>(cpu_data)[i], 2);
+  gpu_data = mem.gpu_data();
+  EXPECT_EQ(mem.head(), SyncedMemory::SYNCED);
+  for (char c : read_device(gpu_data, 10)) EXPECT_EQ(c, 2);
+}
+
+TEST_P(SyncedMemoryTest, TestGPUWrite) {
+  SyncedMemory mem(10);
+  void* gpu_data = mem.mutable_gpu_data();
+  EXPECT_EQ(mem.head(), SyncedMemory::HEAD_AT_GPU);
+  device().memset(gpu_data, 0, 1, mem.size());
+  const void* cpu_data = mem.cpu_data();
+  for (std::size_t i = 0; i < mem.size(); ++i) EXPECT_EQ(static_cast<const char*>(cpu_data)[i], 1);
+  EXPECT_EQ(mem.head(), SyncedMemory::SYNCED);
+
+  gpu_data = mem.mutable_gpu_data();
+  EXPECT_EQ(mem.head(), SyncedMemory::HEAD_AT_GPU);
+  device().memset(gpu_data, 0, 2, mem.size());
+  cpu_data = mem.cpu_data();
+  for (std::size_t i = 0; i < mem.size(); ++i) EXPECT_EQ(static_cast<const char*>(cpu_data)[i], 2);
+  EXPECT_EQ(mem.head(), SyncedMemory::SYNCED);
+}
+
+TEST_P(SyncedMemoryTest, EveryTransitionOfTheStateMachine) {
+  using S = SyncedMemory;
+  SyncedMemory mem(16);
+  mem.cpu_data();
+  EXPECT_EQ(mem.head(), S::HEAD_AT_CPU);  // UNINITIALIZED -> HEAD_AT_CPU
+  mem.cpu_data();
+  EXPECT_EQ(mem.head(), S::HEAD_AT_CPU);  // read at the head: no change
+  mem.gpu_data();
+  EXPECT_EQ(mem.head(), S::SYNCED);       // HEAD_AT_CPU -> SYNCED
+  mem.cpu_data();
+  EXPECT_EQ(mem.head(), S::SYNCED);
+  mem.gpu_data();
+  EXPECT_EQ(mem.head(), S::SYNCED);
+  mem.mutable_gpu_data();
+  EXPECT_EQ(mem.head(), S::HEAD_AT_GPU);  // SYNCED -> HEAD_AT_GPU
+  mem.gpu_data();
+  EXPECT_EQ(mem.head(), S::HEAD_AT_GPU);
+  mem.cpu_data();
+  EXPECT_EQ(mem.head(), S::SYNCED);       // HEAD_AT_GPU -> SYNCED
+  mem.mutable_cpu_data();
+  EXPECT_EQ(mem.head(), S::HEAD_AT_CPU);  // SYNCED -> HEAD_AT_CPU
+  mem.mutable_gpu_data();
+  EXPECT_EQ(mem.head(), S::HEAD_AT_GPU);  // HEAD_AT_CPU -> HEAD_AT_GPU (via a sync)
+  mem.mutable_cpu_data();
+  EXPECT_EQ(mem.head(), S::HEAD_AT_CPU);  // HEAD_AT_GPU -> HEAD_AT_CPU (via a sync)
+
+  SyncedMemory fresh(16);
+  fresh.mutable_gpu_data();
+  EXPECT_EQ(fresh.head(), S::HEAD_AT_GPU);  // UNINITIALIZED -> HEAD_AT_GPU
+}
+
+TEST_P(SyncedMemoryTest, BytesCopiedOnlyWhenTheDeviceHasItsOwnMemory) {
+  SyncedMemory mem(1 << 16);
+  reset_transfer_counters();
+  std::memset(mem.mutable_cpu_data(), 3, mem.size());
+  mem.gpu_data();
+  mem.mutable_gpu_data();
+  mem.cpu_data();
+  TransferCounters c = transfer_counters();
+  if (unified()) {
+    EXPECT_EQ(c.host_to_device, 0u);
+    EXPECT_EQ(c.device_to_host, 0u);
+    EXPECT_EQ(mem.cpu_data(), mem.gpu_data());  // one allocation for both mirrors
+  } else {
+    EXPECT_EQ(c.host_to_device, mem.size());
+    EXPECT_EQ(c.device_to_host, mem.size());
+  }
+  const char* back = static_cast<const char*>(mem.cpu_data());
+  for (std::size_t i = 0; i < mem.size(); i += 4099) ASSERT_EQ(back[i], 3);
+}
+
+TEST_P(SyncedMemoryTest, SetCpuDataIsUsedAndNeverFreed) {
+  std::vector<char> external(32, 7);
+  {
+    SyncedMemory mem(32);
+    mem.mutable_cpu_data();  // an owned buffer first, which set_cpu_data must free
+    mem.set_cpu_data(external.data());
+    EXPECT_EQ(mem.head(), SyncedMemory::HEAD_AT_CPU);
+    EXPECT_EQ(mem.cpu_data(), external.data());
+    for (char c : read_device(mem.gpu_data(), 32)) EXPECT_EQ(c, 7);
+    if (unified()) EXPECT_EQ(mem.gpu_data(), external.data());  // zero-copy
+    mem.mutable_gpu_data();
+    device().memset(mem.mutable_gpu_data(), 0, 9, 32);
+    mem.cpu_data();
+  }
+  // The destructor did not free `external` (ASan/valgrind would flag it); the data
+  // written on the device came back into it.
+  for (char c : external) EXPECT_EQ(c, 9);
+}
+
+TEST_P(SyncedMemoryTest, SetGpuDataIsUsedAndNeverFreed) {
+  DeviceBuffer handle = device().allocate(24);
+  device().memset(handle, 0, 5, 24);
+  {
+    SyncedMemory mem(24);
+    mem.set_gpu_data(handle);
+    EXPECT_EQ(mem.head(), SyncedMemory::HEAD_AT_GPU);
+    EXPECT_EQ(mem.gpu_data(), handle);
+    const char* host = static_cast<const char*>(mem.cpu_data());
+    for (int i = 0; i < 24; ++i) EXPECT_EQ(host[i], 5);
+    EXPECT_EQ(mem.head(), SyncedMemory::SYNCED);
+  }
+  // Still ours: readable and releasable exactly once.
+  auto back = read_device(handle, 24);
+  for (char c : back) EXPECT_EQ(c, 5);
+  device().release(handle);
+}
+
+TEST_P(SyncedMemoryTest, NullPointersAreErrors) {
+  SyncedMemory mem(8);
+  EXPECT_THROW(mem.set_cpu_data(nullptr), Error);
+  EXPECT_THROW(mem.set_gpu_data(nullptr), Error);
+}
+
+TEST_P(SyncedMemoryTest, ZeroSizeStillGivesValidPointers) {
+  SyncedMemory mem(0);
+  EXPECT_TRUE(mem.cpu_data());
+  EXPECT_TRUE(mem.gpu_data());
+  EXPECT_EQ(mem.size(), 0u);
+}
+
+TEST_P(SyncedMemoryTest, StaysBoundToItsDevice) {
+  SyncedMemory mem(16);
+  mem.mutable_cpu_data();
+  std::string here = GetParam();
+  std::string other = here == "host:0" ? available_devices().back() : "host:0";
+  if (other == here) GTEST_SKIP() << "only one device on this machine";
+  select_backend(other);
+  EXPECT_EQ(mem.device()->description().id(), here);
+  try {
+    mem.gpu_data();
+    ADD_FAILURE() << "gpu_data() after the active device changed did not throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bound to device " + here), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(other), std::string::npos) << e.what();
+  }
+  // The host side is still readable, and switching back makes it usable again.
+  EXPECT_TRUE(mem.cpu_data());
+  select_backend(here);
+  EXPECT_TRUE(mem.gpu_data());
+}
+
+INSTANTIATE_ON_EVERY_DEVICE(SyncedMemoryTest);
+
+}  // namespace
+}  // namespace blobrt
