@@ -1,0 +1,22 @@
+#!/usr/bin/env python3
+"""Counts the individual GoogleTest cases in meson's JUnit log and prints one closing
+line, "tests: N passed, N failed, N skipped"."""
+import sys
+import xml.etree.ElementTree as ET
+
+
+def main(path):
+    passed = failed = skipped = 0
+    for case in ET.parse(path).getroot().iter("testcase"):
+        if case.find("failure") is not None or case.find("error") is not None:
+            failed += 1
+        elif case.find("skipped") is not None:
+            skipped += 1
+        else:
+            passed += 1
+    print(f"tests: {passed} passed, {failed} failed, {skipped} skipped")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))
