@@ -134,7 +134,7 @@ extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(u
   static const blobrt_plugin_v1 table = {
       sizeof(blobrt_plugin_v1), BLOBRT_PLUGIN_ABI_MAJOR, BLOBRT_PLUGIN_ABI_MINOR, "blis",
       version.c_str(), device_count, device_properties, open, close, allocate, release,
-      nullptr, nullptr, copy_to_device, copy_to_host, copy_device, memset_, saxpy, daxpy,
+      nullptr, nullptr, nullptr, copy_to_device, copy_to_host, copy_device, memset_, saxpy, daxpy,
       sdot, ddot, sasum, dasum, sscal, dscal, synchronize};
   return &table;
 }

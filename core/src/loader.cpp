@@ -114,7 +114,7 @@ std::string check_table(const blobrt_plugin_v1* table, const Manifest& manifest)
 }
 
 DeviceDescription describe(const PluginReport& report, int index,
-                           const blobrt_device_properties& p) {
+                           const blobrt_device_properties& p, bool table_has_alias) {
   DeviceDescription d;
   d.backend = report.name;
   d.index = index;
@@ -127,6 +127,7 @@ DeviceDescription describe(const PluginReport& report, int index,
   d.host_memory = p.host_memory != 0;
   d.supports_fp64 = p.supports_fp64 != 0;
   d.has_pinned_host = p.has_pinned_host != 0;
+  d.host_alias_buffers = p.host_alias_buffers != 0 && table_has_alias;
   return d;
 }
 
@@ -197,7 +198,7 @@ LoadedPlugin load(const Manifest& manifest, PluginReport& report) {
       report.devices.clear();
       break;
     }
-    report.devices.push_back(describe(report, i, properties));
+    report.devices.push_back(describe(report, i, properties, table->host_alias != nullptr));
   }
   report.usable = report.reason.empty();
   loaded.library = library;

@@ -46,6 +46,10 @@ class PluginDevice final : public Device {
     if (table_->host_release) table_->host_release(context_, pointer);
   }
 
+  void* host_alias(ConstDeviceBuffer buffer) noexcept override {
+    return table_->host_alias ? table_->host_alias(context_, buffer) : nullptr;
+  }
+
   void copy_to_device(const void* host, DeviceBuffer dst, std::size_t dst_offset,
                       std::size_t bytes) override {
     call("copy_to_device", table_->copy_to_device, host, dst, dst_offset, bytes);

@@ -10,7 +10,10 @@ namespace blobrt {
 SyncedMemory::SyncedMemory() : SyncedMemory(0) {}
 
 SyncedMemory::SyncedMemory(std::size_t size)
-    : device_(active_device()), unified_(device_->description().host_memory), size_(size) {}
+    : device_(active_device()),
+      unified_(device_->description().host_memory),
+      aliasing_(!unified_ && device_->description().host_alias_buffers),
+      size_(size) {}
 
 SyncedMemory::~SyncedMemory() {
   release_cpu();
@@ -33,6 +36,15 @@ void SyncedMemory::allocate_cpu() {
     cpu_ptr_ = gpu_ptr_;
     return;
   }
+  // A device that keeps buffers in host memory lends that memory as the mirror.
+  if (aliasing_) {
+    if (!gpu_ptr_) allocate_gpu();
+    if (void* alias = device_->host_alias(gpu_ptr_)) {
+      cpu_ptr_ = alias;
+      cpu_is_alias_ = true;
+      return;
+    }
+  }
   cpu_ptr_ = device_->allocate_host(size_);
   cpu_malloc_use_device_ = cpu_ptr_ != nullptr;
   if (!cpu_ptr_) cpu_ptr_ = host_memory::allocate(size_);
@@ -47,6 +59,12 @@ void SyncedMemory::allocate_gpu() {
 }
 
 void SyncedMemory::release_cpu() noexcept {
+  if (cpu_is_alias_) {
+    // Not ours to free: it goes with the device buffer.
+    cpu_ptr_ = nullptr;
+    cpu_is_alias_ = false;
+    return;
+  }
   if (cpu_ptr_ && own_cpu_data_) {
     if (cpu_malloc_use_device_) {
       device_->release_host(cpu_ptr_);
@@ -64,6 +82,7 @@ void SyncedMemory::release_gpu() noexcept {
   gpu_ptr_ = nullptr;
   own_gpu_data_ = false;
   if (unified_) cpu_ptr_ = nullptr;
+  if (cpu_is_alias_) release_cpu();  // the alias died with the buffer
 }
 
 void SyncedMemory::to_cpu() {
@@ -82,7 +101,7 @@ void SyncedMemory::to_cpu() {
         check_device();
         if (cpu_ptr_ == nullptr) allocate_cpu();
         device_->copy_to_host(gpu_ptr_, 0, cpu_ptr_, size_);
-        detail::count_device_to_host(size_);
+        if (!cpu_is_alias_) detail::count_device_to_host(size_);
       }
       head_ = SYNCED;
       break;
@@ -104,7 +123,7 @@ void SyncedMemory::to_gpu() {
       if (!unified_) {
         if (gpu_ptr_ == nullptr) allocate_gpu();
         device_->copy_to_device(cpu_ptr_, gpu_ptr_, 0, size_);
-        detail::count_host_to_device(size_);
+        if (!cpu_is_alias_) detail::count_host_to_device(size_);
       }
       head_ = SYNCED;
       break;

@@ -232,7 +232,7 @@ extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(u
       sizeof(blobrt_plugin_v1),
 #endif
       TEST_PLUGIN_TABLE_ABI, BLOBRT_PLUGIN_ABI_MINOR, TEST_PLUGIN_NAME, "test plugin 1.0",
-      device_count, device_properties, open, close, allocate, release, nullptr, nullptr,
+      device_count, device_properties, open, close, allocate, release, nullptr, nullptr, nullptr,
       copy_to_device, copy_to_host, copy_device, memset_, axpy<float>, axpy<double>,
 #ifdef TEST_PLUGIN_NULL_OP
       nullptr,

@@ -25,6 +25,7 @@ struct DeviceDescription {
   std::uint64_t memory_bytes = 0;
   DeviceKind kind = DeviceKind::kCpu;
   bool host_memory = false;     // handles are host pointers: no host<->device copies
+  bool host_alias_buffers = false;  // buffers live in host memory lent via host_alias()
   bool supports_fp64 = true;
   bool has_pinned_host = false;
   std::string id() const { return backend + ":" + std::to_string(index); }
@@ -40,6 +41,9 @@ class Device {
   // Optional page-locked host memory; nullptr means "not offered, use ordinary memory".
   virtual void* allocate_host(std::size_t /*bytes*/) { return nullptr; }
   virtual void release_host(void* /*pointer*/) noexcept {}
+  // Optional: the host memory backing `buffer`, or nullptr (see plugin_abi.h, host_alias).
+  // Valid until the buffer is released; copies between a buffer and its alias synchronise.
+  virtual void* host_alias(ConstDeviceBuffer /*buffer*/) noexcept { return nullptr; }
 
   virtual void copy_to_device(const void* host, DeviceBuffer dst, std::size_t dst_offset,
                               std::size_t bytes) = 0;

@@ -59,6 +59,7 @@ typedef struct blobrt_device_properties {
   int32_t host_memory;    /* 1: handles are host pointers the CPU may dereference */
   int32_t supports_fp64;  /* 0: the double operations fail with a clear message */
   int32_t has_pinned_host;/* 1: host_allocate/host_release give page-locked memory */
+  int32_t host_alias_buffers; /* 1: host_alias() returns the host memory behind buffers */
 } blobrt_device_properties;
 
 typedef struct blobrt_plugin_v1 {
@@ -81,6 +82,12 @@ typedef struct blobrt_plugin_v1 {
   /* Optional (NULL when absent): page-locked host memory for faster transfers. */
   int (*host_allocate)(void* context, size_t bytes, void** pointer, blobrt_error* err);
   void (*host_release)(void* context, void* pointer);
+  /* Optional (NULL when absent): the host pointer that backs a buffer, when the device
+   * keeps the buffer's contents in host memory (e.g. an OpenCL buffer created with
+   * CL_MEM_USE_HOST_PTR on a CPU device), else NULL. The core then uses that pointer as
+   * the buffer's host mirror, and copy_to_host / copy_to_device between a buffer and its
+   * own alias are synchronisation points (map/unmap) that move no bytes on such devices. */
+  void* (*host_alias)(void* context, const void* handle);
 
   int (*copy_to_device)(void* context, const void* host, void* dst, size_t dst_offset,
                         size_t bytes, blobrt_error* err);

@@ -2,8 +2,14 @@
 // the host plus the one active Device.
 //
 // States keep Caffe's names; HEAD_AT_GPU means "newest copy is on the active device".
-// When the device's memory is host memory (host, blis) both mirrors are the same
-// allocation: head() goes through the same transitions but no byte is ever copied.
+// Three ways the host mirror relates to the device buffer, chosen per device:
+//  - shared:   the device's memory is host memory (host, blis); one allocation serves
+//              both sides and no copy or synchronisation call is ever made;
+//  - aliased:  the device keeps the buffer in host memory behind a handle (OpenCL with
+//              CL_MEM_USE_HOST_PTR on PoCL): the host mirror is that memory and a
+//              transition is a map/unmap that moves no bytes;
+//  - separate: a real copy each way (CUDA, OpenCL on a GPU), pinned when offered.
+// head() goes through exactly the same transitions in all three.
 #ifndef BLOBRT_SYNCEDMEM_HPP
 #define BLOBRT_SYNCEDMEM_HPP
 
@@ -49,7 +55,9 @@ class SyncedMemory {
   void release_gpu() noexcept;
 
   std::shared_ptr<Device> device_;
-  bool unified_;  // device memory is host memory: cpu_ptr_ == gpu_ptr_ once allocated
+  bool unified_;  // shared: device memory is host memory, cpu_ptr_ == gpu_ptr_
+  bool aliasing_;  // the device lends host memory behind its buffers (host_alias)
+  bool cpu_is_alias_ = false;  // aliased: cpu_ptr_ is the host memory behind gpu_ptr_
   void* cpu_ptr_ = nullptr;
   void* gpu_ptr_ = nullptr;
   std::size_t size_ = 0;

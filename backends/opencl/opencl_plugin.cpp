@@ -1,0 +1,430 @@
+// The OpenCL backend: buffers are cl_mem, level-1 BLAS goes to CLBlast, copies and memset
+// to the OpenCL API. Every platform and device the ICD loader reports is one blobrt
+// device, numbered in platform order (BLOBRT_BACKEND=opencl:N).
+//
+// On devices whose memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY, e.g. PoCL)
+// buffers are created with CL_MEM_USE_HOST_PTR over memory this plugin allocates, and
+// lent to the core as the host mirror (host_alias): a head transition is then a
+// map/unmap of that memory, and no byte is copied. Elsewhere the host mirror is pinned
+// (CL_MEM_ALLOC_HOST_PTR, mapped) and transfers are real reads and writes.
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <clblast.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "blobrt/plugin_abi.h"
+#include "plugin_error.h"
+#include "status_names.hpp"
+
+namespace {
+
+using blobrt_opencl::cl_status_name;
+
+struct DeviceEntry {
+  cl_platform_id platform;
+  cl_device_id device;
+  std::string platform_name;
+};
+
+struct Enumeration {
+  std::vector<DeviceEntry> devices;
+  std::string reason;  // why there are none
+};
+
+std::string platform_string(cl_platform_id p, cl_platform_info what) {
+  size_t size = 0;
+  if (clGetPlatformInfo(p, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "?";
+  std::string s(size, '\0');
+  clGetPlatformInfo(p, what, size, s.data(), nullptr);
+  s.resize(std::strlen(s.c_str()));
+  return s;
+}
+
+std::string device_string(cl_device_id d, cl_device_info what) {
+  size_t size = 0;
+  if (clGetDeviceInfo(d, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "?";
+  std::string s(size, '\0');
+  clGetDeviceInfo(d, what, size, s.data(), nullptr);
+  s.resize(std::strlen(s.c_str()));
+  return s;
+}
+
+template <typename T>
+T device_value(cl_device_id d, cl_device_info what) {
+  T value{};
+  clGetDeviceInfo(d, what, sizeof value, &value, nullptr);
+  return value;
+}
+
+// Enumerated once per process; never throws.
+const Enumeration& enumeration() {
+  static const Enumeration result = [] {
+    Enumeration e;
+    cl_uint count = 0;
+    cl_int status = clGetPlatformIDs(0, nullptr, &count);
+    if (status != CL_SUCCESS || count == 0) {
+      e.reason = std::string("no OpenCL platform: clGetPlatformIDs returned ") +
+                 cl_status_name(status) + " (" + std::to_string(status) +
+                 "); the ICD loader found no ICDs in /etc/OpenCL/vendors (install one, e.g. pocl-opencl-icd)";
+      return e;
+    }
+    std::vector<cl_platform_id> platforms(count);
+    clGetPlatformIDs(count, platforms.data(), nullptr);
+    std::string empty_platforms;
+    for (cl_platform_id p : platforms) {
+      std::string name = platform_string(p, CL_PLATFORM_NAME);
+      cl_uint n = 0;
+      status = clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &n);
+      if (status != CL_SUCCESS || n == 0) {
+        empty_platforms += (empty_platforms.empty() ? "" : "; ") + std::string("platform '") + name +
+                           "' has no devices (" + cl_status_name(status) + ")";
+        continue;
+      }
+      std::vector<cl_device_id> ids(n);
+      clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, n, ids.data(), nullptr);
+      for (cl_device_id d : ids) e.devices.push_back({p, d, name});
+    }
+    if (e.devices.empty()) e.reason = empty_platforms;
+    return e;
+  }();
+  return result;
+}
+
+struct Context {
+  cl_device_id device = nullptr;
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;
+  bool unified = false;
+  bool fp64 = false;
+  size_t alignment = 128;
+  cl_ulong max_alloc = 0;
+  cl_mem scratch = nullptr;  // reduction results land here before the read-back
+  std::mutex mutex;          // guards scratch and pinned
+  std::unordered_map<void*, cl_mem> pinned;  // host pointer -> the buffer it maps
+};
+
+Context* as_context(void* c) { return static_cast<Context*>(c); }
+cl_mem as_mem(const void* handle) { return static_cast<cl_mem>(const_cast<void*>(handle)); }
+
+int cl_fail(blobrt_error* err, const char* call, cl_int status) {
+  return blobrt_fail(err, status == CL_MEM_OBJECT_ALLOCATION_FAILURE || status == CL_OUT_OF_HOST_MEMORY ||
+                                  status == CL_OUT_OF_RESOURCES
+                              ? BLOBRT_ERR_OUT_OF_MEMORY
+                              : BLOBRT_ERR_FAILED,
+                     "%s returned %s (%d)", call, cl_status_name(status), static_cast<int>(status));
+}
+
+#define CL_CHECK(call_expr, name)                            \
+  do {                                                       \
+    cl_int status_ = (call_expr);                            \
+    if (status_ != CL_SUCCESS) return cl_fail(err, name, status_); \
+  } while (0)
+
+int check_blast(blobrt_error* err, const char* call, clblast::StatusCode status) {
+  if (status == clblast::StatusCode::kSuccess) return BLOBRT_OK;
+  int code = static_cast<int>(status);
+  return blobrt_fail(err, BLOBRT_ERR_FAILED, "%s returned %s (%d)", call, cl_status_name(code), code);
+}
+
+int device_count(int32_t* count, blobrt_error* err) {
+  const Enumeration& e = enumeration();
+  *count = static_cast<int32_t>(e.devices.size());
+  if (e.devices.empty()) blobrt_fail(err, BLOBRT_OK, "%s", e.reason.c_str());
+  return BLOBRT_OK;
+}
+
+int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err) {
+  const Enumeration& e = enumeration();
+  if (index < 0 || static_cast<size_t>(index) >= e.devices.size()) {
+    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "no OpenCL device %d (found %zu)", index,
+                       e.devices.size());
+  }
+  const DeviceEntry& entry = e.devices[index];
+  cl_device_id d = entry.device;
+  std::snprintf(out->name, sizeof out->name, "%s", device_string(d, CL_DEVICE_NAME).c_str());
+  cl_device_type type = device_value<cl_device_type>(d, CL_DEVICE_TYPE);
+  bool unified = device_value<cl_bool>(d, CL_DEVICE_HOST_UNIFIED_MEMORY) == CL_TRUE;
+  std::snprintf(out->details, sizeof out->details,
+                "platform %s; %s; driver %s; %u compute units; max buffer %llu MiB; %s memory; "
+                "CLBlast kernels are compiled at first use",
+                entry.platform_name.c_str(), device_string(d, CL_DEVICE_VERSION).c_str(),
+                device_string(d, CL_DRIVER_VERSION).c_str(), device_value<cl_uint>(d, CL_DEVICE_MAX_COMPUTE_UNITS),
+                static_cast<unsigned long long>(device_value<cl_ulong>(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE) >> 20),
+                unified ? "unified host" : "separate device");
+  out->memory_bytes = device_value<cl_ulong>(d, CL_DEVICE_GLOBAL_MEM_SIZE);
+  out->kind = (type & CL_DEVICE_TYPE_GPU)           ? BLOBRT_DEVICE_KIND_GPU
+              : (type & CL_DEVICE_TYPE_ACCELERATOR) ? BLOBRT_DEVICE_KIND_ACCELERATOR
+                                                    : BLOBRT_DEVICE_KIND_CPU;
+  out->host_memory = 0;  // handles are cl_mem, never host pointers
+  out->supports_fp64 = device_value<cl_device_fp_config>(d, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
+  out->has_pinned_host = unified ? 0 : 1;
+  out->host_alias_buffers = unified ? 1 : 0;
+  return BLOBRT_OK;
+}
+
+int open(int32_t index, void** context, blobrt_error* err) {
+  const Enumeration& e = enumeration();
+  if (index < 0 || static_cast<size_t>(index) >= e.devices.size()) {
+    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "no OpenCL device %d", index);
+  }
+  auto* c = new Context;
+  c->device = e.devices[index].device;
+  cl_int status = CL_SUCCESS;
+  c->context = clCreateContext(nullptr, 1, &c->device, nullptr, nullptr, &status);
+  if (status != CL_SUCCESS) {
+    delete c;
+    return cl_fail(err, "clCreateContext", status);
+  }
+  c->queue = clCreateCommandQueue(c->context, c->device, 0, &status);
+  if (status == CL_SUCCESS) {
+    c->scratch = clCreateBuffer(c->context, CL_MEM_READ_WRITE, sizeof(double), nullptr, &status);
+  }
+  if (status != CL_SUCCESS) {
+    if (c->queue) clReleaseCommandQueue(c->queue);
+    clReleaseContext(c->context);
+    delete c;
+    return cl_fail(err, "clCreateCommandQueue/clCreateBuffer", status);
+  }
+  c->unified = device_value<cl_bool>(c->device, CL_DEVICE_HOST_UNIFIED_MEMORY) == CL_TRUE;
+  c->fp64 = device_value<cl_device_fp_config>(c->device, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
+  c->alignment = std::max<size_t>(64, device_value<cl_uint>(c->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8);
+  c->max_alloc = device_value<cl_ulong>(c->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  *context = c;
+  return BLOBRT_OK;
+}
+
+void close(void* context) {
+  Context* c = as_context(context);
+  clFinish(c->queue);
+  for (auto& [pointer, mem] : c->pinned) {
+    clEnqueueUnmapMemObject(c->queue, mem, pointer, 0, nullptr, nullptr);
+    clReleaseMemObject(mem);
+  }
+  clFinish(c->queue);
+  clReleaseMemObject(c->scratch);
+  clReleaseCommandQueue(c->queue);
+  clReleaseContext(c->context);
+  delete c;
+}
+
+void* backing_host_pointer(const void* handle) {
+  void* host = nullptr;
+  if (clGetMemObjectInfo(as_mem(handle), CL_MEM_HOST_PTR, sizeof host, &host, nullptr) != CL_SUCCESS) {
+    return nullptr;
+  }
+  return host;
+}
+
+int allocate(void* context, size_t bytes, void** handle, blobrt_error* err) {
+  Context* c = as_context(context);
+  if (bytes > c->max_alloc) {
+    return blobrt_fail(err, BLOBRT_ERR_OUT_OF_MEMORY,
+                       "%zu bytes exceed CL_DEVICE_MAX_MEM_ALLOC_SIZE (%llu bytes)", bytes,
+                       static_cast<unsigned long long>(c->max_alloc));
+  }
+  cl_int status = CL_SUCCESS;
+  if (c->unified) {
+    // Our memory, used in place by the device (CL_MEM_USE_HOST_PTR) and lent as the mirror.
+    size_t rounded = (bytes + c->alignment - 1) / c->alignment * c->alignment;
+    void* host = std::aligned_alloc(c->alignment, rounded);
+    if (!host) return blobrt_fail(err, BLOBRT_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host memory", bytes);
+    cl_mem mem = clCreateBuffer(c->context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host, &status);
+    if (status != CL_SUCCESS) {
+      std::free(host);
+      return cl_fail(err, "clCreateBuffer(CL_MEM_USE_HOST_PTR)", status);
+    }
+    *handle = mem;
+    return BLOBRT_OK;
+  }
+  cl_mem mem = clCreateBuffer(c->context, CL_MEM_READ_WRITE, bytes, nullptr, &status);
+  if (status != CL_SUCCESS) return cl_fail(err, "clCreateBuffer", status);
+  *handle = mem;
+  return BLOBRT_OK;
+}
+
+void release(void* context, void* handle) {
+  Context* c = as_context(context);
+  void* host = c->unified ? backing_host_pointer(handle) : nullptr;
+  if (host) clFinish(c->queue);  // no queued command may still use the memory we free
+  clReleaseMemObject(as_mem(handle));
+  std::free(host);
+}
+
+int host_allocate(void* context, size_t bytes, void** pointer, blobrt_error* err) {
+  Context* c = as_context(context);
+  cl_int status = CL_SUCCESS;
+  cl_mem mem = clCreateBuffer(c->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes ? bytes : 1, nullptr, &status);
+  if (status != CL_SUCCESS) return cl_fail(err, "clCreateBuffer(CL_MEM_ALLOC_HOST_PTR)", status);
+  void* host = clEnqueueMapBuffer(c->queue, mem, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, bytes ? bytes : 1, 0,
+                                  nullptr, nullptr, &status);
+  if (status != CL_SUCCESS) {
+    clReleaseMemObject(mem);
+    return cl_fail(err, "clEnqueueMapBuffer (pinned host memory)", status);
+  }
+  std::lock_guard<std::mutex> lock(c->mutex);
+  c->pinned[host] = mem;
+  *pointer = host;
+  return BLOBRT_OK;
+}
+
+void host_release(void* context, void* pointer) {
+  Context* c = as_context(context);
+  cl_mem mem = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(c->mutex);
+    auto it = c->pinned.find(pointer);
+    if (it == c->pinned.end()) return;
+    mem = it->second;
+    c->pinned.erase(it);
+  }
+  clEnqueueUnmapMemObject(c->queue, mem, pointer, 0, nullptr, nullptr);
+  clFinish(c->queue);
+  clReleaseMemObject(mem);
+}
+
+void* host_alias(void* context, const void* handle) {
+  return as_context(context)->unified ? backing_host_pointer(handle) : nullptr;
+}
+
+// A map/unmap pair over [offset, offset + bytes): the synchronisation point between the
+// device's view and the host memory that backs a CL_MEM_USE_HOST_PTR buffer.
+int sync_alias(Context* c, cl_mem mem, size_t offset, size_t bytes, cl_map_flags flags, blobrt_error* err) {
+  cl_int status = CL_SUCCESS;
+  void* mapped = clEnqueueMapBuffer(c->queue, mem, CL_TRUE, flags, offset, bytes, 0, nullptr, nullptr, &status);
+  if (status != CL_SUCCESS) return cl_fail(err, "clEnqueueMapBuffer", status);
+  CL_CHECK(clEnqueueUnmapMemObject(c->queue, mem, mapped, 0, nullptr, nullptr), "clEnqueueUnmapMemObject");
+  if (flags == CL_MAP_WRITE_INVALIDATE_REGION) CL_CHECK(clFlush(c->queue), "clFlush");
+  return BLOBRT_OK;
+}
+
+bool is_alias(Context* c, const void* handle, size_t offset, const void* host) {
+  if (!c->unified) return false;
+  char* backing = static_cast<char*>(backing_host_pointer(handle));
+  return backing && backing + offset == host;
+}
+
+int copy_to_device(void* context, const void* host, void* dst, size_t offset, size_t bytes, blobrt_error* err) {
+  Context* c = as_context(context);
+  if (bytes == 0) return BLOBRT_OK;
+  if (is_alias(c, dst, offset, host)) return sync_alias(c, as_mem(dst), offset, bytes, CL_MAP_WRITE_INVALIDATE_REGION, err);
+  CL_CHECK(clEnqueueWriteBuffer(c->queue, as_mem(dst), CL_TRUE, offset, bytes, host, 0, nullptr, nullptr),
+           "clEnqueueWriteBuffer");
+  return BLOBRT_OK;
+}
+
+int copy_to_host(void* context, const void* src, size_t offset, void* host, size_t bytes, blobrt_error* err) {
+  Context* c = as_context(context);
+  if (bytes == 0) return BLOBRT_OK;
+  if (is_alias(c, src, offset, host)) return sync_alias(c, as_mem(src), offset, bytes, CL_MAP_READ, err);
+  CL_CHECK(clEnqueueReadBuffer(c->queue, as_mem(src), CL_TRUE, offset, bytes, host, 0, nullptr, nullptr),
+           "clEnqueueReadBuffer");
+  return BLOBRT_OK;
+}
+
+int copy_device(void* context, const void* src, size_t src_offset, void* dst, size_t dst_offset, size_t bytes,
+                blobrt_error* err) {
+  if (bytes == 0) return BLOBRT_OK;
+  CL_CHECK(clEnqueueCopyBuffer(as_context(context)->queue, as_mem(src), as_mem(dst), src_offset, dst_offset,
+                               bytes, 0, nullptr, nullptr),
+           "clEnqueueCopyBuffer");
+  return BLOBRT_OK;
+}
+
+int memset_(void* context, void* dst, size_t offset, int32_t value, size_t bytes, blobrt_error* err) {
+  if (bytes == 0) return BLOBRT_OK;
+  unsigned char pattern = static_cast<unsigned char>(value);
+  CL_CHECK(clEnqueueFillBuffer(as_context(context)->queue, as_mem(dst), &pattern, 1, offset, bytes, 0, nullptr,
+                               nullptr),
+           "clEnqueueFillBuffer");
+  return BLOBRT_OK;
+}
+
+template <typename T>
+int check_precision(Context* c, blobrt_error* err) {
+  if (sizeof(T) == 8 && !c->fp64) {
+    return blobrt_fail(err, BLOBRT_ERR_UNSUPPORTED, "%s has no double precision (CL_DEVICE_DOUBLE_FP_CONFIG is 0)",
+                       device_string(c->device, CL_DEVICE_NAME).c_str());
+  }
+  return BLOBRT_OK;
+}
+
+template <typename T>
+const char* routine(const char* s, const char* d) {
+  return sizeof(T) == 4 ? s : d;
+}
+
+template <typename T>
+int axpy(void* context, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err) {
+  Context* c = as_context(context);
+  if (int s = check_precision<T>(c, err)) return s;
+  if (n <= 0) return BLOBRT_OK;
+  return check_blast(err, routine<T>("clblast::Axpy<float>", "clblast::Axpy<double>"),
+                     clblast::Axpy<T>(n, alpha, as_mem(x), xo, 1, as_mem(y), yo, 1, &c->queue, nullptr));
+}
+
+template <typename T>
+int scal(void* context, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* err) {
+  Context* c = as_context(context);
+  if (int s = check_precision<T>(c, err)) return s;
+  if (n <= 0) return BLOBRT_OK;
+  return check_blast(err, routine<T>("clblast::Scal<float>", "clblast::Scal<double>"),
+                     clblast::Scal<T>(n, alpha, as_mem(x), xo, 1, &c->queue, nullptr));
+}
+
+// Runs a CLBlast reduction into the scratch buffer and reads the scalar back.
+template <typename T, typename Launch>
+int reduce(Context* c, int64_t n, T* result, const char* name, Launch launch, blobrt_error* err) {
+  if (int s = check_precision<T>(c, err)) return s;
+  if (n <= 0) {
+    *result = 0;
+    return BLOBRT_OK;
+  }
+  std::lock_guard<std::mutex> lock(c->mutex);
+  if (int s = check_blast(err, name, launch(c->scratch))) return s;
+  CL_CHECK(clEnqueueReadBuffer(c->queue, c->scratch, CL_TRUE, 0, sizeof(T), result, 0, nullptr, nullptr),
+           "clEnqueueReadBuffer (reduction result)");
+  return BLOBRT_OK;
+}
+
+template <typename T>
+int dot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error* err) {
+  Context* c = as_context(context);
+  return reduce<T>(c, n, r, routine<T>("clblast::Dot<float>", "clblast::Dot<double>"), [&](cl_mem out) {
+    return clblast::Dot<T>(n, out, 0, as_mem(x), xo, 1, as_mem(y), yo, 1, &c->queue, nullptr);
+  }, err);
+}
+
+template <typename T>
+int asum(void* context, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err) {
+  Context* c = as_context(context);
+  return reduce<T>(c, n, r, routine<T>("clblast::Asum<float>", "clblast::Asum<double>"), [&](cl_mem out) {
+    return clblast::Asum<T>(n, out, 0, as_mem(x), xo, 1, &c->queue, nullptr);
+  }, err);
+}
+
+int synchronize(void* context, blobrt_error* err) {
+  CL_CHECK(clFinish(as_context(context)->queue), "clFinish");
+  return BLOBRT_OK;
+}
+
+}  // namespace
+
+extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(uint32_t host_abi_major) {
+  if (host_abi_major != BLOBRT_PLUGIN_ABI_MAJOR) return nullptr;
+  static const blobrt_plugin_v1 table = {
+      sizeof(blobrt_plugin_v1), BLOBRT_PLUGIN_ABI_MAJOR, BLOBRT_PLUGIN_ABI_MINOR, "opencl",
+      "CLBlast " BLOBRT_CLBLAST_VERSION " over the OpenCL ICD loader",
+      device_count, device_properties, open, close, allocate, release,
+      host_allocate, host_release, host_alias,
+      copy_to_device, copy_to_host, copy_device, memset_,
+      axpy<float>, axpy<double>, dot<float>, dot<double>, asum<float>, asum<double>,
+      scal<float>, scal<double>, synchronize};
+  return &table;
+}
