@@ -94,6 +94,31 @@ TEST(CliTest, ZeroDevicePluginNamedByTheUser) {
   EXPECT_TRUE(contains(automatic.out, "NOT USABLE: 0 devices")) << automatic.out;
 }
 
+#ifdef BLOBRT_HAVE_OPENCL
+TEST(CliTest, OpenClWithoutAnyIcdIsASkipOrAClearError) {
+  std::string empty = ::testing::TempDir() + "/blobrt_no_icds";
+  std::filesystem::create_directories(empty);
+  Outcome automatic = run("OCL_ICD_VENDORS=" + empty, "info");
+  EXPECT_EQ(automatic.rc, 0) << automatic.out;
+  EXPECT_TRUE(contains(automatic.out, "NOT USABLE: 0 devices: no OpenCL platform")) << automatic.out;
+  Outcome named = run("OCL_ICD_VENDORS=" + empty + " BLOBRT_BACKEND=opencl", "info");
+  EXPECT_EQ(named.rc, 1);
+  EXPECT_TRUE(contains(named.err, "'opencl' requested by BLOBRT_BACKEND cannot be used: 0 devices: no OpenCL platform"))
+      << named.err;
+}
+
+TEST(CliTest, OpenClDeviceIsListedWithTypeMemoryAndVersion) {
+  Outcome r = run("", "info");
+  EXPECT_TRUE(contains(r.out, "opencl  ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "type CPU, memory ")) << r.out;
+  EXPECT_TRUE(contains(r.out, "OpenCL ")) << r.out;
+  Outcome selftest = run("BLOBRT_BACKEND=opencl", "selftest");
+  EXPECT_EQ(selftest.rc, 0) << selftest.out;
+  EXPECT_TRUE(contains(selftest.out, "selftest opencl:0: ")) << selftest.out;
+  EXPECT_EQ(run("", "selftest --backend opencl:9").rc, 1);
+}
+#endif
+
 TEST(CliTest, InspectReferenceFile) {
   Outcome r = run("", "inspect '" BLOBRT_TEST_DATA_DIR "/ref_float_2x3x4x5_diff.binaryproto'");
   EXPECT_EQ(r.rc, 0) << r.out;

@@ -1,8 +1,12 @@
 #include "plugin_device.hpp"
 
+#include <atomic>
+#include <chrono>
+#include <tuple>
 #include <utility>
 
 #include "blobrt/error.hpp"
+#include "log.hpp"
 
 namespace blobrt {
 namespace {
@@ -68,35 +72,54 @@ class PluginDevice final : public Device {
 
   void axpy(std::int64_t n, float alpha, ConstDeviceBuffer x, std::int64_t x_off,
             DeviceBuffer y, std::int64_t y_off) override {
-    call("saxpy", table_->saxpy, n, alpha, x, x_off, y, y_off);
+    call_blas(k_saxpy, "saxpy", table_->saxpy, n, alpha, x, x_off, y, y_off);
   }
   void axpy(std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_off,
             DeviceBuffer y, std::int64_t y_off) override {
-    call("daxpy", table_->daxpy, n, alpha, x, x_off, y, y_off);
+    call_blas(k_daxpy, "daxpy", table_->daxpy, n, alpha, x, x_off, y, y_off);
   }
   void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
            std::int64_t y_off, float* result) override {
-    call("sdot", table_->sdot, n, x, x_off, y, y_off, result);
+    call_blas(k_sdot, "sdot", table_->sdot, n, x, x_off, y, y_off, result);
   }
   void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
            std::int64_t y_off, double* result) override {
-    call("ddot", table_->ddot, n, x, x_off, y, y_off, result);
+    call_blas(k_ddot, "ddot", table_->ddot, n, x, x_off, y, y_off, result);
   }
   void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, float* result) override {
-    call("sasum", table_->sasum, n, x, x_off, result);
+    call_blas(k_sasum, "sasum", table_->sasum, n, x, x_off, result);
   }
   void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, double* result) override {
-    call("dasum", table_->dasum, n, x, x_off, result);
+    call_blas(k_dasum, "dasum", table_->dasum, n, x, x_off, result);
   }
   void scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off) override {
-    call("sscal", table_->sscal, n, alpha, x, x_off);
+    call_blas(k_sscal, "sscal", table_->sscal, n, alpha, x, x_off);
   }
   void scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off) override {
-    call("dscal", table_->dscal, n, alpha, x, x_off);
+    call_blas(k_dscal, "dscal", table_->dscal, n, alpha, x, x_off);
   }
   void synchronize() override { call("synchronize", table_->synchronize); }
 
  private:
+  enum BlasOp { k_saxpy, k_daxpy, k_sdot, k_ddot, k_sasum, k_dasum, k_sscal, k_dscal };
+
+  // The first call of each BLAS routine may compile kernels (CLBlast JIT, CUDA module
+  // loading): it is timed and reported at BLOBRT_LOG=debug; later calls go straight through.
+  template <typename Fn, typename... Args>
+  void call_blas(BlasOp op, const char* what, Fn fn, Args... args) {
+    unsigned bit = 1u << op;
+    std::int64_t n = std::get<0>(std::tie(args...));  // every BLAS op starts with n
+    if (n <= 0 || (first_calls_seen_.load(std::memory_order_relaxed) & bit)) {
+      call(what, fn, args...);
+      return;
+    }
+    auto start = std::chrono::steady_clock::now();
+    call(what, fn, args...);
+    first_calls_seen_.fetch_or(bit, std::memory_order_relaxed);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    log::debug(description_.id(), ": first ", what, " took ", ms, " ms (includes any kernel compilation)");
+  }
+
   // One place where a status becomes an exception: fn(context, args..., &err).
   template <typename Fn, typename... Args>
   void call(const char* what, Fn fn, Args... args) {
@@ -112,6 +135,7 @@ class PluginDevice final : public Device {
   const blobrt_plugin_v1* table_;
   DeviceDescription description_;
   void* context_ = nullptr;
+  std::atomic<unsigned> first_calls_seen_{0};
 };
 
 }  // namespace
