@@ -39,6 +39,34 @@ INSTANTIATE_TEST_SUITE_P(AllDevices, Conformance,
                                             ::testing::ValuesIn(conformance::standard_cases())),
                          name_of);
 
+// A plugin found but not usable here (e.g. cuda without a GPU) is reported as skipped
+// with its reason, so a node's log says what it could not check.
+class PluginNotUnderTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PluginNotUnderTest, SkippedWithItsReason) {
+  for (const PluginReport& p : inventory().plugins) {
+    if (p.manifest == GetParam()) GTEST_SKIP() << p.name << ": " << p.reason;
+  }
+}
+
+std::vector<std::string> unusable_plugins() {
+  std::vector<std::string> manifests;
+  for (const PluginReport& p : inventory().plugins) {
+    if (!p.usable) manifests.push_back(p.manifest);
+  }
+  return manifests;
+}
+
+INSTANTIATE_TEST_SUITE_P(Found, PluginNotUnderTest, ::testing::ValuesIn(unusable_plugins()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param.substr(info.param.rfind('/') + 1);
+                           for (char& ch : name) {
+                             if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           }
+                           return name;
+                         });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(PluginNotUnderTest);
+
 // Names the devices under test, so a log shows what was (and was not) covered.
 TEST(ConformanceCoverage, ListsDevicesUnderTest) {
   for (const std::string& id : available_devices()) {

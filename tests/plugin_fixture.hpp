@@ -34,6 +34,9 @@ class PluginDir {
     fs::copy_file(from, path_ / (library.empty() ? from.filename().string() : library),
                   fs::copy_options::overwrite_existing);
   }
+  void copy_file(const std::string& from, const std::string& name) {
+    fs::copy_file(from, path_ / name, fs::copy_options::overwrite_existing);
+  }
   void write(const std::string& file, const std::string& text) { std::ofstream(path_ / file) << text; }
   // A manifest named NAME.plugin.
   void manifest(const std::string& name, const std::string& library, const std::string& abi = "1.0",

@@ -119,6 +119,36 @@ TEST(CliTest, OpenClDeviceIsListedWithTypeMemoryAndVersion) {
 }
 #endif
 
+#ifdef BLOBRT_HAVE_CUDA
+// Here (no driver) the CUDA plugin must load, report 0 devices with cudaGetDeviceCount's
+// status, be skipped by auto and refused when named. On a GPU node it is usable instead.
+TEST(CliTest, CudaPluginIsFoundAndReportsWhyItCannotRun) {
+  Outcome info = run("", "info");
+  ASSERT_EQ(info.rc, 0) << info.out;
+  EXPECT_TRUE(contains(info.out, "cuda  ")) << info.out;
+  EXPECT_TRUE(contains(info.out, "cuBLAS ")) << info.out;
+  if (contains(info.out, "cuda  ") && !contains(info.out, "device 0: NVIDIA")) {
+    EXPECT_TRUE(contains(info.out, "NOT USABLE: 0 devices: cudaGetDeviceCount: cudaError")) << info.out;
+    EXPECT_TRUE(contains(info.out, "skipped cuda: 0 devices")) << info.out;
+    Outcome named = run("BLOBRT_BACKEND=cuda", "info");
+    EXPECT_EQ(named.rc, 1);
+    EXPECT_TRUE(contains(named.err, "'cuda' requested by BLOBRT_BACKEND cannot be used: 0 devices: cudaGetDeviceCount"))
+        << named.err;
+    Outcome device = run("BLOBRT_BACKEND=cuda:1", "selftest");
+    EXPECT_EQ(device.rc, 1);
+  }
+}
+
+TEST(CliTest, CudaPluginWithAMissingRuntimeLibraryNamesIt) {
+  testing::PluginDir dir("cli_cuda_dep");
+  dir.copy_file(BLOBRT_CUDA_PLUGIN, "libblobrt-cuda.so");
+  dir.manifest("cuda", "libblobrt-cuda.so", "1.0", "requires = libcudart.so.99 libcublas.so.13\n");
+  Outcome r = run("BLOBRT_PLUGIN_PATH=" + dir.str() + " BLOBRT_BACKEND=cuda", "info");
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_TRUE(contains(r.err, "missing dependency libcudart.so.99")) << r.err;
+}
+#endif
+
 TEST(CliTest, InspectReferenceFile) {
   Outcome r = run("", "inspect '" BLOBRT_TEST_DATA_DIR "/ref_float_2x3x4x5_diff.binaryproto'");
   EXPECT_EQ(r.rc, 0) << r.out;

@@ -1,0 +1,292 @@
+// The CUDA backend: cudaMalloc'd buffers, pinned host mirrors (cudaMallocHost, Caffe's
+// cpu_malloc_use_cuda_), level-1 BLAS through cuBLAS's v2 64-bit API (cublas?axpy_v2_64
+// etc., so n beyond 2^31 needs no chunking), memset and copies through the runtime API.
+// One cuBLAS handle and one non-blocking stream per device; every operation runs on that
+// stream, and operations returning data to the host wait for it.
+//
+// Without a driver or a GPU, device_count reports 0 devices and cudaGetDeviceCount's
+// status as the reason; no other entry point is reached.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+#include "blobrt/plugin_abi.h"
+#include "plugin_error.h"
+
+namespace {
+
+struct Context {
+  int device = 0;
+  cudaStream_t stream = nullptr;
+  cublasHandle_t blas = nullptr;
+  char name[256] = {0};
+};
+
+Context* as_context(void* c) { return static_cast<Context*>(c); }
+
+int cuda_fail(blobrt_error* err, const char* call, cudaError_t status) {
+  return blobrt_fail(err, status == cudaErrorMemoryAllocation ? BLOBRT_ERR_OUT_OF_MEMORY : BLOBRT_ERR_FAILED,
+                     "%s returned %s (%s)", call, cudaGetErrorName(status), cudaGetErrorString(status));
+}
+
+int blas_fail(blobrt_error* err, const char* call, cublasStatus_t status) {
+  return blobrt_fail(err, status == CUBLAS_STATUS_ALLOC_FAILED ? BLOBRT_ERR_OUT_OF_MEMORY : BLOBRT_ERR_FAILED,
+                     "%s returned %s (%s)", call, cublasGetStatusName(status), cublasGetStatusString(status));
+}
+
+#define CUDA_CHECK(expr, name)                                  \
+  do {                                                          \
+    cudaError_t status_ = (expr);                               \
+    if (status_ != cudaSuccess) return cuda_fail(err, name, status_); \
+  } while (0)
+
+#define BLAS_CHECK(expr, name)                                          \
+  do {                                                                  \
+    cublasStatus_t status_ = (expr);                                    \
+    if (status_ != CUBLAS_STATUS_SUCCESS) return blas_fail(err, name, status_); \
+  } while (0)
+
+// Every entry point selects its device first: the calling thread may use several.
+#define ON_DEVICE(c) CUDA_CHECK(cudaSetDevice((c)->device), "cudaSetDevice")
+
+template <typename T>
+T* at(const void* buffer, int64_t offset) {
+  return const_cast<T*>(static_cast<const T*>(buffer)) + offset;
+}
+
+int device_count(int32_t* count, blobrt_error* err) {
+  int n = 0;
+  cudaError_t status = cudaGetDeviceCount(&n);
+  if (status != cudaSuccess) {
+    *count = 0;
+    blobrt_fail(err, BLOBRT_OK, "cudaGetDeviceCount: %s (%s)", cudaGetErrorName(status), cudaGetErrorString(status));
+    return BLOBRT_OK;
+  }
+  *count = n;
+  if (n == 0) blobrt_fail(err, BLOBRT_OK, "cudaGetDeviceCount found no CUDA device");
+  return BLOBRT_OK;
+}
+
+std::string versions() {
+  int runtime = 0, driver = 0, major = 0, minor = 0, patch = 0;
+  cudaRuntimeGetVersion(&runtime);
+  cudaDriverGetVersion(&driver);
+  cublasGetProperty(MAJOR_VERSION, &major);
+  cublasGetProperty(MINOR_VERSION, &minor);
+  cublasGetProperty(PATCH_LEVEL, &patch);
+  char text[160];
+  std::snprintf(text, sizeof text, "CUDA runtime %d.%d, driver %d.%d, cuBLAS %d.%d.%d", runtime / 1000,
+                (runtime % 1000) / 10, driver / 1000, (driver % 1000) / 10, major, minor, patch);
+  return text;
+}
+
+int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err) {
+  cudaDeviceProp prop;
+  CUDA_CHECK(cudaGetDeviceProperties(&prop, index), "cudaGetDeviceProperties");
+  std::snprintf(out->name, sizeof out->name, "%s", prop.name);
+  std::snprintf(out->details, sizeof out->details, "compute capability %d.%d; %d SMs; %s; PCI %04x:%02x:%02x",
+                prop.major, prop.minor, prop.multiProcessorCount, versions().c_str(), prop.pciDomainID,
+                prop.pciBusID, prop.pciDeviceID);
+  out->memory_bytes = prop.totalGlobalMem;
+  out->kind = BLOBRT_DEVICE_KIND_GPU;
+  out->host_memory = 0;
+  out->supports_fp64 = 1;
+  out->has_pinned_host = 1;
+  out->host_alias_buffers = 0;
+  return BLOBRT_OK;
+}
+
+int open(int32_t index, void** context, blobrt_error* err) {
+  auto* c = new Context;
+  c->device = index;
+  cudaError_t status = cudaSetDevice(index);
+  if (status == cudaSuccess) status = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+  if (status != cudaSuccess) {
+    delete c;
+    return cuda_fail(err, "cudaSetDevice/cudaStreamCreateWithFlags", status);
+  }
+  cublasStatus_t blas = cublasCreate(&c->blas);
+  if (blas == CUBLAS_STATUS_SUCCESS) blas = cublasSetStream(c->blas, c->stream);
+  // Results of dot/asum come back to host memory; cuBLAS then waits for them.
+  if (blas == CUBLAS_STATUS_SUCCESS) blas = cublasSetPointerMode(c->blas, CUBLAS_POINTER_MODE_HOST);
+  if (blas != CUBLAS_STATUS_SUCCESS) {
+    if (c->blas) cublasDestroy(c->blas);
+    cudaStreamDestroy(c->stream);
+    delete c;
+    return blas_fail(err, "cublasCreate/cublasSetStream", blas);
+  }
+  *context = c;
+  return BLOBRT_OK;
+}
+
+void close(void* context) {
+  Context* c = as_context(context);
+  cudaSetDevice(c->device);
+  cudaStreamSynchronize(c->stream);
+  cublasDestroy(c->blas);
+  cudaStreamDestroy(c->stream);
+  delete c;
+}
+
+int allocate(void* context, size_t bytes, void** handle, blobrt_error* err) {
+  Context* c = as_context(context);
+  ON_DEVICE(c);
+  CUDA_CHECK(cudaMalloc(handle, bytes), "cudaMalloc");
+  return BLOBRT_OK;
+}
+
+void release(void* context, void* handle) {
+  Context* c = as_context(context);
+  cudaSetDevice(c->device);
+  cudaStreamSynchronize(c->stream);  // nothing queued may still use it
+  cudaFree(handle);
+}
+
+int host_allocate(void* context, size_t bytes, void** pointer, blobrt_error* err) {
+  Context* c = as_context(context);
+  ON_DEVICE(c);
+  CUDA_CHECK(cudaMallocHost(pointer, bytes), "cudaMallocHost");
+  return BLOBRT_OK;
+}
+
+void host_release(void* context, void* pointer) {
+  cudaSetDevice(as_context(context)->device);
+  cudaFreeHost(pointer);
+}
+
+int copy_to_device(void* context, const void* host, void* dst, size_t offset, size_t bytes, blobrt_error* err) {
+  Context* c = as_context(context);
+  if (bytes == 0) return BLOBRT_OK;
+  ON_DEVICE(c);
+  CUDA_CHECK(cudaMemcpyAsync(at<char>(dst, offset), host, bytes, cudaMemcpyHostToDevice, c->stream), "cudaMemcpyAsync(HostToDevice)");
+  // The host memory may change or be freed as soon as we return.
+  CUDA_CHECK(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
+  return BLOBRT_OK;
+}
+
+int copy_to_host(void* context, const void* src, size_t offset, void* host, size_t bytes, blobrt_error* err) {
+  Context* c = as_context(context);
+  if (bytes == 0) return BLOBRT_OK;
+  ON_DEVICE(c);
+  CUDA_CHECK(cudaMemcpyAsync(host, at<char>(src, offset), bytes, cudaMemcpyDeviceToHost, c->stream), "cudaMemcpyAsync(DeviceToHost)");
+  CUDA_CHECK(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
+  return BLOBRT_OK;
+}
+
+int copy_device(void* context, const void* src, size_t src_offset, void* dst, size_t dst_offset, size_t bytes,
+                blobrt_error* err) {
+  Context* c = as_context(context);
+  if (bytes == 0) return BLOBRT_OK;
+  ON_DEVICE(c);
+  CUDA_CHECK(cudaMemcpyAsync(at<char>(dst, dst_offset), at<char>(src, src_offset), bytes, cudaMemcpyDeviceToDevice,
+                             c->stream),
+             "cudaMemcpyAsync(DeviceToDevice)");
+  return BLOBRT_OK;
+}
+
+int memset_(void* context, void* dst, size_t offset, int32_t value, size_t bytes, blobrt_error* err) {
+  Context* c = as_context(context);
+  if (bytes == 0) return BLOBRT_OK;
+  ON_DEVICE(c);
+  CUDA_CHECK(cudaMemsetAsync(at<char>(dst, offset), value, bytes, c->stream), "cudaMemsetAsync");
+  return BLOBRT_OK;
+}
+
+int saxpy(void* context, int64_t n, float alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err) {
+  Context* c = as_context(context);
+  if (n <= 0) return BLOBRT_OK;
+  ON_DEVICE(c);
+  BLAS_CHECK(cublasSaxpy_v2_64(c->blas, n, &alpha, at<float>(x, xo), 1, at<float>(y, yo), 1), "cublasSaxpy_v2_64");
+  return BLOBRT_OK;
+}
+int daxpy(void* context, int64_t n, double alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err) {
+  Context* c = as_context(context);
+  if (n <= 0) return BLOBRT_OK;
+  ON_DEVICE(c);
+  BLAS_CHECK(cublasDaxpy_v2_64(c->blas, n, &alpha, at<double>(x, xo), 1, at<double>(y, yo), 1), "cublasDaxpy_v2_64");
+  return BLOBRT_OK;
+}
+int sdot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, float* r, blobrt_error* err) {
+  Context* c = as_context(context);
+  *r = 0;
+  if (n <= 0) return BLOBRT_OK;
+  ON_DEVICE(c);
+  BLAS_CHECK(cublasSdot_v2_64(c->blas, n, at<float>(x, xo), 1, at<float>(y, yo), 1, r), "cublasSdot_v2_64");
+  return BLOBRT_OK;
+}
+int ddot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, double* r, blobrt_error* err) {
+  Context* c = as_context(context);
+  *r = 0;
+  if (n <= 0) return BLOBRT_OK;
+  ON_DEVICE(c);
+  BLAS_CHECK(cublasDdot_v2_64(c->blas, n, at<double>(x, xo), 1, at<double>(y, yo), 1, r), "cublasDdot_v2_64");
+  return BLOBRT_OK;
+}
+int sasum(void* context, int64_t n, const void* x, int64_t xo, float* r, blobrt_error* err) {
+  Context* c = as_context(context);
+  *r = 0;
+  if (n <= 0) return BLOBRT_OK;
+  ON_DEVICE(c);
+  BLAS_CHECK(cublasSasum_v2_64(c->blas, n, at<float>(x, xo), 1, r), "cublasSasum_v2_64");
+  return BLOBRT_OK;
+}
+int dasum(void* context, int64_t n, const void* x, int64_t xo, double* r, blobrt_error* err) {
+  Context* c = as_context(context);
+  *r = 0;
+  if (n <= 0) return BLOBRT_OK;
+  ON_DEVICE(c);
+  BLAS_CHECK(cublasDasum_v2_64(c->blas, n, at<double>(x, xo), 1, r), "cublasDasum_v2_64");
+  return BLOBRT_OK;
+}
+int sscal(void* context, int64_t n, float alpha, void* x, int64_t xo, blobrt_error* err) {
+  Context* c = as_context(context);
+  if (n <= 0) return BLOBRT_OK;
+  ON_DEVICE(c);
+  BLAS_CHECK(cublasSscal_v2_64(c->blas, n, &alpha, at<float>(x, xo), 1), "cublasSscal_v2_64");
+  return BLOBRT_OK;
+}
+int dscal(void* context, int64_t n, double alpha, void* x, int64_t xo, blobrt_error* err) {
+  Context* c = as_context(context);
+  if (n <= 0) return BLOBRT_OK;
+  ON_DEVICE(c);
+  BLAS_CHECK(cublasDscal_v2_64(c->blas, n, &alpha, at<double>(x, xo), 1), "cublasDscal_v2_64");
+  return BLOBRT_OK;
+}
+
+int synchronize(void* context, blobrt_error* err) {
+  Context* c = as_context(context);
+  ON_DEVICE(c);
+  CUDA_CHECK(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
+  return BLOBRT_OK;
+}
+
+std::string library_version() {
+  int runtime = 0;
+  cudaRuntimeGetVersion(&runtime);  // needs no driver
+  int major = 0, minor = 0, patch = 0;
+  cublasGetProperty(MAJOR_VERSION, &major);
+  cublasGetProperty(MINOR_VERSION, &minor);
+  cublasGetProperty(PATCH_LEVEL, &patch);
+  char text[96];
+  std::snprintf(text, sizeof text, "cuBLAS %d.%d.%d, CUDA runtime %d.%d", major, minor, patch, runtime / 1000,
+                (runtime % 1000) / 10);
+  return text;
+}
+
+}  // namespace
+
+extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(uint32_t host_abi_major) {
+  if (host_abi_major != BLOBRT_PLUGIN_ABI_MAJOR) return nullptr;
+  static const std::string version = library_version();
+  static const blobrt_plugin_v1 table = {
+      sizeof(blobrt_plugin_v1), BLOBRT_PLUGIN_ABI_MAJOR, BLOBRT_PLUGIN_ABI_MINOR, "cuda", version.c_str(),
+      device_count, device_properties, open, close, allocate, release, host_allocate, host_release,
+      nullptr /* host_alias: device memory is separate */,
+      copy_to_device, copy_to_host, copy_device, memset_, saxpy, daxpy, sdot, ddot, sasum, dasum, sscal, dscal,
+      synchronize};
+  return &table;
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Installs the build into temporary DESTDIRs with meson install tags and checks them:
+- `runtime,devel` (a CPU node): no CUDA file anywhere, and `blobrt info` works from it;
+- `runtime,devel,cuda` (a GPU node): the CUDA plugin and its manifest are added.
+usage: install_tags_test.py BUILD PLUGINS_DIR PREFIX BINDIR LIBDIR with-cuda|no-cuda
+"""
+import os
+import subprocess
+import sys
+import tempfile
+
+build, plugins_dir, prefix, bindir, libdir, cuda = sys.argv[1:7]
+passed = failed = 0
+
+
+def check(condition, what):
+    global passed, failed
+    if condition:
+        passed += 1
+        print(f"ok: {what}")
+    else:
+        failed += 1
+        print(f"FAIL: {what}")
+
+
+def install(tags, dest):
+    subprocess.run(["meson", "install", "-C", build, "--no-rebuild", "--quiet", "--tags", tags,
+                    "--destdir", dest], check=True, stdout=subprocess.DEVNULL)
+    return [os.path.relpath(os.path.join(r, f), dest) for r, _, fs in os.walk(dest) for f in fs]
+
+
+def run_info(dest):
+    root = lambda p: dest + (p if os.path.isabs(p) else os.path.join(prefix, p))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("BLOBRT_")}
+    env["LD_LIBRARY_PATH"] = root(libdir)
+    # The installed tree lives under DESTDIR, not at the baked-in path.
+    env["BLOBRT_PLUGIN_SYSTEM_PATH"] = dest + plugins_dir
+    return subprocess.run([os.path.join(root(bindir), "blobrt"), "info"], env=env,
+                          capture_output=True, text=True)
+
+
+with tempfile.TemporaryDirectory() as cpu_node:
+    files = install("runtime,devel", cpu_node)
+    cuda_files = [f for f in files if "cuda" in os.path.basename(f).lower()]
+    check(not cuda_files, f"runtime,devel installs no CUDA file {cuda_files}")
+    check(any(f.endswith("/blobrt") for f in files), "runtime installs the blobrt command")
+    check(any(f.endswith("blobrt-conformance") for f in files), "runtime installs blobrt-conformance")
+    check(any(f.endswith("include/blobrt/blob.hpp") for f in files), "devel installs the headers")
+    check(any(f.endswith("include/blobrt/blobrt.pb.h") for f in files), "devel installs the generated proto header")
+    check(any(f.endswith("pkgconfig/blobrt.pc") for f in files), "devel installs blobrt.pc")
+    check(any(f.endswith("plugins.d/blis.plugin") for f in files), "runtime installs the blis manifest")
+    info = run_info(cpu_node)
+    check(info.returncode == 0, f"blobrt info on the CPU install exits 0 ({info.stderr.strip()})")
+    check("blis  " in info.stdout and "usable" in info.stdout, "blobrt info finds the installed blis plugin")
+    check("cuda" not in info.stdout, "blobrt info on the CPU install lists no cuda plugin")
+
+if cuda == "with-cuda":
+    with tempfile.TemporaryDirectory() as gpu_node:
+        files = install("runtime,devel,cuda", gpu_node)
+        check(any(f.endswith("plugins.d/libblobrt-cuda.so") for f in files), "cuda tag adds the plugin")
+        check(any(f.endswith("plugins.d/cuda.plugin") for f in files), "cuda tag adds its manifest")
+        info = run_info(gpu_node)
+        check(info.returncode == 0, "blobrt info on the GPU install exits 0")
+        check("cuda  " in info.stdout, "blobrt info on the GPU install lists cuda")
+
+print(f"install_tags: {passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
