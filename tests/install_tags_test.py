@@ -49,6 +49,16 @@ with tempfile.TemporaryDirectory() as cpu_node:
     check(any(f.endswith("include/blobrt/blobrt.pb.h") for f in files), "devel installs the generated proto header")
     check(any(f.endswith("pkgconfig/blobrt.pc") for f in files), "devel installs blobrt.pc")
     check(any(f.endswith("plugins.d/blis.plugin") for f in files), "runtime installs the blis manifest")
+    # A program written against Caffe builds against the installed tree via pkg-config.
+    pc_dir = cpu_node + os.path.join(prefix, libdir, "pkgconfig")
+    env = dict(os.environ, PKG_CONFIG_PATH=pc_dir, PKG_CONFIG_SYSROOT_DIR=cpu_node)
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "blobrt"], env=env, capture_output=True,
+                           text=True)
+    check(flags.returncode == 0, f"pkg-config finds blobrt.pc ({flags.stderr.strip()})")
+    demo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "caffe_demo.cpp")
+    compiled = subprocess.run(["c++", "-std=c++17", demo, "-o", os.path.join(cpu_node, "demo")]
+                              + flags.stdout.split(), capture_output=True, text=True)
+    check(compiled.returncode == 0, f"the Caffe demo compiles against the install ({compiled.stderr[-500:]})")
     info = run_info(cpu_node)
     check(info.returncode == 0, f"blobrt info on the CPU install exits 0 ({info.stderr.strip()})")
     check("blis  " in info.stdout and "usable" in info.stdout, "blobrt info finds the installed blis plugin")
