@@ -5,7 +5,7 @@
 
 #include <unistd.h>
 
-#include "host_kernels.hpp"
+#include "blobrt_kernels/level1.hpp"
 #include "host_memory.hpp"
 
 namespace blobrt {
@@ -44,47 +44,47 @@ class HostDevice final : public Device {
 
   void copy_to_device(const void* host, DeviceBuffer dst, std::size_t dst_offset,
                       std::size_t bytes) override {
-    std::memcpy(at<char>(dst, dst_offset), host, bytes);
+    blobrt_kernels::copy_bytes(at<char>(dst, dst_offset), host, bytes);
   }
   void copy_to_host(ConstDeviceBuffer src, std::size_t src_offset, void* host,
                     std::size_t bytes) override {
-    std::memcpy(host, at<char>(src, src_offset), bytes);
+    blobrt_kernels::copy_bytes(host, at<char>(src, src_offset), bytes);
   }
   void copy_device(ConstDeviceBuffer src, std::size_t src_offset, DeviceBuffer dst,
                    std::size_t dst_offset, std::size_t bytes) override {
-    std::memmove(at<char>(dst, dst_offset), at<char>(src, src_offset), bytes);
+    blobrt_kernels::copy_bytes(at<char>(dst, dst_offset), at<char>(src, src_offset), bytes);
   }
   void memset(DeviceBuffer dst, std::size_t offset, int value, std::size_t bytes) override {
-    std::memset(at<char>(dst, offset), value, bytes);
+    blobrt_kernels::fill_bytes(at<char>(dst, offset), value, bytes);
   }
 
   void axpy(std::int64_t n, float alpha, ConstDeviceBuffer x, std::int64_t x_off,
             DeviceBuffer y, std::int64_t y_off) override {
-    host_kernels::axpy(n, alpha, at<float>(x, x_off), at<float>(y, y_off));
+    blobrt_kernels::axpy(n, alpha, at<float>(x, x_off), at<float>(y, y_off));
   }
   void axpy(std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_off,
             DeviceBuffer y, std::int64_t y_off) override {
-    host_kernels::axpy(n, alpha, at<double>(x, x_off), at<double>(y, y_off));
+    blobrt_kernels::axpy(n, alpha, at<double>(x, x_off), at<double>(y, y_off));
   }
   void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
            std::int64_t y_off, float* result) override {
-    *result = host_kernels::dot(n, at<float>(x, x_off), at<float>(y, y_off));
+    *result = blobrt_kernels::dot(n, at<float>(x, x_off), at<float>(y, y_off));
   }
   void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
            std::int64_t y_off, double* result) override {
-    *result = host_kernels::dot(n, at<double>(x, x_off), at<double>(y, y_off));
+    *result = blobrt_kernels::dot(n, at<double>(x, x_off), at<double>(y, y_off));
   }
   void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, float* result) override {
-    *result = host_kernels::asum(n, at<float>(x, x_off));
+    *result = blobrt_kernels::asum(n, at<float>(x, x_off));
   }
   void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, double* result) override {
-    *result = host_kernels::asum(n, at<double>(x, x_off));
+    *result = blobrt_kernels::asum(n, at<double>(x, x_off));
   }
   void scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off) override {
-    host_kernels::scal(n, alpha, at<float>(x, x_off));
+    blobrt_kernels::scal(n, alpha, at<float>(x, x_off));
   }
   void scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off) override {
-    host_kernels::scal(n, alpha, at<double>(x, x_off));
+    blobrt_kernels::scal(n, alpha, at<double>(x, x_off));
   }
 
   void synchronize() override {}

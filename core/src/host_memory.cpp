@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "blobrt/error.hpp"
+#include "blobrt_kernels/level1.hpp"
 
 namespace blobrt::host_memory {
 
@@ -19,6 +20,6 @@ void* allocate(std::size_t bytes) {
 
 void release(void* pointer) noexcept { std::free(pointer); }
 
-void zero(void* pointer, std::size_t bytes) { std::memset(pointer, 0, bytes); }
+void zero(void* pointer, std::size_t bytes) { blobrt_kernels::fill_bytes(pointer, 0, bytes); }
 
 }  // namespace blobrt::host_memory

@@ -1,0 +1,89 @@
+// Splitting level-1 work across cores. Level-1 BLAS is memory-bound and one core cannot
+// saturate the memory bus (BLIS's level-1 routines run on one thread), so large vectors
+// are cut into one contiguous, cache-line-aligned chunk per OpenMP thread. Small vectors
+// stay on the calling thread: a fork/join costs about a microsecond.
+// Header-only: used by libblobrt's host device and by the BLIS plugin alike.
+#ifndef BLOBRT_KERNELS_PARALLEL_HPP
+#define BLOBRT_KERNELS_PARALLEL_HPP
+
+#include <algorithm>
+#include <cstdint>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace blobrt_kernels {
+
+// Below this many elements the work stays on one thread.
+constexpr std::int64_t kParallelThreshold = std::int64_t(1) << 15;
+// Chunk boundaries fall on multiples of this many elements (64 bytes for float).
+constexpr std::int64_t kChunkAlign = 16;
+constexpr int kMaxThreads = 256;
+
+inline int worker_count(std::int64_t n, std::int64_t threshold = kParallelThreshold) {
+#ifdef _OPENMP
+  if (n < threshold) return 1;
+  int threads = omp_get_max_threads();
+  // At least half a threshold per thread, at most kMaxThreads.
+  std::int64_t useful = std::max<std::int64_t>(1, n / (threshold / 2));
+  return static_cast<int>(std::min<std::int64_t>({threads, useful, kMaxThreads}));
+#else
+  (void)n;
+  (void)threshold;
+  return 1;
+#endif
+}
+
+inline void chunk_of(std::int64_t n, int part, int parts, std::int64_t* begin, std::int64_t* end) {
+  std::int64_t size = (n + parts - 1) / parts;
+  size = (size + kChunkAlign - 1) / kChunkAlign * kChunkAlign;
+  *begin = std::min(n, part * size);
+  *end = std::min(n, *begin + size);
+}
+
+// fn(begin, end) over [0, n), one chunk per thread.
+template <typename Fn>
+void parallel_for(std::int64_t n, Fn fn, std::int64_t threshold = kParallelThreshold) {
+  int parts = worker_count(n, threshold);
+  if (parts <= 1) {
+    if (n > 0) fn(std::int64_t(0), n);
+    return;
+  }
+#ifdef _OPENMP
+#pragma omp parallel num_threads(parts)
+  {
+    std::int64_t begin, end;
+    chunk_of(n, omp_get_thread_num(), omp_get_num_threads(), &begin, &end);
+    if (begin < end) fn(begin, end);
+  }
+#endif
+}
+
+// Sum of fn(begin, end) over the chunks, added in chunk order: the same result for the
+// same thread count, whatever the scheduling.
+template <typename Fn>
+double parallel_sum(std::int64_t n, Fn fn) {
+  int parts = worker_count(n);
+  if (parts <= 1) return n > 0 ? fn(std::int64_t(0), n) : 0.0;
+  double partial[kMaxThreads] = {};
+  int used = parts;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(parts)
+  {
+    std::int64_t begin, end;
+    int t = omp_get_thread_num();
+#pragma omp single
+    used = omp_get_num_threads();
+    chunk_of(n, t, used, &begin, &end);
+    if (begin < end) partial[t] = fn(begin, end);
+  }
+#endif
+  double sum = 0;
+  for (int t = 0; t < used; ++t) sum += partial[t];
+  return sum;
+}
+
+}  // namespace blobrt_kernels
+
+#endif
