@@ -1,0 +1,44 @@
+// Shared by the benchmark files: sizes, smoke mode, naming, and byte accounting.
+// Names are "group/subject/op/dtype/n" so tools/bench_report.py can match each result
+// with its references (the bandwidth probe, the raw library call) from the same run.
+#ifndef BLOBRT_BENCH_COMMON_HPP
+#define BLOBRT_BENCH_COMMON_HPP
+
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace blobrt::bench {
+
+// Set by --blobrt_smoke: a few small sizes, so CI runs every benchmark in seconds.
+bool smoke();
+void set_smoke(bool on);
+
+// n = 2^0, 2^2, ..., 2^26 (smoke: 2^0 and 2^12).
+std::vector<std::int64_t> sizes();
+
+// Bytes an operation must move per call, for n elements of `element` bytes.
+enum class Pattern { kFill, kCopy, kSum, kDot, kTriad, kScale };
+std::int64_t bytes_moved(Pattern p, std::int64_t n, std::int64_t element);
+const char* to_string(Pattern p);
+
+template <typename T>
+const char* dtype_name() {
+  return sizeof(T) == 4 ? "float" : "double";
+}
+
+std::string name(const std::string& group, const std::string& subject, const std::string& op,
+                 const std::string& dtype, std::int64_t n);
+
+// Registration of each file's benchmarks (called from main once the runtime is up).
+void register_probe();
+void register_raw();
+void register_device();
+void register_blob();
+void register_proto();
+
+}  // namespace blobrt::bench
+
+#endif

@@ -1,0 +1,86 @@
+// Each Device operation through blobrt (the plugin table, or the host device), on every
+// device this machine can open. One untimed call first (kernel compilation, page faults);
+// every timed call ends with synchronize(), so asynchronous backends are measured whole.
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "bench_common.hpp"
+#include "blobrt/runtime.hpp"
+
+namespace blobrt::bench {
+namespace {
+
+enum class Op { kMemset, kHostToDevice, kDeviceToHost, kDeviceToDevice, kAxpy, kDot, kAsum, kScal };
+
+struct OpInfo {
+  Op op;
+  const char* name;
+  Pattern pattern;
+};
+
+const OpInfo kOps[] = {
+    {Op::kMemset, "memset", Pattern::kFill},      {Op::kHostToDevice, "h2d", Pattern::kCopy},
+    {Op::kDeviceToHost, "d2h", Pattern::kCopy},   {Op::kDeviceToDevice, "d2d", Pattern::kCopy},
+    {Op::kAxpy, "axpy", Pattern::kTriad},         {Op::kDot, "dot", Pattern::kDot},
+    {Op::kAsum, "asum", Pattern::kSum},           {Op::kScal, "scal", Pattern::kScale},
+};
+
+template <typename T>
+void run(benchmark::State& state, const std::string& id, const OpInfo& info, std::int64_t n) {
+  std::shared_ptr<Device> device = open_device(id);
+  const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
+  DeviceBuffer x = device->allocate(bytes);
+  DeviceBuffer y = device->allocate(bytes);
+  void* pinned = device->allocate_host(bytes);
+  std::vector<T> ordinary(pinned ? 0 : n);
+  T* host = pinned ? static_cast<T*>(pinned) : ordinary.data();
+  for (std::int64_t i = 0; i < n; ++i) host[i] = T(1) + T(i % 7) * T(0.125);
+  device->copy_to_device(host, x, 0, bytes);
+  device->copy_to_device(host, y, 0, bytes);
+  const T a = T(0.999);
+  T result = 0;
+  auto once = [&] {
+    switch (info.op) {
+      case Op::kMemset: device->memset(x, 0, 0, bytes); break;
+      case Op::kHostToDevice: device->copy_to_device(host, x, 0, bytes); break;
+      case Op::kDeviceToHost: device->copy_to_host(x, 0, host, bytes); break;
+      case Op::kDeviceToDevice: device->copy_device(x, 0, y, 0, bytes); break;
+      case Op::kAxpy: device->axpy(n, a, x, 0, y, 0); break;
+      case Op::kDot: device->dot(n, x, 0, y, 0, &result); break;
+      case Op::kAsum: device->asum(n, x, 0, &result); break;
+      case Op::kScal: device->scal(n, a, x, 0); break;
+    }
+    device->synchronize();
+  };
+  once();  // warm-up: JIT, first touch
+  for (auto _ : state) {
+    once();
+    benchmark::DoNotOptimize(result);
+  }
+  state.SetBytesProcessed(state.iterations() * bytes_moved(info.pattern, n, sizeof(T)));
+  device->release(x);
+  device->release(y);
+  if (pinned) device->release_host(pinned);
+}
+
+template <typename T>
+void register_type(const std::string& id) {
+  for (const OpInfo& info : kOps) {
+    for (std::int64_t n : sizes()) {
+      benchmark::RegisterBenchmark(name("device", id, info.name, dtype_name<T>(), n).c_str(),
+                                   [id, info, n](benchmark::State& s) { run<T>(s, id, info, n); });
+    }
+  }
+}
+
+}  // namespace
+
+void register_device() {
+  for (const std::string& id : available_devices()) {
+    register_type<float>(id);
+    register_type<double>(id);
+  }
+}
+
+}  // namespace blobrt::bench
