@@ -122,17 +122,17 @@ void register_blob() {
     for (const char* op : {"first_touch", "Update", "asum_data", "sumsq_data", "scale_data", "CopyFrom", "round_trip"}) {
       std::string o = op;
       for (std::int64_t n : sizes()) {
-        benchmark::RegisterBenchmark(name("blob", id, o, "float", n).c_str(),
+        reg(name("blob", id, o, "float", n),
                                      [id, o, n](benchmark::State& s) { blob_op<float>(s, id, o, n); });
       }
       // The rows of the Caffe anchor table: median of 5 at 16 Mi floats.
-      benchmark::RegisterBenchmark(name("anchor", id, o, "float", anchor).c_str(),
+      reg(name("anchor", id, o, "float", anchor),
                                    [id, o, anchor](benchmark::State& s) { blob_op<float>(s, id, o, anchor); })
           ->Repetitions(smoke() ? 1 : 5)
           ->ReportAggregatesOnly(!smoke())
           ->Unit(benchmark::kMillisecond);
     }
-    benchmark::RegisterBenchmark(name("memory", id, "rss", "float", anchor).c_str(),
+    reg(name("memory", id, "rss", "float", anchor),
                                  [id, anchor](benchmark::State& s) { memory_cost(s, id, anchor); })
         ->Iterations(1);
   }

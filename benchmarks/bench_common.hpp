@@ -32,6 +32,13 @@ const char* dtype_name() {
 std::string name(const std::string& group, const std::string& subject, const std::string& op,
                  const std::string& dtype, std::int64_t n);
 
+// Registers a benchmark timed in wall-clock time: CPU time of the calling thread would
+// miss the other OpenMP threads and every asynchronous device.
+template <typename Fn>
+benchmark::internal::Benchmark* reg(const std::string& name, Fn fn) {
+  return benchmark::RegisterBenchmark(name.c_str(), fn)->UseRealTime();
+}
+
 // Registration of each file's benchmarks (called from main once the runtime is up).
 void register_probe();
 void register_raw();

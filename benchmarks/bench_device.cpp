@@ -68,7 +68,7 @@ template <typename T>
 void register_type(const std::string& id) {
   for (const OpInfo& info : kOps) {
     for (std::int64_t n : sizes()) {
-      benchmark::RegisterBenchmark(name("device", id, info.name, dtype_name<T>(), n).c_str(),
+      reg(name("device", id, info.name, dtype_name<T>(), n),
                                    [id, info, n](benchmark::State& s) { run<T>(s, id, info, n); });
     }
   }

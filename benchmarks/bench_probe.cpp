@@ -98,7 +98,7 @@ void register_type() {
   for (Pattern p : {Pattern::kFill, Pattern::kCopy, Pattern::kSum, Pattern::kDot, Pattern::kTriad,
                     Pattern::kScale}) {
     for (std::int64_t n : sizes()) {
-      benchmark::RegisterBenchmark(name("probe", "stream", to_string(p), dtype_name<T>(), n).c_str(),
+      reg(name("probe", "stream", to_string(p), dtype_name<T>(), n),
                                    [p, n](benchmark::State& s) { probe<T>(s, p, n); });
     }
   }

@@ -70,7 +70,7 @@ void proto_op(benchmark::State& state, const std::string& op) {
 void register_proto() {
   for (const char* op : {"to_bytes", "from_bytes", "save", "load", "add_data_loop"}) {
     std::string o = op;
-    benchmark::RegisterBenchmark(name("proto", "host", o, "float", count()).c_str(),
+    reg(name("proto", "host", o, "float", count()),
                                  [o](benchmark::State& s) { proto_op(s, o); })
         ->Repetitions(smoke() ? 1 : 5)
         ->ReportAggregatesOnly(!smoke())

@@ -183,13 +183,13 @@ void register_type() {
     for (std::int64_t n : sizes()) {
       std::string o = op.name;
       std::int64_t bytes = bytes_moved(op.pattern, n, sizeof(T));
-      benchmark::RegisterBenchmark(name("raw", "blis", o, dtype_name<T>(), n).c_str(),
+      reg(name("raw", "blis", o, dtype_name<T>(), n),
                                    [o, n, bytes](benchmark::State& s) {
                                      blis<T>(s, o, n);
                                      s.SetBytesProcessed(s.iterations() * bytes);
                                    });
       if (openblas()) {
-        benchmark::RegisterBenchmark(name("raw", "openblas", o, dtype_name<T>(), n).c_str(),
+        reg(name("raw", "openblas", o, dtype_name<T>(), n),
                                      [o, n, bytes](benchmark::State& s) {
                                        cblas<T>(s, o, n);
                                        s.SetBytesProcessed(s.iterations() * bytes);
@@ -197,7 +197,7 @@ void register_type() {
       }
 #ifdef BLOBRT_BENCH_OPENCL
       if (opencl()) {
-        benchmark::RegisterBenchmark(name("raw", "clblast", o, dtype_name<T>(), n).c_str(),
+        reg(name("raw", "clblast", o, dtype_name<T>(), n),
                                      [o, n, bytes](benchmark::State& s) {
                                        clblast_raw<T>(s, o, n);
                                        s.SetBytesProcessed(s.iterations() * bytes);

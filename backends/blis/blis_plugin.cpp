@@ -1,10 +1,11 @@
 // The CPU backend on BLIS. Device memory is host memory (64-byte aligned), so the core
-// never copies between the host mirror and this device. axpy, dot and scal go to BLIS's
-// typed vector API (bli_?axpyv etc., 64-bit lengths in this build), one contiguous chunk
-// per core for large n: BLIS runs level-1 routines on one thread, which cannot saturate
-// the memory bus. asum does not: BLIS 0.9's ?asumv is not vectorised (about 3 GB/s here
-// against 40+ GB/s for ours, docs/performance.md), so our kernel takes it over.
-// memset and copies use the same chunking.
+// never copies between the host mirror and this device. axpy and scal go to BLIS's
+// typed vector API (bli_?axpyv, bli_?scalv: 64-bit lengths in this build), one contiguous
+// chunk per core for large n: BLIS runs level-1 routines on one thread, which cannot
+// saturate the memory bus. asum and dot do not: BLIS 0.9's ?asumv is not vectorised
+// (about 3 GB/s here against 40+ GB/s for ours) and its ?dotv reaches about 0.7 of the
+// streaming limit against 0.9+ for ours (docs/performance.md), so our kernels take them
+// over, as the issue allows where measured faster. memset and copies use the same chunking.
 #include <blis.h>
 
 #include <cstdint>
@@ -99,16 +100,6 @@ void blis_axpy(dim_t n, float a, float* x, float* y) { bli_saxpyv(BLIS_NO_CONJUG
 void blis_axpy(dim_t n, double a, double* x, double* y) { bli_daxpyv(BLIS_NO_CONJUGATE, n, &a, x, 1, y, 1); }
 void blis_scal(dim_t n, float a, float* x) { bli_sscalv(BLIS_NO_CONJUGATE, n, &a, x, 1); }
 void blis_scal(dim_t n, double a, double* x) { bli_dscalv(BLIS_NO_CONJUGATE, n, &a, x, 1); }
-double blis_dot(dim_t n, float* x, float* y) {
-  float r = 0;
-  bli_sdotv(BLIS_NO_CONJUGATE, BLIS_NO_CONJUGATE, n, x, 1, y, 1, &r);
-  return r;
-}
-double blis_dot(dim_t n, double* x, double* y) {
-  double r = 0;
-  bli_ddotv(BLIS_NO_CONJUGATE, BLIS_NO_CONJUGATE, n, x, 1, y, 1, &r);
-  return r;
-}
 
 template <typename T>
 int axpy(void*, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error*) {
@@ -119,10 +110,7 @@ int axpy(void*, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t 
 }
 template <typename T>
 int dot(void*, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error*) {
-  T* xs = at<T>(x, xo);
-  T* ys = at<T>(y, yo);
-  *r = static_cast<T>(
-      blobrt_kernels::parallel_sum(n, [&](int64_t b, int64_t e) { return blis_dot(e - b, xs + b, ys + b); }));
+  *r = blobrt_kernels::dot(n, at<T>(x, xo), at<T>(y, yo));
   return BLOBRT_OK;
 }
 template <typename T>
