@@ -6,7 +6,9 @@
 #include <iterator>
 #include <string>
 
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "blobrt/blob.hpp"
@@ -109,6 +111,37 @@ TEST(IoTest, FailedWriteLeavesTheOldFileIntact) {
     ::chmod(dir.c_str(), 0755);
   }
   EXPECT_EQ(slurp(path), before);
+}
+
+TEST(IoTest, WriterKilledMidWriteLeavesTheOldFileIntact) {
+  std::string dir = temp("killed_dir");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::string path = dir + "/blob.binaryproto";
+  BlobProto old;
+  old.add_data(42);
+  WriteProtoToBinaryFile(old, path);
+  const std::string before = slurp(path);
+  // A 32 MiB message: its write takes long enough to be interrupted.
+  BlobProto big;
+  big.mutable_data()->Resize(8 << 20, 1.0f);
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      for (;;) WriteProtoToBinaryFile(big, path);  // until killed
+    }
+    ::usleep(20000 + attempt * 7000);
+    ::kill(child, SIGKILL);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFSIGNALED(status));
+    // Old or new, never a mix: it always parses, and is one of the two.
+    BlobProto back;
+    ASSERT_TRUE(ReadProtoFromBinaryFile(path, &back)) << "attempt " << attempt;
+    EXPECT_TRUE(back.data_size() == 1 || back.data_size() == (8 << 20)) << back.data_size();
+    if (back.data_size() == 1) EXPECT_EQ(slurp(path), before);
+  }
 }
 
 TEST(IoTest, TextRoundTrip) {

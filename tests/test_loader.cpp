@@ -1,7 +1,11 @@
 // The loader survives every kind of broken plugin and says why it skipped each one.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
+
+#include <sys/stat.h>
+#include <unistd.h>
 #include <filesystem>
 
 #include "blobrt/error.hpp"
@@ -253,6 +257,76 @@ TEST(LoaderTest, DeviceWithoutFp64SkipsDoubleWithItsName) {
     EXPECT_NE(std::string(e.what()).find("dasum failed: no fp64"), std::string::npos) << e.what();
   }
   device->release(b);
+}
+
+TEST(LoaderTest, PluginThatCrashesWhileProbedIsReportedNotFatal) {
+  PluginDir dir("crash");
+  dir.add("crashes");
+  EXPECT_REASON(only(discover_in(dir.str())), "crashed while being probed (SIGSEGV in a child process)");
+}
+
+TEST(LoaderTest, PluginThatHangsWhileProbedIsKilledAfterTheLimit) {
+  PluginDir dir("hang");
+  dir.add("hangs");
+  ::setenv("BLOBRT_PLUGIN_PROBE_TIMEOUT", "1", 1);
+  auto start = std::chrono::steady_clock::now();
+  PluginReport r = only(discover_in(dir.str()));
+  ::unsetenv("BLOBRT_PLUGIN_PROBE_TIMEOUT");
+  EXPECT_REASON(r, "hung while being probed (no answer within 1 s");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST(LoaderTest, ChildProbingCanBeTurnedOff) {
+  // With BLOBRT_PLUGIN_PROBE=inprocess (and no scanner) the usual checks still run here.
+  PluginDir dir("inprocess");
+  dir.add("initfails");
+  ::setenv("BLOBRT_PLUGIN_PROBE", "inprocess", 1);
+  PluginReport r = only(discover_in(dir.str()));
+  ::unsetenv("BLOBRT_PLUGIN_PROBE");
+  EXPECT_REASON(r, "initialisation failed");
+}
+
+TEST(LoaderSafetyTest, WorldWritableDirectoryIsRefused) {
+  PluginDir dir("ww_dir");
+  dir.add("nofp64");
+  ::chmod(dir.str().c_str(), 0777);
+  Discovery d = discover_in(dir.str());
+  ASSERT_EQ(d.inventory.directories.size(), 1u);
+  EXPECT_NE(d.inventory.directories[0].refused.find("is writable by every user"), std::string::npos)
+      << d.inventory.directories[0].refused;
+  EXPECT_TRUE(d.inventory.plugins.empty());
+  ::setenv("BLOBRT_ALLOW_INSECURE_PLUGINS", "1", 1);
+  Discovery allowed = discover_in(dir.str());
+  ::unsetenv("BLOBRT_ALLOW_INSECURE_PLUGINS");
+  EXPECT_TRUE(allowed.inventory.directories[0].refused.empty());
+  EXPECT_TRUE(only(allowed).usable);
+  ::chmod(dir.str().c_str(), 0755);
+}
+
+TEST(LoaderSafetyTest, WorldWritableManifestOrLibraryIsRefused) {
+  PluginDir dir("ww_files");
+  dir.add("nofp64");
+  ::chmod((dir.str() + "/nofp64.plugin").c_str(), 0666);
+  EXPECT_REASON(only(discover_in(dir.str())), "refused: " + dir.str() + "/nofp64.plugin is writable by every user");
+  ::chmod((dir.str() + "/nofp64.plugin").c_str(), 0644);
+  ::chmod((dir.str() + "/libtest-nofp64.so").c_str(), 0757);
+  EXPECT_REASON(only(discover_in(dir.str())), "libtest-nofp64.so is writable by every user");
+  ::chmod((dir.str() + "/libtest-nofp64.so").c_str(), 0755);
+  EXPECT_TRUE(only(discover_in(dir.str())).usable);
+}
+
+TEST(LoaderSafetyTest, FilesOfAnotherUserOrGroupAreRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give files away";
+  PluginDir dir("owner");
+  dir.add("nofp64");
+  std::string manifest = dir.str() + "/nofp64.plugin";
+  ASSERT_EQ(::chown(manifest.c_str(), 65534, 0), 0);
+  EXPECT_REASON(only(discover_in(dir.str())), "is owned by another user (uid 65534)");
+  ASSERT_EQ(::chown(manifest.c_str(), 0, 12345), 0);
+  ::chmod(manifest.c_str(), 0664);
+  EXPECT_REASON(only(discover_in(dir.str())), "is writable by group 12345");
+  ::chmod(manifest.c_str(), 0644);
+  EXPECT_TRUE(only(discover_in(dir.str())).usable);  // group-owned but not group-writable
 }
 
 }  // namespace

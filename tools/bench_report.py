@@ -32,8 +32,8 @@ def load(path):
         if b.get("run_type") == "aggregate" and b.get("aggregate_name") != "median":
             continue
         parts = b["name"].split("/")
-        base = "/".join(p for p in parts if not p.startswith(("repeats:", "iterations:", "min_time:")))
-        base = base.replace("_median", "")
+        base = "/".join(p for p in parts
+                        if not p.startswith(("repeats:", "iterations:", "min_time:", "real_time")))
         results[base] = {
             "ns": b["real_time"] * TO_NS[b.get("time_unit", "ns")],
             "bps": b.get("bytes_per_second", 0.0),

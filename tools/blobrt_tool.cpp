@@ -81,7 +81,8 @@ int cmd_info(bool json) {
     for (std::size_t i = 0; i < inv.directories.size(); ++i) {
       const auto& d = inv.directories[i];
       std::cout << (i ? ", " : "") << "{\"path\": " << json_string(d.path) << ", \"origin\": "
-                << json_string(d.origin) << ", \"exists\": " << (d.exists ? "true" : "false") << "}";
+                << json_string(d.origin) << ", \"exists\": " << (d.exists ? "true" : "false")
+                << ", \"refused\": " << json_string(d.refused) << "}";
     }
     std::cout << "],\n  \"plugins\": [\n    {\"name\": \"host\", \"builtin\": true, \"usable\": true, "
               << "\"devices\": [" << device_json(host) << "]}";
@@ -111,7 +112,8 @@ int cmd_info(bool json) {
               << BLOBRT_PLUGIN_ABI_MINOR << ")\n\nPlugin search path:\n";
     if (inv.environment_ignored) std::cout << "  (environment variables ignored: setuid/setgid process)\n";
     for (const auto& d : inv.directories) {
-      std::cout << "  " << d.path << "  [" << d.origin << (d.exists ? "" : ", does not exist") << "]\n";
+      std::cout << "  " << d.path << "  [" << d.origin << (d.exists ? "" : ", does not exist")
+                << (d.refused.empty() ? "" : ", " + d.refused) << "]\n";
     }
     std::cout << "\nBackends:\n  host  (built-in)  usable\n";
     print_device_text(host);

@@ -21,7 +21,7 @@ packages=(
   libboost-dev libboost-filesystem-dev
   libblis-dev
   ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd clinfo
-  libgtest-dev libgmock-dev libbenchmark-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -61,9 +61,45 @@ meson devenv -C "$build" -w "$demo_dir" blobrt-caffe-demo | sed -n '1,3p;/ASUM/,
 rm -rf "$demo_dir"
 
 if [ "$mode" = test ]; then
-  echo "== test suite"
   status=0
-  meson test -C "$build" --print-errorlogs --num-processes "$(nproc)" || status=$?
-  python3 "$root/tools/test_summary.py" "$build/meson-logs/testlog.junit.xml"
+  logs=()
+  echo "== test suite (every backend found: host, blis, opencl on PoCL, cuda where a GPU is)"
+  meson test -C "$build" --print-errorlogs --num-processes "$(nproc)" || status=1
+  # Each meson test run rewrites testlog.junit.xml: keep a copy per run.
+  cp "$build/meson-logs/testlog.junit.xml" "$build/meson-logs/suite.junit.xml"
+  logs+=("$build/meson-logs/suite.junit.xml")
+
+  echo "== benchmarks, smoke mode (no assertions on time)"
+  meson test -C "$build" --benchmark --print-errorlogs || status=1
+  cp "$build/meson-logs/testlog.junit.xml" "$build/meson-logs/bench.junit.xml"
+  logs+=("$build/meson-logs/bench.junit.xml")
+
+  echo "== the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer"
+  asan="$build-asan"
+  if [ ! -f "$asan/build.ninja" ]; then
+    meson setup "$asan" -Dtests=enabled -Dcuda=disabled -Db_sanitize=address,undefined -Db_lundef=false \
+      -Dbuildtype=debugoptimized >/dev/null
+  fi
+  ninja -C "$asan" >/dev/null
+  ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1:abort_on_error=1 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  LSAN_OPTIONS="suppressions=$root/tests/sanitizer.supp" \
+    meson test -C "$asan" --print-errorlogs --num-processes "$(nproc)" --timeout-multiplier 3 || status=1
+  logs+=("$asan/meson-logs/testlog.junit.xml")
+
+  echo "== valgrind memcheck: the conformance suite on host and blis"
+  if command -v valgrind >/dev/null; then
+    vg_log="$build/meson-logs/valgrind.txt"
+    if meson devenv -C "$build" valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+        --log-file="$vg_log" blobrt-conformance --gtest_filter='AllDevices/*host_0*:AllDevices/*blis_0*' \
+        --gtest_brief=1 --gtest_output="xml:$build/meson-logs/valgrind.junit.xml" >/dev/null; then
+      echo "valgrind: clean ($(grep -o 'ERROR SUMMARY: [0-9]* errors' "$vg_log" | tail -1))"
+    else
+      echo "valgrind: errors, see $vg_log"; tail -30 "$vg_log"; status=1
+    fi
+    logs+=("$build/meson-logs/valgrind.junit.xml")
+  fi
+
+  python3 "$root/tools/test_summary.py" "${logs[@]}" || status=1
   exit "$status"
 fi

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Counts the individual GoogleTest cases in meson's JUnit log and prints one closing
-line, "tests: N passed, N failed, N skipped"."""
+"""Counts the individual test cases in JUnit logs (meson's, GoogleTest's) and prints one
+closing line, "tests: N passed, N failed, N skipped". Exits 1 if any failed."""
 import sys
 import xml.etree.ElementTree as ET
 
 
-def main(path):
+def main(paths):
     passed = failed = skipped = 0
-    for case in ET.parse(path).getroot().iter("testcase"):
+    cases = [c for path in paths for c in ET.parse(path).getroot().iter("testcase")]
+    for case in cases:
         if case.find("failure") is not None or case.find("error") is not None:
             failed += 1
         elif case.find("skipped") is not None:
@@ -19,4 +20,4 @@ def main(path):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(sys.argv[1:]))

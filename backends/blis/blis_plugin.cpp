@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "blobrt/plugin_abi.h"
+#include "blobrt_kernels/huge_pages.hpp"
 #include "blobrt_kernels/level1.hpp"
 #include "plugin_error.h"
 
@@ -63,9 +64,7 @@ int open(int32_t index, void** context, blobrt_error* err) {
 void close(void*) {}
 
 int allocate(void*, size_t bytes, void** handle, blobrt_error* err) {
-  size_t rounded = (bytes + 63) / 64 * 64;
-  if (rounded == 0) rounded = 64;
-  *handle = rounded < bytes ? nullptr : std::aligned_alloc(64, rounded);
+  *handle = blobrt_kernels::allocate_host(bytes, 64);
   if (!*handle) {
     return blobrt_fail(err, BLOBRT_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host memory", bytes);
   }

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "blobrt/plugin_abi.h"
+#include "blobrt_kernels/huge_pages.hpp"
 #include "plugin_error.h"
 #include "status_names.hpp"
 
@@ -232,8 +233,7 @@ int allocate(void* context, size_t bytes, void** handle, blobrt_error* err) {
   cl_int status = CL_SUCCESS;
   if (c->unified) {
     // Our memory, used in place by the device (CL_MEM_USE_HOST_PTR) and lent as the mirror.
-    size_t rounded = (bytes + c->alignment - 1) / c->alignment * c->alignment;
-    void* host = std::aligned_alloc(c->alignment, rounded);
+    void* host = blobrt_kernels::allocate_host(bytes, c->alignment);
     if (!host) return blobrt_fail(err, BLOBRT_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host memory", bytes);
     cl_mem mem = clCreateBuffer(c->context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host, &status);
     if (status != CL_SUCCESS) {

@@ -56,7 +56,11 @@ void Blob<Dtype>::Reshape(const std::vector<int>& shape) {
   if (!shape.empty()) std::memcpy(shape_data, shape.data(), shape.size() * sizeof(int));
   shape_ = shape;
   count_ = count;
-  if (count_ > capacity_) {
+  // As Caffe, shrinking keeps the allocation (capacity). blobrt also resizes when the
+  // memory was never allocated: a blob whose first touch failed (too large) stays usable.
+  bool never_allocated = data_ && data_->head() == SyncedMemory::UNINITIALIZED &&
+                         diff_->head() == SyncedMemory::UNINITIALIZED;
+  if (count_ > capacity_ || (never_allocated && count_ < capacity_)) {
     capacity_ = count_;
     data_ = std::make_shared<SyncedMemory>(static_cast<std::size_t>(capacity_) * sizeof(Dtype));
     diff_ = std::make_shared<SyncedMemory>(static_cast<std::size_t>(capacity_) * sizeof(Dtype));

@@ -4,16 +4,13 @@
 #include <cstring>
 
 #include "blobrt/error.hpp"
+#include "blobrt_kernels/huge_pages.hpp"
 #include "blobrt_kernels/level1.hpp"
 
 namespace blobrt::host_memory {
 
 void* allocate(std::size_t bytes) {
-  // aligned_alloc wants a multiple of the alignment.
-  std::size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
-  if (rounded == 0) rounded = kAlignment;
-  if (rounded < bytes) detail::fail("host: cannot allocate ", bytes, " bytes (size overflow)");
-  void* pointer = std::aligned_alloc(kAlignment, rounded);
+  void* pointer = blobrt_kernels::allocate_host(bytes, kAlignment);
   if (!pointer) detail::fail("host: cannot allocate ", bytes, " bytes (out of memory)");
   return pointer;
 }

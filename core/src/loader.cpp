@@ -8,28 +8,23 @@
 #include <set>
 #include <sstream>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <boost/dll/shared_library.hpp>
 
 #include "blobrt/error.hpp"
+#include "backend_spec.hpp"
 #include "blobrt_config.h"
 #include "environment.hpp"
 #include "log.hpp"
+#include "child_probe.hpp"
 #include "manifest.hpp"
 
 namespace blobrt {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::vector<std::string> split_path_list(const std::string& list) {
-  std::vector<std::string> parts;
-  std::string part;
-  std::istringstream stream(list);
-  while (std::getline(stream, part, ':')) {
-    if (!part.empty()) parts.push_back(part);
-  }
-  return parts;
-}
 
 std::string read_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -208,6 +203,52 @@ LoadedPlugin load(const Manifest& manifest, PluginReport& report) {
 
 }  // namespace
 
+PluginReport probe_in_process(const std::string& manifest_path, LoadedPlugin* loaded) {
+  PluginReport report;
+  report.manifest = manifest_path;
+  try {
+    Manifest manifest = parse_manifest(read_file(manifest_path));
+    report.name = manifest.name;
+    report.library = (fs::path(manifest_path).parent_path() / manifest.library).string();
+    report.abi = std::to_string(manifest.abi_major) + "." + std::to_string(manifest.abi_minor);
+    report.priority = manifest.priority;
+    report.requires = manifest.requires;
+    LoadedPlugin result = load(manifest, report);
+    if (loaded) *loaded = result;
+  } catch (const std::exception& e) {
+    report.reason = "invalid manifest: " + std::string(e.what());
+  }
+  return report;
+}
+
+std::string insecure_reason(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "";  // a missing file is reported elsewhere
+  if (st.st_mode & S_IWOTH) return path + " is writable by every user";
+  if ((st.st_mode & S_IWGRP) && st.st_gid != 0 && st.st_gid != ::getegid()) {
+    return path + " is writable by group " + std::to_string(st.st_gid);
+  }
+  if (st.st_uid != 0 && st.st_uid != ::geteuid()) {
+    return path + " is owned by another user (uid " + std::to_string(st.st_uid) + ")";
+  }
+  return "";
+}
+
+namespace {
+
+// As sudo and ssh (StrictModes) do: code that another user could have replaced is not
+// loaded, unless the user says BLOBRT_ALLOW_INSECURE_PLUGINS=1.
+bool insecure_allowed() {
+  auto allow = environment::get("BLOBRT_ALLOW_INSECURE_PLUGINS");
+  return allow && *allow == "1";
+}
+
+std::string refusal(const std::string& why) {
+  return "refused: " + why + " (set BLOBRT_ALLOW_INSECURE_PLUGINS=1 to load it anyway)";
+}
+
+}  // namespace
+
 std::vector<SearchDirectory> plugin_search_path() {
   std::vector<SearchDirectory> directories;
   auto add = [&](const std::string& path, const char* origin) {
@@ -216,6 +257,10 @@ std::vector<SearchDirectory> plugin_search_path() {
     d.origin = origin;
     std::error_code ec;
     d.exists = fs::is_directory(path, ec);
+    if (d.exists && !insecure_allowed()) {
+      std::string why = insecure_reason(path);
+      if (!why.empty()) d.refused = refusal(why);
+    }
     directories.push_back(d);
   };
   if (auto user = environment::get("BLOBRT_PLUGIN_PATH")) {
@@ -241,6 +286,10 @@ Discovery discover_plugins() {
     log::debug("searching ", directory.path, " (", directory.origin, ")",
                directory.exists ? "" : ": no such directory");
     if (!directory.exists) continue;
+    if (!directory.refused.empty()) {
+      log::info("plugin directory ", directory.path, " ", directory.refused);
+      continue;
+    }
     std::vector<fs::path> manifests;
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(directory.path, ec)) {
@@ -258,7 +307,14 @@ Discovery discover_plugins() {
         report.abi = std::to_string(manifest.abi_major) + "." + std::to_string(manifest.abi_minor);
         report.priority = manifest.priority;
         report.requires = manifest.requires;
-        if (claimed.count(manifest.name)) {
+        std::string unsafe;
+        if (!insecure_allowed()) {
+          unsafe = insecure_reason(report.manifest);
+          if (unsafe.empty()) unsafe = insecure_reason(report.library);
+        }
+        if (!unsafe.empty()) {
+          report.reason = refusal(unsafe);
+        } else if (claimed.count(manifest.name)) {
           report.reason = manifest.name == "host"
                               ? std::string("the name 'host' is reserved for the built-in device")
                               : "shadowed by " + claimed_by[manifest.name] +
@@ -266,7 +322,9 @@ Discovery discover_plugins() {
         } else {
           claimed.insert(manifest.name);
           claimed_by[manifest.name] = report.manifest;
-          loaded = load(manifest, report);
+          // Plugin code runs first in a child process with a time limit, so a plugin
+          // that crashes or hangs while probed costs this process nothing.
+          if (probe_in_child(report)) loaded = load(manifest, report);
         }
       } catch (const std::exception& e) {
         report.reason = "invalid manifest: " + std::string(e.what());

@@ -27,6 +27,14 @@ std::vector<SearchDirectory> plugin_search_path();
 
 Discovery discover_plugins();
 
+// Parses one manifest and loads its plugin in this process, with every check but the
+// search-path ones (blobrt-plugin-scanner runs this in the child process).
+PluginReport probe_in_process(const std::string& manifest_path, LoadedPlugin* loaded = nullptr);
+
+// Why PATH must not be trusted ("" if it may): writable by every user, by a group other
+// than the caller's, or owned by a user other than root and the caller.
+std::string insecure_reason(const std::string& path);
+
 }  // namespace blobrt
 
 #endif

@@ -11,6 +11,8 @@
 
 #include "blobrt.pb.h"
 #include "blobrt/error.hpp"
+#include "blobrt_kernels/huge_pages.hpp"
+#include "blobrt_kernels/level1.hpp"
 
 namespace blobrt::proto_bulk {
 
@@ -32,7 +34,9 @@ void fill(google::protobuf::RepeatedField<T>* field, std::int64_t count, const T
   if (count == 0) return;
   field->Reserve(static_cast<int>(count));
   T* out = field->AddNAlreadyReserved(static_cast<int>(count));
-  std::memcpy(out, values, static_cast<std::size_t>(count) * sizeof(T));
+  // Fresh from malloc and not yet touched: ask for huge pages before the copy faults it in.
+  blobrt_kernels::advise_huge_pages(out, static_cast<std::size_t>(count) * sizeof(T));
+  blobrt_kernels::copy_bytes(out, values, static_cast<std::size_t>(count) * sizeof(T));
 }
 
 // Caffe's ToProto: shape already set; float blobs fill data/diff, double blobs
@@ -54,9 +58,11 @@ void write_values(BlobProto* proto, std::int64_t count, const Dtype* data, const
 template <typename From, typename To>
 void convert(const From* in, std::int64_t count, To* out) {
   if constexpr (std::is_same_v<From, To>) {
-    std::memcpy(out, in, static_cast<std::size_t>(count) * sizeof(To));
+    blobrt_kernels::copy_bytes(out, in, static_cast<std::size_t>(count) * sizeof(To));
   } else {
-    for (std::int64_t i = 0; i < count; ++i) out[i] = static_cast<To>(in[i]);
+    blobrt_kernels::parallel_for(count, [&](std::int64_t b, std::int64_t e) {
+      for (std::int64_t i = b; i < e; ++i) out[i] = static_cast<To>(in[i]);
+    });
   }
 }
 

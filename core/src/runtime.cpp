@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "blobrt/error.hpp"
+#include "backend_spec.hpp"
 #include "blobrt_config.h"
 #include "environment.hpp"
 #include "host_device.hpp"
@@ -34,32 +35,9 @@ const char* version() { return BLOBRT_VERSION; }
 
 namespace {
 
-struct Spec {
-  std::string name;
-  int index = -1;  // -1: not given
-};
+using Spec = BackendSpec;
 
-Spec parse_spec(const std::string& text, const std::string& origin) {
-  Spec spec;
-  auto colon = text.find(':');
-  spec.name = text.substr(0, colon);
-  if (spec.name != "auto" && !is_valid_backend_name(spec.name)) {
-    detail::fail(origin, "='", text, "' is not a backend name: expected auto, host or NAME[:DEVICE] with NAME in [a-z0-9_-]");
-  }
-  if (colon != std::string::npos) {
-    std::string index = text.substr(colon + 1);
-    char* end = nullptr;
-    errno = 0;
-    long value = std::strtol(index.c_str(), &end, 10);
-    if (index.empty() || *end != '\0' || errno != 0 || value < 0 || value > 1000000 ||
-        spec.name == "auto") {
-      detail::fail(origin, "='", text, "': the device after ':' must be a non-negative integer",
-                   spec.name == "auto" ? " and 'auto' takes none" : "");
-    }
-    spec.index = static_cast<int>(value);
-  }
-  return spec;
-}
+Spec parse_spec(const std::string& text, const std::string& origin) { return parse_backend_spec(text, origin); }
 
 class Runtime {
  public:
@@ -227,7 +205,8 @@ class Runtime {
     s << "searched:";
     if (inv.directories.empty()) s << " (no directories)";
     for (const SearchDirectory& d : inv.directories) {
-      s << "\n  " << d.path << " (" << d.origin << (d.exists ? "" : ", does not exist") << ")";
+      s << "\n  " << d.path << " (" << d.origin << (d.exists ? "" : ", does not exist")
+        << (d.refused.empty() ? "" : ", " + d.refused) << ")";
     }
     if (inv.environment_ignored) s << "\n  (environment ignored: setuid/setgid process)";
     s << "\nfound:\n  host: built-in, usable (1 device)";

@@ -47,7 +47,14 @@ void SyncedMemory::allocate_cpu() {
   }
   cpu_ptr_ = device_->allocate_host(size_);
   cpu_malloc_use_device_ = cpu_ptr_ != nullptr;
-  if (!cpu_ptr_) cpu_ptr_ = host_memory::allocate(size_);
+  if (!cpu_ptr_) {
+    try {
+      cpu_ptr_ = host_memory::allocate(size_);
+    } catch (const Error& e) {
+      detail::fail("cannot allocate the ", size_, "-byte host mirror of memory on ", device_->description().id(),
+                   ": ", e.what());
+    }
+  }
   own_cpu_data_ = true;
 }
 

@@ -14,6 +14,9 @@
 //   TEST_PLUGIN_NO_FP64         supports_fp64 = 0 and the double ops fail
 //   TEST_PLUGIN_MARKER          a constructor creates $BLOBRT_TEST_MARKER (proves code ran)
 //   TEST_PLUGIN_NEEDS_GHOST     calls a function from a library that is not installed
+//   TEST_PLUGIN_CRASH           device_count dies of SIGSEGV
+//   TEST_PLUGIN_HANG            device_count never returns
+#include <csignal>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -22,6 +25,8 @@
 #include <map>
 #include <mutex>
 #include <vector>
+
+#include <unistd.h>
 
 #include "blobrt/plugin_abi.h"
 #include "plugin_error.h"
@@ -87,7 +92,12 @@ int device_count(int32_t* count, blobrt_error* err) {
 #ifdef TEST_PLUGIN_NEEDS_GHOST
   (void)blobrt_ghost_function();
 #endif
-#if defined(TEST_PLUGIN_INIT_FAILS)
+#if defined(TEST_PLUGIN_CRASH)
+  std::raise(SIGSEGV);
+  return BLOBRT_OK;
+#elif defined(TEST_PLUGIN_HANG)
+  for (;;) ::pause();
+#elif defined(TEST_PLUGIN_INIT_FAILS)
   return blobrt_fail(err, BLOBRT_ERR_FAILED, "simulated driver initialisation failure (code 42)");
 #elif defined(TEST_PLUGIN_ZERO_DEVICES)
   *count = 0;

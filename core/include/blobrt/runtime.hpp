@@ -20,6 +20,7 @@ struct SearchDirectory {
   std::string path;
   std::string origin;  // "BLOBRT_PLUGIN_PATH", "BLOBRT_PLUGIN_SYSTEM_PATH" or "installed"
   bool exists = false;
+  std::string refused;  // why its contents are not trusted ("" when searched)
 };
 
 // One manifest the loader read, and its verdict.

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The full benchmark run and its report (docs/performance.md explains the figures).
+#   tools/bench.sh            # build (if needed), run every benchmark, write the report
+# Output: $BUILD_DIR/bench/results.json (Google Benchmark JSON), docs/performance-results.md
+# (the ratio tables) and docs/performance.png (the plot). Takes 10-20 minutes on 2 cores;
+# run it on an idle machine. BENCH_ARGS adds Google Benchmark flags (e.g. a filter).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${BUILD_DIR:-build}"
+cd "$root"
+[ -f "$build/build.ninja" ] || tools/build.sh demo
+ninja -C "$build" >/dev/null
+command -v gnuplot >/dev/null || { apt-get install -y -qq gnuplot-nox >/dev/null; }
+mkdir -p "$build/bench"
+plugin_path="$(meson devenv -C "$build" --dump | sed -n "s/^BLOBRT_PLUGIN_PATH=[\"']\{0,1\}\([^\"']*\).*/\1/p")"
+BLOBRT_PLUGIN_PATH="$plugin_path" BLOBRT_PLUGIN_SYSTEM_PATH="" \
+  "$build/benchmarks/blobrt-bench" --benchmark_min_time=0.1 \
+  --benchmark_out="$build/bench/results.json" --benchmark_out_format=json ${BENCH_ARGS:-}
+python3 tools/bench_report.py "$build/bench/results.json" docs/performance-results.md docs/performance.png
+echo "report: docs/performance-results.md, docs/performance.png"
