@@ -1,6 +1,6 @@
-// Serialisation of a 16 Mi-float Blob (64 MiB): to and from bytes, and save/load through
-// the file helpers on a file in the page cache; against the per-element add_data() loop
-// that Caffe's ToProto uses, in the same run.
+// Serialisation of a 16 Mi-float Blob (64 MiB): ToProto/FromProto against the
+// per-element loops Caffe uses (add_data(), data(i)), to and from bytes, and save/load
+// through the file helpers on a file in the page cache, all in the same run.
 #include <cstdio>
 #include <string>
 #include <unistd.h>
@@ -51,14 +51,22 @@ void proto_op(benchmark::State& state, const std::string& op) {
       BlobProto p;
       ReadProtoFromBinaryFile(path(), &p);
       blob.FromProto(p);
-    } else if (op == "add_data_loop") {  // Caffe's ToProto: one add_data() per element
+    } else if (op == "to_proto") {  // ToProto alone
+      BlobProto p;
+      blob.ToProto(&p);
+      benchmark::DoNotOptimize(p.data().data());
+    } else if (op == "to_proto_add_data_loop") {  // Caffe's ToProto: one add_data() per element
       BlobProto p;
       p.mutable_shape()->add_dim(blob.count());
       const float* data = blob.cpu_data();
       for (std::int64_t i = 0; i < blob.count(); ++i) p.add_data(data[i]);
-      std::string out;
-      p.SerializeToString(&out);
-      benchmark::DoNotOptimize(out.data());
+      benchmark::DoNotOptimize(p.data().data());
+    } else if (op == "from_proto") {  // FromProto alone
+      blob.FromProto(proto);
+    } else if (op == "from_proto_element_loop") {  // Caffe's FromProto: one data(i) per element
+      float* data = blob.mutable_cpu_data();
+      for (std::int64_t i = 0; i < blob.count(); ++i) data[i] = proto.data(static_cast<int>(i));
+      benchmark::DoNotOptimize(data);
     }
   }
   state.SetBytesProcessed(state.iterations() * count() * 4);
@@ -68,7 +76,8 @@ void proto_op(benchmark::State& state, const std::string& op) {
 }  // namespace
 
 void register_proto() {
-  for (const char* op : {"to_bytes", "from_bytes", "save", "load", "add_data_loop"}) {
+  for (const char* op : {"to_proto", "to_proto_add_data_loop", "from_proto", "from_proto_element_loop", "to_bytes",
+                         "from_bytes", "save", "load"}) {
     std::string o = op;
     reg(name("proto", "host", o, "float", count()),
                                  [o](benchmark::State& s) { proto_op(s, o); })

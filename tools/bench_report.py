@@ -147,17 +147,28 @@ def main():
 
     # 5. Serialisation.
     w("### Serialisation of 16 Mi floats (64 MiB), median of 5\n")
-    w("| step | ms | GB/s | vs BVLC Caffe | vs per-element add_data loop |")
+    w("| step | ms | GB/s | reference | speed-up |")
     w("|---|---|---|---|---|")
-    loop = r.get(f"proto/host/add_data_loop/float/{1 << 24}", {}).get("ns")
-    for op, caffe in (("to_bytes", None), ("from_bytes", None), ("save", CAFFE_SAVE_MS), ("load", CAFFE_LOAD_MS),
-                      ("add_data_loop", None)):
-        e = r.get(f"proto/host/{op}/float/{1 << 24}")
+    n24 = 1 << 24
+    P = lambda op: r.get(f"proto/host/{op}/float/{n24}")
+    rows = [
+        ("ToProto (bulk)", "to_proto", "per-element add_data() loop", lambda: P("to_proto_add_data_loop")["ns"] / 1e6),
+        ("FromProto (bulk)", "from_proto", "per-element data(i) loop", lambda: P("from_proto_element_loop")["ns"] / 1e6),
+        ("ToProto + SerializeToString", "to_bytes", None, None),
+        ("ParseFromString + FromProto", "from_bytes", None, None),
+        ("save: ToProto + WriteProtoToBinaryFile", "save", f"BVLC Caffe {CAFFE_SAVE_MS} ms", lambda: CAFFE_SAVE_MS),
+        ("load: ReadProtoFromBinaryFile + FromProto", "load", f"BVLC Caffe {CAFFE_LOAD_MS} ms", lambda: CAFFE_LOAD_MS),
+    ]
+    for label, op, ref_label, ref in rows:
+        e = P(op)
         if not e:
             continue
         ms = e["ns"] / 1e6
-        w(f"| {op} | {ms:.1f} | {gbps(e['bps']):.2f} | {fmt(caffe / ms, 1) + '×' if caffe else '–'} | "
-          f"{fmt(loop / e['ns'], 1) + '×' if loop and op != 'add_data_loop' else '–'} |")
+        try:
+            speedup = f"{ref() / ms:.1f}×" if ref else "–"
+        except (TypeError, KeyError):
+            speedup = "–"
+        w(f"| {label} | {ms:.1f} | {gbps(e['bps']):.2f} | {ref_label or '–'} | {speedup} |")
     w("")
 
     # 6. Copies and memory.
