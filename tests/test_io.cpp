@@ -47,6 +47,8 @@ TEST(IoTest, GarbageReturnsFalseAndSaysWhy) {
   EXPECT_THROW(ReadProtoFromBinaryFileOrDie(path, &proto), Error);
   write_raw(path, "data: 1\nnot_a_field: 2\n");
   EXPECT_FALSE(ReadProtoFromTextFile(path, &proto));
+  EXPECT_NE(last_read_error().find("line 2 column"), std::string::npos) << last_read_error();
+  EXPECT_NE(last_read_error().find("not_a_field"), std::string::npos) << last_read_error();
   EXPECT_THROW(ReadProtoFromTextFileOrDie(path, &proto), Error);
 }
 

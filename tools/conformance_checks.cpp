@@ -135,7 +135,9 @@ class Checker {
     auto values = random_values<T>(total_, 1);
     auto buffer = upload(values);
     std::vector<T> want = values;
-    std::memset(reinterpret_cast<char*>(want.data()) + offset_bytes_, 0x3f, bytes_ - offset_bytes_);
+    if (bytes_ > offset_bytes_) {
+      std::memset(reinterpret_cast<char*>(want.data()) + offset_bytes_, 0x3f, bytes_ - offset_bytes_);
+    }
     device_.memset(buffer->get(), offset_bytes_, 0x3f, bytes_ - offset_bytes_);
     return compare_exact(download(*buffer), want, "memset 0x3f");
   }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/text_format.h>
 
@@ -112,6 +113,15 @@ int serialize_to(int fd, std::string* step, const std::function<bool(google::pro
   return 0;
 }
 
+// Keeps the first error a text parse reports, with its position.
+class FirstError : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, int column, const std::string& message) override {
+    if (text.empty()) text = "line " + std::to_string(line + 1) + " column " + std::to_string(column + 1) + ": " + message;
+  }
+  std::string text;
+};
+
 // Pipes, devices, empty or huge files: protobuf's stream parser, in 1 MiB reads.
 bool parse_stream(int fd, Message* proto) {
   FileInputStream raw(fd, 1 << 20);
@@ -127,9 +137,14 @@ const std::string& last_read_error() { return read_error; }
 bool ReadProtoFromTextFile(const char* filename, Message* proto) {
   read_error.clear();
   Descriptor file{open_for_reading(filename)};
-  FileInputStream input(file.fd);
-  if (!google::protobuf::TextFormat::Parse(&input, proto)) {
-    read_error = std::string(filename) + ": not a valid text-format " + proto->GetTypeName();
+  FileInputStream input(file.fd, 1 << 20);
+  // The parser's complaints go into last_read_error(), not onto stderr.
+  FirstError errors;
+  google::protobuf::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.Parse(&input, proto)) {
+    read_error = std::string(filename) + ": not a valid text-format " + proto->GetTypeName() +
+                 (errors.text.empty() ? "" : " (" + errors.text + ")");
     return false;
   }
   return true;

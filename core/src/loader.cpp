@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include <dlfcn.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -158,8 +159,11 @@ LoadedPlugin load(const Manifest& manifest, PluginReport& report) {
   }
   auto library = std::make_shared<boost::dll::shared_library>();
   try {
-    library->load(report.library,
-                  boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+    // RTLD_NODELETE: a plugin stays mapped until the process ends, as GPU runtimes expect
+    // (unloading CUDA or an OpenCL ICD while the process runs on is a known source of
+    // crashes at exit), and so its allocations can still be attributed by leak checkers.
+    library->load(report.library, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local |
+                                      static_cast<boost::dll::load_mode::type>(RTLD_NODELETE));
   } catch (const std::exception& e) {
     report.reason = explain_load_error(e.what());
     return loaded;
