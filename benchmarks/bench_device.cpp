@@ -50,7 +50,7 @@ void run(benchmark::State& state, const std::string& id, const OpInfo& info, std
       case Op::kAxpy: device->axpy(n, a, x, 0, y, 0); break;
       case Op::kDot: device->dot(n, x, 0, y, 0, &result); break;
       case Op::kAsum: device->asum(n, x, 0, &result); break;
-      case Op::kScal: device->scal(n, a, x, 0); break;
+      case Op::kScal: device->scal(n, T(-1), x, 0); break;
     }
     if (!host_memory) device->synchronize();  // a no-op on host-memory devices
   };

@@ -59,7 +59,7 @@ struct Vectors {
       _Pragma(OMP_FOR) for (std::int64_t i = 0; i < n; ++i) y[i] += a * x[i]; \
       break;                                                             \
     case Pattern::kScale:                                                \
-      _Pragma(OMP_FOR) for (std::int64_t i = 0; i < n; ++i) x[i] *= a;   \
+      _Pragma(OMP_FOR) for (std::int64_t i = 0; i < n; ++i) x[i] = -x[i];       \
       break;                                                             \
   }
 

@@ -40,20 +40,24 @@ struct HostVectors {
 };
 
 template <typename T>
-void blis(benchmark::State& state, const std::string& op, std::int64_t n) {
+void blis(benchmark::State& state, Level1 op, std::int64_t n) {
   HostVectors<T> v(n);
-  T a = T(0.999), r = 0;
+  T a = T(0.999), s = T(-1), r = 0;
   for (auto _ : state) {
     if constexpr (sizeof(T) == 4) {
-      if (op == "axpy") bli_saxpyv(BLIS_NO_CONJUGATE, n, &a, v.x, 1, v.y, 1);
-      if (op == "dot") bli_sdotv(BLIS_NO_CONJUGATE, BLIS_NO_CONJUGATE, n, v.x, 1, v.y, 1, &r);
-      if (op == "asum") bli_sasumv(n, v.x, 1, &r);
-      if (op == "scal") bli_sscalv(BLIS_NO_CONJUGATE, n, &a, v.x, 1);
+      switch (op) {
+        case Level1::kAxpy: bli_saxpyv(BLIS_NO_CONJUGATE, n, &a, v.x, 1, v.y, 1); break;
+        case Level1::kDot: bli_sdotv(BLIS_NO_CONJUGATE, BLIS_NO_CONJUGATE, n, v.x, 1, v.y, 1, &r); break;
+        case Level1::kAsum: bli_sasumv(n, v.x, 1, &r); break;
+        case Level1::kScal: bli_sscalv(BLIS_NO_CONJUGATE, n, &s, v.x, 1); break;
+      }
     } else {
-      if (op == "axpy") bli_daxpyv(BLIS_NO_CONJUGATE, n, &a, v.x, 1, v.y, 1);
-      if (op == "dot") bli_ddotv(BLIS_NO_CONJUGATE, BLIS_NO_CONJUGATE, n, v.x, 1, v.y, 1, &r);
-      if (op == "asum") bli_dasumv(n, v.x, 1, &r);
-      if (op == "scal") bli_dscalv(BLIS_NO_CONJUGATE, n, &a, v.x, 1);
+      switch (op) {
+        case Level1::kAxpy: bli_daxpyv(BLIS_NO_CONJUGATE, n, &a, v.x, 1, v.y, 1); break;
+        case Level1::kDot: bli_ddotv(BLIS_NO_CONJUGATE, BLIS_NO_CONJUGATE, n, v.x, 1, v.y, 1, &r); break;
+        case Level1::kAsum: bli_dasumv(n, v.x, 1, &r); break;
+        case Level1::kScal: bli_dscalv(BLIS_NO_CONJUGATE, n, &s, v.x, 1); break;
+      }
     }
     benchmark::DoNotOptimize(r);
     benchmark::ClobberMemory();
@@ -97,22 +101,26 @@ std::shared_ptr<OpenBlas> openblas() {
 }
 
 template <typename T>
-void cblas(benchmark::State& state, const std::string& op, std::int64_t n) {
+void cblas(benchmark::State& state, Level1 op, std::int64_t n) {
   auto o = openblas();
   HostVectors<T> v(n);
-  T a = T(0.999), r = 0;
+  T a = T(0.999), s = T(-1), r = 0;
   int m = static_cast<int>(n);  // the cblas interface is 32-bit
   for (auto _ : state) {
     if constexpr (sizeof(T) == 4) {
-      if (op == "axpy") o->saxpy(m, a, v.x, 1, v.y, 1);
-      if (op == "dot") r = o->sdot(m, v.x, 1, v.y, 1);
-      if (op == "asum") r = o->sasum(m, v.x, 1);
-      if (op == "scal") o->sscal(m, a, v.x, 1);
+      switch (op) {
+        case Level1::kAxpy: o->saxpy(m, a, v.x, 1, v.y, 1); break;
+        case Level1::kDot: r = o->sdot(m, v.x, 1, v.y, 1); break;
+        case Level1::kAsum: r = o->sasum(m, v.x, 1); break;
+        case Level1::kScal: o->sscal(m, s, v.x, 1); break;
+      }
     } else {
-      if (op == "axpy") o->daxpy(m, a, v.x, 1, v.y, 1);
-      if (op == "dot") r = o->ddot(m, v.x, 1, v.y, 1);
-      if (op == "asum") r = o->dasum(m, v.x, 1);
-      if (op == "scal") o->dscal(m, a, v.x, 1);
+      switch (op) {
+        case Level1::kAxpy: o->daxpy(m, a, v.x, 1, v.y, 1); break;
+        case Level1::kDot: r = o->ddot(m, v.x, 1, v.y, 1); break;
+        case Level1::kAsum: r = o->dasum(m, v.x, 1); break;
+        case Level1::kScal: o->dscal(m, s, v.x, 1); break;
+      }
     }
     benchmark::DoNotOptimize(r);
     benchmark::ClobberMemory();
@@ -141,7 +149,7 @@ ClSetup* opencl() {
 }
 
 template <typename T>
-void clblast_raw(benchmark::State& state, const std::string& op, std::int64_t n) {
+void clblast_raw(benchmark::State& state, Level1 op, std::int64_t n) {
   ClSetup* s = opencl();
   std::vector<T> host(n, T(1.5));
   size_t bytes = n * sizeof(T);
@@ -150,11 +158,13 @@ void clblast_raw(benchmark::State& state, const std::string& op, std::int64_t n)
   cl_mem out = clCreateBuffer(s->context, CL_MEM_READ_WRITE, sizeof(T), nullptr, nullptr);
   T a = T(0.999), r = 0;
   auto once = [&] {
-    if (op == "axpy") clblast::Axpy<T>(n, a, x, 0, 1, y, 0, 1, &s->queue);
-    if (op == "scal") clblast::Scal<T>(n, a, x, 0, 1, &s->queue);
-    if (op == "dot") clblast::Dot<T>(n, out, 0, x, 0, 1, y, 0, 1, &s->queue);
-    if (op == "asum") clblast::Asum<T>(n, out, 0, x, 0, 1, &s->queue);
-    if (op == "dot" || op == "asum") {
+    switch (op) {
+      case Level1::kAxpy: clblast::Axpy<T>(n, a, x, 0, 1, y, 0, 1, &s->queue); break;
+      case Level1::kScal: clblast::Scal<T>(n, T(-1), x, 0, 1, &s->queue); break;
+      case Level1::kDot: clblast::Dot<T>(n, out, 0, x, 0, 1, y, 0, 1, &s->queue); break;
+      case Level1::kAsum: clblast::Asum<T>(n, out, 0, x, 0, 1, &s->queue); break;
+    }
+    if (op == Level1::kDot || op == Level1::kAsum) {
       clEnqueueReadBuffer(s->queue, out, CL_TRUE, 0, sizeof(T), &r, 0, nullptr, nullptr);
     } else {
       clFinish(s->queue);
@@ -173,33 +183,38 @@ void clblast_raw(benchmark::State& state, const std::string& op, std::int64_t n)
 
 struct Op {
   const char* name;
+  Level1 op;
   Pattern pattern;
 };
-const Op kOps[] = {{"axpy", Pattern::kTriad}, {"dot", Pattern::kDot}, {"asum", Pattern::kSum}, {"scal", Pattern::kScale}};
+const Op kOps[] = {{"axpy", Level1::kAxpy, Pattern::kTriad},
+                   {"dot", Level1::kDot, Pattern::kDot},
+                   {"asum", Level1::kAsum, Pattern::kSum},
+                   {"scal", Level1::kScal, Pattern::kScale}};
 
 template <typename T>
 void register_type() {
   for (const Op& op : kOps) {
     for (std::int64_t n : sizes()) {
       std::string o = op.name;
+      Level1 l = op.op;
       std::int64_t bytes = bytes_moved(op.pattern, n, sizeof(T));
       reg(name("raw", "blis", o, dtype_name<T>(), n),
-                                   [o, n, bytes](benchmark::State& s) {
-                                     blis<T>(s, o, n);
+                                   [l, n, bytes](benchmark::State& s) {
+                                     blis<T>(s, l, n);
                                      s.SetBytesProcessed(s.iterations() * bytes);
                                    });
       if (openblas()) {
         reg(name("raw", "openblas", o, dtype_name<T>(), n),
-                                     [o, n, bytes](benchmark::State& s) {
-                                       cblas<T>(s, o, n);
+                                     [l, n, bytes](benchmark::State& s) {
+                                       cblas<T>(s, l, n);
                                        s.SetBytesProcessed(s.iterations() * bytes);
                                      });
       }
 #ifdef BLOBRT_BENCH_OPENCL
       if (opencl()) {
         reg(name("raw", "clblast", o, dtype_name<T>(), n),
-                                     [o, n, bytes](benchmark::State& s) {
-                                       clblast_raw<T>(s, o, n);
+                                     [l, n, bytes](benchmark::State& s) {
+                                       clblast_raw<T>(s, l, n);
                                        s.SetBytesProcessed(s.iterations() * bytes);
                                      });
       }

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <array>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <cstdio>
 #include <string>
 
@@ -167,6 +169,28 @@ TEST(CliTest, InspectBadInputIsOneLineAndNonZero) {
   EXPECT_TRUE(contains(garbage.err, "blobrt: ")) << garbage.err;
   Outcome usage = run("", "inspect");
   EXPECT_EQ(usage.rc, 2);
+  // A well-formed BlobProto whose shape and data disagree: the file and the mismatch.
+  std::string mismatched = ::testing::TempDir() + "/blobrt_mismatch.binaryproto";
+  {
+    std::ofstream out(mismatched, std::ios::binary);
+    // shape {dim: 3} (field 7), data: [1] (field 5, packed): 3 elements needed, 1 given
+    const char bytes[] = {0x3a, 0x03, 0x0a, 0x01, 0x03, 0x2a, 0x04, 0x00, 0x00, (char)0x80, 0x3f};
+    out.write(bytes, sizeof bytes);
+  }
+  Outcome bad = run("", "inspect " + mismatched);
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_TRUE(contains(bad.err, mismatched + ": FromProto: data has 1 values but the Blob shape 3 (3) needs 3"))
+      << bad.err;
+  // Truncated: the reference file cut in half.
+  std::string truncated = ::testing::TempDir() + "/blobrt_truncated.binaryproto";
+  {
+    std::ifstream in(BLOBRT_TEST_DATA_DIR "/ref_float_2x3x4x5_diff.binaryproto", std::ios::binary);
+    std::string all((std::istreambuf_iterator<char>(in)), {});
+    std::ofstream(truncated, std::ios::binary) << all.substr(0, all.size() / 2);
+  }
+  Outcome cut = run("", "inspect " + truncated);
+  EXPECT_EQ(cut.rc, 1);
+  EXPECT_TRUE(contains(cut.err, truncated + ": not a valid binary blobrt.BlobProto (truncated, corrupt")) << cut.err;
 }
 
 TEST(CliTest, SelftestPassesOnEveryAvailableBackend) {

@@ -167,22 +167,31 @@ void print_stats(const char* label, const T* values, std::int64_t n) {
   std::cout << "\n";
 }
 
+int inspect_proto(const std::string& file, const blobrt::BlobProto& proto);
+
 int cmd_inspect(const std::string& file) {
   blobrt::BlobProto proto;
   if (!blobrt::ReadProtoFromBinaryFile(file, &proto)) throw blobrt::Error(blobrt::last_read_error());
+  try {
+    return inspect_proto(file, proto);
+  } catch (const blobrt::Error& e) {
+    throw blobrt::Error(file + ": " + e.what());  // shape/data mismatches name the file too
+  }
+}
+
+int inspect_proto(const std::string& file, const blobrt::BlobProto& proto) {
   bool is_double = proto.double_data_size() > 0 || proto.double_diff_size() > 0;
-  std::cout << file << "\n";
   if (is_double) {
     blobrt::Blob<double> blob;
     blob.FromProto(proto, true);
-    std::cout << "  shape " << blob.shape_string() << ", precision double (double_data)\n";
+    std::cout << file << "\n  shape " << blob.shape_string() << ", precision double (double_data)\n";
     print_stats("data", blob.cpu_data(), blob.count());
     if (proto.double_diff_size() > 0 || proto.diff_size() > 0) print_stats("diff", blob.cpu_diff(), blob.count());
     else std::cout << "  diff: (none)\n";
   } else {
     blobrt::Blob<float> blob;
     blob.FromProto(proto, true);
-    std::cout << "  shape " << blob.shape_string() << ", precision float (data)"
+    std::cout << file << "\n  shape " << blob.shape_string() << ", precision float (data)"
               << (proto.has_num() || proto.has_channels() || proto.has_height() || proto.has_width()
                       ? ", legacy 4-D num/channels/height/width"
                       : "")

@@ -196,64 +196,73 @@ int memset_(void* context, void* dst, size_t offset, int32_t value, size_t bytes
   return BLOBRT_OK;
 }
 
-int saxpy(void* context, int64_t n, float alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err) {
+// cuBLAS's typed 64-bit entry points, overloaded so each operation is written once.
+cublasStatus_t blas_axpy(cublasHandle_t h, int64_t n, const float* a, const float* x, float* y) {
+  return cublasSaxpy_v2_64(h, n, a, x, 1, y, 1);
+}
+cublasStatus_t blas_axpy(cublasHandle_t h, int64_t n, const double* a, const double* x, double* y) {
+  return cublasDaxpy_v2_64(h, n, a, x, 1, y, 1);
+}
+cublasStatus_t blas_dot(cublasHandle_t h, int64_t n, const float* x, const float* y, float* r) {
+  return cublasSdot_v2_64(h, n, x, 1, y, 1, r);
+}
+cublasStatus_t blas_dot(cublasHandle_t h, int64_t n, const double* x, const double* y, double* r) {
+  return cublasDdot_v2_64(h, n, x, 1, y, 1, r);
+}
+cublasStatus_t blas_asum(cublasHandle_t h, int64_t n, const float* x, float* r) {
+  return cublasSasum_v2_64(h, n, x, 1, r);
+}
+cublasStatus_t blas_asum(cublasHandle_t h, int64_t n, const double* x, double* r) {
+  return cublasDasum_v2_64(h, n, x, 1, r);
+}
+cublasStatus_t blas_scal(cublasHandle_t h, int64_t n, const float* a, float* x) {
+  return cublasSscal_v2_64(h, n, a, x, 1);
+}
+cublasStatus_t blas_scal(cublasHandle_t h, int64_t n, const double* a, double* x) {
+  return cublasDscal_v2_64(h, n, a, x, 1);
+}
+
+template <typename T>
+const char* name_of(const char* s, const char* d) {
+  return sizeof(T) == 4 ? s : d;
+}
+
+template <typename T>
+int axpy(void* context, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err) {
   Context* c = as_context(context);
   if (n <= 0) return BLOBRT_OK;
   ON_DEVICE(c);
-  BLAS_CHECK(cublasSaxpy_v2_64(c->blas, n, &alpha, at<float>(x, xo), 1, at<float>(y, yo), 1), "cublasSaxpy_v2_64");
+  BLAS_CHECK(blas_axpy(c->blas, n, &alpha, at<T>(x, xo), at<T>(y, yo)),
+             name_of<T>("cublasSaxpy_v2_64", "cublasDaxpy_v2_64"));
   return BLOBRT_OK;
 }
-int daxpy(void* context, int64_t n, double alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err) {
-  Context* c = as_context(context);
-  if (n <= 0) return BLOBRT_OK;
-  ON_DEVICE(c);
-  BLAS_CHECK(cublasDaxpy_v2_64(c->blas, n, &alpha, at<double>(x, xo), 1, at<double>(y, yo), 1), "cublasDaxpy_v2_64");
-  return BLOBRT_OK;
-}
-int sdot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, float* r, blobrt_error* err) {
+
+template <typename T>
+int dot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error* err) {
   Context* c = as_context(context);
   *r = 0;
   if (n <= 0) return BLOBRT_OK;
   ON_DEVICE(c);
-  BLAS_CHECK(cublasSdot_v2_64(c->blas, n, at<float>(x, xo), 1, at<float>(y, yo), 1, r), "cublasSdot_v2_64");
+  BLAS_CHECK(blas_dot(c->blas, n, at<T>(x, xo), at<T>(y, yo), r), name_of<T>("cublasSdot_v2_64", "cublasDdot_v2_64"));
   return BLOBRT_OK;
 }
-int ddot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, double* r, blobrt_error* err) {
+
+template <typename T>
+int asum(void* context, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err) {
   Context* c = as_context(context);
   *r = 0;
   if (n <= 0) return BLOBRT_OK;
   ON_DEVICE(c);
-  BLAS_CHECK(cublasDdot_v2_64(c->blas, n, at<double>(x, xo), 1, at<double>(y, yo), 1, r), "cublasDdot_v2_64");
+  BLAS_CHECK(blas_asum(c->blas, n, at<T>(x, xo), r), name_of<T>("cublasSasum_v2_64", "cublasDasum_v2_64"));
   return BLOBRT_OK;
 }
-int sasum(void* context, int64_t n, const void* x, int64_t xo, float* r, blobrt_error* err) {
-  Context* c = as_context(context);
-  *r = 0;
-  if (n <= 0) return BLOBRT_OK;
-  ON_DEVICE(c);
-  BLAS_CHECK(cublasSasum_v2_64(c->blas, n, at<float>(x, xo), 1, r), "cublasSasum_v2_64");
-  return BLOBRT_OK;
-}
-int dasum(void* context, int64_t n, const void* x, int64_t xo, double* r, blobrt_error* err) {
-  Context* c = as_context(context);
-  *r = 0;
-  if (n <= 0) return BLOBRT_OK;
-  ON_DEVICE(c);
-  BLAS_CHECK(cublasDasum_v2_64(c->blas, n, at<double>(x, xo), 1, r), "cublasDasum_v2_64");
-  return BLOBRT_OK;
-}
-int sscal(void* context, int64_t n, float alpha, void* x, int64_t xo, blobrt_error* err) {
+
+template <typename T>
+int scal(void* context, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* err) {
   Context* c = as_context(context);
   if (n <= 0) return BLOBRT_OK;
   ON_DEVICE(c);
-  BLAS_CHECK(cublasSscal_v2_64(c->blas, n, &alpha, at<float>(x, xo), 1), "cublasSscal_v2_64");
-  return BLOBRT_OK;
-}
-int dscal(void* context, int64_t n, double alpha, void* x, int64_t xo, blobrt_error* err) {
-  Context* c = as_context(context);
-  if (n <= 0) return BLOBRT_OK;
-  ON_DEVICE(c);
-  BLAS_CHECK(cublasDscal_v2_64(c->blas, n, &alpha, at<double>(x, xo), 1), "cublasDscal_v2_64");
+  BLAS_CHECK(blas_scal(c->blas, n, &alpha, at<T>(x, xo)), name_of<T>("cublasSscal_v2_64", "cublasDscal_v2_64"));
   return BLOBRT_OK;
 }
 
@@ -286,7 +295,7 @@ extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(u
       sizeof(blobrt_plugin_v1), BLOBRT_PLUGIN_ABI_MAJOR, BLOBRT_PLUGIN_ABI_MINOR, "cuda", version.c_str(),
       device_count, device_properties, open, close, allocate, release, host_allocate, host_release,
       nullptr /* host_alias: device memory is separate */,
-      copy_to_device, copy_to_host, copy_device, memset_, saxpy, daxpy, sdot, ddot, sasum, dasum, sscal, dscal,
-      synchronize};
+      copy_to_device, copy_to_host, copy_device, memset_, axpy<float>, axpy<double>, dot<float>, dot<double>,
+      asum<float>, asum<double>, scal<float>, scal<double>, synchronize};
   return &table;
 }
