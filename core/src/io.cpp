@@ -1,6 +1,7 @@
 #include "blobrt/io.hpp"
 
 #include <cerrno>
+#include <cstdint>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -16,8 +17,11 @@
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/text_format.h>
+#include <google/protobuf/wire_format_lite.h>
 
+#include "blobrt.pb.h"
 #include "blobrt/error.hpp"
+#include "blobrt_kernels/huge_pages.hpp"
 #include "environment.hpp"
 
 namespace blobrt {
@@ -122,6 +126,37 @@ class FirstError : public google::protobuf::io::ErrorCollector {
   std::string text;
 };
 
+// Before a BlobProto is parsed, its value fields get their final capacity on huge pages:
+// parsing clears a message but keeps field capacity, so the packed values are then copied
+// into memory that faults in 2 MiB at a time (32 faults for 64 MiB instead of 16,384,
+// about 25 ms here). The lengths come from a scan that skips over every field.
+void reserve_value_fields(const std::uint8_t* data, int size, BlobProto* blob) {
+  using google::protobuf::internal::WireFormatLite;
+  google::protobuf::io::CodedInputStream input(data, size);
+  input.SetTotalBytesLimit(INT_MAX);
+  std::uint64_t bytes[10] = {};
+  while (std::uint32_t tag = input.ReadTag()) {
+    int field = WireFormatLite::GetTagFieldNumber(tag);
+    if (WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED) {
+      std::uint32_t length = 0;
+      if (!input.ReadVarint32(&length) || !input.Skip(static_cast<int>(length))) return;
+      if (field >= 5 && field <= 9) bytes[field] += length;
+    } else if (!WireFormatLite::SkipField(&input, tag)) {
+      return;  // malformed: the real parse will say so
+    }
+  }
+  auto reserve = [](auto* field, std::uint64_t length, std::size_t element) {
+    std::uint64_t count = length / element;
+    if (count == 0 || count > static_cast<std::uint64_t>(INT_MAX)) return;
+    field->Reserve(static_cast<int>(count));
+    blobrt_kernels::advise_huge_pages(field->mutable_data(), count * element);
+  };
+  reserve(blob->mutable_data(), bytes[5], sizeof(float));
+  reserve(blob->mutable_diff(), bytes[6], sizeof(float));
+  reserve(blob->mutable_double_data(), bytes[8], sizeof(double));
+  reserve(blob->mutable_double_diff(), bytes[9], sizeof(double));
+}
+
 // Pipes, devices, empty or huge files: protobuf's stream parser, in 1 MiB reads.
 bool parse_stream(int fd, Message* proto) {
   FileInputStream raw(fd, 1 << 20);
@@ -172,6 +207,9 @@ bool ReadProtoFromBinaryFile(const char* filename, Message* proto) {
     void* mapped = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE,
                           file.fd, 0);
     if (mapped != MAP_FAILED) {
+      if (auto* blob = dynamic_cast<BlobProto*>(proto)) {
+        reserve_value_fields(static_cast<const std::uint8_t*>(mapped), static_cast<int>(st.st_size), blob);
+      }
       parsed = proto->ParseFromArray(mapped, static_cast<int>(st.st_size));
       ::munmap(mapped, static_cast<std::size_t>(st.st_size));
     } else {
