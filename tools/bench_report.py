@@ -201,8 +201,8 @@ def plot(r, devices, sizes, out_png):
     with tempfile.TemporaryDirectory() as tmp:
         script = [f"set terminal pngcairo size 1400,1000 font ',10'", f"set output '{out_png}'",
                   "set multiplot layout 2,2 title 'blobrt level-1 throughput, float (GB/s vs n)'",
-                  "set logscale x 2", "set logscale y 10", "set format x '2^{%L}'", "set key left top",
-                  "set grid", "set xlabel 'n (elements)'", "set ylabel 'GB/s moved'"]
+                  "set logscale x 2", "set logscale y 10", "set format x '2^{%L}'",
+                  "set grid", "set xlabel 'n (elements)'", "set ylabel 'GB/s moved'", "set format y '%g'", "set key right bottom"]
         for op, pat in panels:
             plots = []
             for i, (label, get) in enumerate(series):

@@ -5,7 +5,6 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <set>
 #include <sstream>
 
 #include <dlfcn.h>
@@ -33,6 +32,17 @@ std::string read_file(const fs::path& path) {
   std::ostringstream contents;
   contents << in.rdbuf();
   return contents.str();
+}
+
+// Parses a manifest file and copies what it declares into the report.
+Manifest read_manifest(const fs::path& path, PluginReport& report) {
+  Manifest manifest = parse_manifest(read_file(path));
+  report.name = manifest.name;
+  report.library = (path.parent_path() / manifest.library).string();
+  report.abi = std::to_string(manifest.abi_major) + "." + std::to_string(manifest.abi_minor);
+  report.priority = manifest.priority;
+  report.requires = manifest.requires;
+  return manifest;
 }
 
 // Makes a dlopen message say what a user needs to know.
@@ -211,12 +221,7 @@ PluginReport probe_in_process(const std::string& manifest_path, LoadedPlugin* lo
   PluginReport report;
   report.manifest = manifest_path;
   try {
-    Manifest manifest = parse_manifest(read_file(manifest_path));
-    report.name = manifest.name;
-    report.library = (fs::path(manifest_path).parent_path() / manifest.library).string();
-    report.abi = std::to_string(manifest.abi_major) + "." + std::to_string(manifest.abi_minor);
-    report.priority = manifest.priority;
-    report.requires = manifest.requires;
+    Manifest manifest = read_manifest(manifest_path, report);
     LoadedPlugin result = load(manifest, report);
     if (loaded) *loaded = result;
   } catch (const std::exception& e) {
@@ -282,9 +287,9 @@ Discovery discover_plugins() {
   Discovery discovery;
   discovery.inventory.environment_ignored = environment::ignored();
   discovery.inventory.directories = plugin_search_path();
-  std::set<std::string> claimed;  // backend names already taken, first in the path wins
-  claimed.insert("host");         // the built-in device cannot be replaced
-  std::map<std::string, std::string> claimed_by;
+  // Backend names already taken, and by which manifest: the first in the path wins, and
+  // the built-in device cannot be replaced.
+  std::map<std::string, std::string> claimed = {{"host", ""}};
 
   for (const SearchDirectory& directory : discovery.inventory.directories) {
     log::debug("searching ", directory.path, " (", directory.origin, ")",
@@ -305,12 +310,7 @@ Discovery discover_plugins() {
       report.manifest = path.string();
       LoadedPlugin loaded;
       try {
-        Manifest manifest = parse_manifest(read_file(path));
-        report.name = manifest.name;
-        report.library = (path.parent_path() / manifest.library).string();
-        report.abi = std::to_string(manifest.abi_major) + "." + std::to_string(manifest.abi_minor);
-        report.priority = manifest.priority;
-        report.requires = manifest.requires;
+        Manifest manifest = read_manifest(path, report);
         std::string unsafe;
         if (!insecure_allowed()) {
           unsafe = insecure_reason(report.manifest);
@@ -321,11 +321,9 @@ Discovery discover_plugins() {
         } else if (claimed.count(manifest.name)) {
           report.reason = manifest.name == "host"
                               ? std::string("the name 'host' is reserved for the built-in device")
-                              : "shadowed by " + claimed_by[manifest.name] +
-                                    " (earlier in the search path)";
+                              : "shadowed by " + claimed[manifest.name] + " (earlier in the search path)";
         } else {
-          claimed.insert(manifest.name);
-          claimed_by[manifest.name] = report.manifest;
+          claimed[manifest.name] = report.manifest;
           // Plugin code runs first in a child process with a time limit, so a plugin
           // that crashes or hangs while probed costs this process nothing.
           if (probe_in_child(report)) loaded = load(manifest, report);

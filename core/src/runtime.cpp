@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -17,7 +15,6 @@
 #include "host_device.hpp"
 #include "loader.hpp"
 #include "log.hpp"
-#include "manifest.hpp"
 #include "plugin_device.hpp"
 
 namespace blobrt {
@@ -36,8 +33,6 @@ const char* version() { return BLOBRT_VERSION; }
 namespace {
 
 using Spec = BackendSpec;
-
-Spec parse_spec(const std::string& text, const std::string& origin) { return parse_backend_spec(text, origin); }
 
 class Runtime {
  public:
@@ -70,7 +65,7 @@ class Runtime {
 
   std::shared_ptr<Device> open(const std::string& text) {
     std::lock_guard<std::mutex> lock(mutex_);
-    Spec spec = parse_spec(text, "device");
+    Spec spec = parse_backend_spec(text, "device");
     if (spec.name == "auto") return choose_auto().first;
     return open_locked(spec, "device").first;
   }
@@ -97,7 +92,7 @@ class Runtime {
   Runtime() : host_(make_host_device()) { devices_[host_->description().id()] = host_; }
 
   void select_locked(const std::string& text, const std::string& origin) {
-    Spec spec = parse_spec(text, origin == "select_backend" ? "backend" : "BLOBRT_BACKEND");
+    Spec spec = parse_backend_spec(text, origin == "select_backend" ? "backend" : "BLOBRT_BACKEND");
     std::pair<std::shared_ptr<Device>, std::vector<std::string>> chosen;
     if (spec.name == "auto") {
       chosen = choose_auto();
