@@ -4,6 +4,7 @@
 - `runtime,devel,cuda` (a GPU node): the CUDA plugin and its manifest are added.
 usage: install_tags_test.py BUILD PLUGINS_DIR PREFIX BINDIR LIBDIR with-cuda|no-cuda
 """
+import json
 import os
 import subprocess
 import sys
@@ -29,13 +30,13 @@ def install(tags, dest):
     return [os.path.relpath(os.path.join(r, f), dest) for r, _, fs in os.walk(dest) for f in fs]
 
 
-def run_info(dest):
+def run_info(dest, *extra):
     root = lambda p: dest + (p if os.path.isabs(p) else os.path.join(prefix, p))
     env = {k: v for k, v in os.environ.items() if not k.startswith("BLOBRT_")}
     env["LD_LIBRARY_PATH"] = root(libdir)
     # The installed tree lives under DESTDIR, not at the baked-in path.
     env["BLOBRT_PLUGIN_SYSTEM_PATH"] = dest + plugins_dir
-    return subprocess.run([os.path.join(root(bindir), "blobrt"), "info"], env=env,
+    return subprocess.run([os.path.join(root(bindir), "blobrt"), "info", *extra], env=env,
                           capture_output=True, text=True)
 
 
@@ -63,6 +64,13 @@ with tempfile.TemporaryDirectory() as cpu_node:
     check(info.returncode == 0, f"blobrt info on the CPU install exits 0 ({info.stderr.strip()})")
     check("blis  " in info.stdout and "usable" in info.stdout, "blobrt info finds the installed blis plugin")
     check("cuda" not in info.stdout, "blobrt info on the CPU install lists no cuda plugin")
+    as_json = run_info(cpu_node, "--json")
+    try:
+        parsed = json.loads(as_json.stdout)
+        check(parsed["active"] is not None and parsed["plugins"][0]["name"] == "host",
+              "blobrt info --json is valid JSON naming the active device")
+    except ValueError as e:
+        check(False, f"blobrt info --json is valid JSON ({e})")
 
 if cuda == "with-cuda":
     with tempfile.TemporaryDirectory() as gpu_node:

@@ -45,6 +45,7 @@ void print_device_text(const blobrt::DeviceDescription& d) {
   std::cout << "    device " << d.index << ": " << d.name << "\n"
             << "      type " << blobrt::to_string(d.kind) << ", memory " << human_bytes(d.memory_bytes)
             << (d.host_memory ? " (host memory, zero-copy)" : "")
+            << (d.host_alias_buffers ? " (buffers in host memory: mirrors without copies)" : "")
             << (d.supports_fp64 ? ", fp64" : ", no fp64") << (d.has_pinned_host ? ", pinned host memory" : "")
             << "\n";
   if (!d.details.empty()) std::cout << "      " << d.details << "\n";
@@ -56,6 +57,7 @@ std::string device_json(const blobrt::DeviceDescription& d) {
     << ", \"name\": " << json_string(d.name) << ", \"details\": " << json_string(d.details)
     << ", \"type\": " << json_string(blobrt::to_string(d.kind)) << ", \"memory_bytes\": " << d.memory_bytes
     << ", \"host_memory\": " << (d.host_memory ? "true" : "false")
+    << ", \"host_alias_buffers\": " << (d.host_alias_buffers ? "true" : "false")
     << ", \"fp64\": " << (d.supports_fp64 ? "true" : "false") << "}";
   return s.str();
 }

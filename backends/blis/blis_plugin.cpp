@@ -42,7 +42,7 @@ int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error
   if (index != 0) return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "blis has one device, not %d", index);
   std::snprintf(out->name, sizeof out->name, "host CPU via BLIS %s", bli_info_get_version_str());
   std::snprintf(out->details, sizeof out->details,
-                "BLIS %s, %ld online CPUs, int size %d bits, OpenMP threading in the library",
+                "BLIS %s, %ld online CPUs, %d-bit dimensions; level-1 calls split across cores by blobrt",
                 bli_info_get_version_str(), sysconf(_SC_NPROCESSORS_ONLN),
                 static_cast<int>(bli_info_get_int_type_size()));
   long pages = sysconf(_SC_PHYS_PAGES);
