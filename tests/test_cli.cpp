@@ -151,6 +151,17 @@ TEST(CliTest, CudaPluginWithAMissingRuntimeLibraryNamesIt) {
 }
 #endif
 
+TEST(CliTest, PluginsThatCrashOrHangDoNotTakeInfoDown) {
+  testing::PluginDir dir("cli_crash");
+  dir.add("crashes");
+  dir.add("hangs");
+  Outcome r = run("BLOBRT_PLUGIN_PROBE_TIMEOUT=1 BLOBRT_PLUGIN_PATH=" + dir.str(), "info");
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "NOT USABLE: crashed while being probed (SIG")) << r.out;
+  EXPECT_TRUE(contains(r.out, "NOT USABLE: hung while being probed (no answer within 1 s")) << r.out;
+  EXPECT_TRUE(contains(r.out, "Active device: ")) << r.out;
+}
+
 TEST(CliTest, InspectReferenceFile) {
   Outcome r = run("", "inspect '" BLOBRT_TEST_DATA_DIR "/ref_float_2x3x4x5_diff.binaryproto'");
   EXPECT_EQ(r.rc, 0) << r.out;
