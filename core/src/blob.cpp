@@ -215,15 +215,21 @@ const Dtype* Blob<Dtype>::cpu_data() const {
   return static_cast<const Dtype*>(checked(data_, "cpu_data")->cpu_data());
 }
 
+// Memory set from outside holds exactly count() elements: data and diff are resized to
+// that (as Caffe does, so that their sizes stay equal).
 template <typename Dtype>
-void Blob<Dtype>::set_cpu_data(Dtype* data) {
-  if (!data) fail("set_cpu_data: null pointer for Blob with shape ", shape_string());
-  // Make sure CPU and GPU sizes remain equal.
+void Blob<Dtype>::memory_of_exact_size() {
   std::size_t size = static_cast<std::size_t>(count_) * sizeof(Dtype);
   if (!data_ || data_->size() != size) {
     data_ = std::make_shared<SyncedMemory>(size);
     diff_ = std::make_shared<SyncedMemory>(size);
   }
+}
+
+template <typename Dtype>
+void Blob<Dtype>::set_cpu_data(Dtype* data) {
+  if (!data) fail("set_cpu_data: null pointer for Blob with shape ", shape_string());
+  memory_of_exact_size();
   data_->set_cpu_data(data);
 }
 
@@ -240,11 +246,7 @@ const Dtype* Blob<Dtype>::gpu_data() const {
 template <typename Dtype>
 void Blob<Dtype>::set_gpu_data(Dtype* data) {
   if (!data) fail("set_gpu_data: null handle for Blob with shape ", shape_string());
-  std::size_t size = static_cast<std::size_t>(count_) * sizeof(Dtype);
-  if (!data_ || data_->size() != size) {
-    data_ = std::make_shared<SyncedMemory>(size);
-    diff_ = std::make_shared<SyncedMemory>(size);
-  }
+  memory_of_exact_size();
   data_->set_gpu_data(data);
 }
 
@@ -296,70 +298,41 @@ void Blob<Dtype>::ShareDiff(const Blob& other) {
 template <typename Dtype>
 void Blob<Dtype>::Update() {
   if (!data_) fail("Update: Blob has no memory (shape ", shape_string(), ")");
-  switch (data_->head()) {
-    case SyncedMemory::HEAD_AT_CPU:
-      blob_math::host_axpy<Dtype>(*data_, count_, Dtype(-1), diff_->cpu_data(),
-                                  data_->mutable_cpu_data());
-      break;
-    case SyncedMemory::HEAD_AT_GPU:
-    case SyncedMemory::SYNCED:
-      blob_math::device_axpy<Dtype>(*data_, count_, Dtype(-1), diff_->gpu_data(),
-                                    data_->mutable_gpu_data());
-      break;
-    default:
-      fail("Update: Syncedmem not initialized (Blob with shape ", shape_string(), ")");
+  if (data_->head() == SyncedMemory::UNINITIALIZED) {
+    fail("Update: Syncedmem not initialized (Blob with shape ", shape_string(), ")");
   }
+  const bool device_side = blob_math::on_device(*data_);
+  const void* diff = blob_math::side_data(*diff_, device_side);
+  void* data = blob_math::side_mutable_data(*data_, device_side);
+  blob_math::math_device(*data_, device_side).axpy(count_, Dtype(-1), diff, 0, data, 0);
 }
 
 template <typename Dtype>
 static Dtype asum_of(SyncedMemory* mem, std::int64_t count) {
-  if (!mem) return 0;
-  switch (mem->head()) {
-    case SyncedMemory::HEAD_AT_CPU:
-      return blob_math::host_asum<Dtype>(*mem, count, mem->cpu_data());
-    case SyncedMemory::HEAD_AT_GPU:
-    case SyncedMemory::SYNCED:
-      return blob_math::device_asum<Dtype>(*mem, count, mem->gpu_data());
-    case SyncedMemory::UNINITIALIZED:
-      return 0;
-  }
-  fail("Unknown SyncedMemory head state: ", static_cast<int>(mem->head()));
+  if (!mem || mem->head() == SyncedMemory::UNINITIALIZED) return 0;
+  const bool device_side = blob_math::on_device(*mem);
+  Dtype result = 0;
+  const void* x = blob_math::side_data(*mem, device_side);
+  blob_math::math_device(*mem, device_side).asum(count, x, 0, &result);
+  return result;
 }
 
 template <typename Dtype>
 static Dtype sumsq_of(SyncedMemory* mem, std::int64_t count) {
-  if (!mem) return 0;
-  switch (mem->head()) {
-    case SyncedMemory::HEAD_AT_CPU: {
-      const void* data = mem->cpu_data();
-      return blob_math::host_dot<Dtype>(*mem, count, data, data);
-    }
-    case SyncedMemory::HEAD_AT_GPU:
-    case SyncedMemory::SYNCED: {
-      const void* data = mem->gpu_data();
-      return blob_math::device_dot<Dtype>(*mem, count, data, data);
-    }
-    case SyncedMemory::UNINITIALIZED:
-      return 0;
-  }
-  fail("Unknown SyncedMemory head state: ", static_cast<int>(mem->head()));
+  if (!mem || mem->head() == SyncedMemory::UNINITIALIZED) return 0;
+  const bool device_side = blob_math::on_device(*mem);
+  Dtype result = 0;
+  const void* x = blob_math::side_data(*mem, device_side);
+  blob_math::math_device(*mem, device_side).dot(count, x, 0, x, 0, &result);
+  return result;
 }
 
 template <typename Dtype>
 static void scale_of(SyncedMemory* mem, std::int64_t count, Dtype factor) {
-  if (!mem) return;
-  switch (mem->head()) {
-    case SyncedMemory::HEAD_AT_CPU:
-      blob_math::host_scal<Dtype>(*mem, count, factor, mem->mutable_cpu_data());
-      return;
-    case SyncedMemory::HEAD_AT_GPU:
-    case SyncedMemory::SYNCED:
-      blob_math::device_scal<Dtype>(*mem, count, factor, mem->mutable_gpu_data());
-      return;
-    case SyncedMemory::UNINITIALIZED:
-      return;
-  }
-  fail("Unknown SyncedMemory head state: ", static_cast<int>(mem->head()));
+  if (!mem || mem->head() == SyncedMemory::UNINITIALIZED) return;
+  const bool device_side = blob_math::on_device(*mem);
+  void* x = blob_math::side_mutable_data(*mem, device_side);
+  blob_math::math_device(*mem, device_side).scal(count, factor, x, 0);
 }
 
 template <typename Dtype>

@@ -100,6 +100,7 @@ class Blob {
   const std::shared_ptr<SyncedMemory>& checked(const std::shared_ptr<SyncedMemory>& mem,
                                                const char* what) const;
   std::int64_t checked_element(std::int64_t offset) const;
+  void memory_of_exact_size();
 };
 
 extern template class Blob<float>;
