@@ -9,6 +9,8 @@
 #include <fstream>
 #include <string>
 
+#include "test_paths.hpp"
+
 #ifndef BLOBRT_TEST_PLUGINS_DIR
 #error "BLOBRT_TEST_PLUGINS_DIR must be defined by the build"
 #endif
@@ -30,7 +32,7 @@ class PluginDir {
   }
   // Copies libtest-VARIANT.so in as LIBRARY (default: the same name).
   void copy_module(const std::string& variant, const std::string& library = "") {
-    fs::path from = fs::path(BLOBRT_TEST_PLUGINS_DIR) / ("libtest-" + variant + ".so");
+    fs::path from = fs::path(BLOBRT_TEST_PATH(BLOBRT_TEST_PLUGINS_DIR)) / ("libtest-" + variant + ".so");
     fs::copy_file(from, path_ / (library.empty() ? from.filename().string() : library),
                   fs::copy_options::overwrite_existing);
   }

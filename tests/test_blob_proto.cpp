@@ -9,6 +9,7 @@
 
 #include "blobrt/blob.hpp"
 #include "blobrt/io.hpp"
+#include "test_paths.hpp"
 
 #ifndef BLOBRT_TEST_DATA_DIR
 #error "BLOBRT_TEST_DATA_DIR must be defined by the build"
@@ -17,7 +18,7 @@
 namespace blobrt {
 namespace {
 
-const std::string kData = BLOBRT_TEST_DATA_DIR;
+const std::string kData = BLOBRT_TEST_PATH(BLOBRT_TEST_DATA_DIR);
 const std::string kBinary = kData + "/ref_float_2x3x4x5_diff.binaryproto";
 const std::string kText = kData + "/ref_float_2x3x4x5_diff.prototxt";
 

@@ -27,7 +27,8 @@ struct Outcome {
 };
 
 // Runs a shell command line with extra environment assignments in front.
-Outcome run(const std::string& env, const std::string& args, const std::string& program = BLOBRT_TOOL) {
+Outcome run(const std::string& env, const std::string& args,
+            const std::string& program = BLOBRT_TEST_PATH(BLOBRT_TOOL)) {
   std::string err_file = ::testing::TempDir() + "/blobrt_cli_err_" + std::to_string(::getpid());
   std::string command = "env " + env + " '" + program + "' " + args + " 2>" + err_file;
   Outcome result{-1, "", ""};
@@ -143,7 +144,7 @@ TEST(CliTest, CudaPluginIsFoundAndReportsWhyItCannotRun) {
 
 TEST(CliTest, CudaPluginWithAMissingRuntimeLibraryNamesIt) {
   testing::PluginDir dir("cli_cuda_dep");
-  dir.copy_file(BLOBRT_CUDA_PLUGIN, "libblobrt-cuda.so");
+  dir.copy_file(BLOBRT_TEST_PATH(BLOBRT_CUDA_PLUGIN), "libblobrt-cuda.so");
   dir.manifest("cuda", "libblobrt-cuda.so", "1.0", "requires = libcudart.so.99 libcublas.so.13\n");
   Outcome r = run("BLOBRT_PLUGIN_PATH=" + dir.str() + " BLOBRT_BACKEND=cuda", "info");
   EXPECT_EQ(r.rc, 1);
@@ -163,7 +164,8 @@ TEST(CliTest, PluginsThatCrashOrHangDoNotTakeInfoDown) {
 }
 
 TEST(CliTest, InspectReferenceFile) {
-  Outcome r = run("", "inspect '" BLOBRT_TEST_DATA_DIR "/ref_float_2x3x4x5_diff.binaryproto'");
+  Outcome r =
+      run("", "inspect '" + BLOBRT_TEST_PATH(BLOBRT_TEST_DATA_DIR) + "/ref_float_2x3x4x5_diff.binaryproto'");
   EXPECT_EQ(r.rc, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "shape 2 3 4 5 (120), precision float")) << r.out;
   EXPECT_TRUE(contains(r.out, "asum 2835, sumsq 98105")) << r.out;
@@ -175,7 +177,7 @@ TEST(CliTest, InspectBadInputIsOneLineAndNonZero) {
   EXPECT_EQ(missing.rc, 1);
   EXPECT_TRUE(contains(missing.err, "File not found: /nonexistent.binaryproto")) << missing.err;
   EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
-  Outcome garbage = run("", "inspect '" BLOBRT_TOOL "'");  // an ELF file is no BlobProto
+  Outcome garbage = run("", "inspect '" + BLOBRT_TEST_PATH(BLOBRT_TOOL) + "'");  // an ELF file is no BlobProto
   EXPECT_EQ(garbage.rc, 1) << garbage.out;
   EXPECT_TRUE(contains(garbage.err, "blobrt: ")) << garbage.err;
   Outcome usage = run("", "inspect");
@@ -195,7 +197,8 @@ TEST(CliTest, InspectBadInputIsOneLineAndNonZero) {
   // Truncated: the reference file cut in half.
   std::string truncated = ::testing::TempDir() + "/blobrt_truncated.binaryproto";
   {
-    std::ifstream in(BLOBRT_TEST_DATA_DIR "/ref_float_2x3x4x5_diff.binaryproto", std::ios::binary);
+    std::ifstream in(BLOBRT_TEST_PATH(BLOBRT_TEST_DATA_DIR) + "/ref_float_2x3x4x5_diff.binaryproto",
+                     std::ios::binary);
     std::string all((std::istreambuf_iterator<char>(in)), {});
     std::ofstream(truncated, std::ios::binary) << all.substr(0, all.size() / 2);
   }
@@ -246,7 +249,7 @@ TEST(CliTest, CaffeDemoPrintsTheSameNumbersOnEveryBackend) {
     std::filesystem::create_directories(dir);
     // The demo writes a.txt into its working directory.
     Outcome demo = run("BLOBRT_BACKEND=" + std::string(backend),
-                   "-c 'cd " + dir + " && exec " BLOBRT_DEMO "'", "/bin/sh");
+                   "-c 'cd " + dir + " && exec " + BLOBRT_TEST_PATH(BLOBRT_DEMO) + "'", "/bin/sh");
     if (demo.rc != 0 && contains(demo.err, "cannot be used")) continue;  // not on this machine
     EXPECT_EQ(demo.rc, 0) << backend << ": " << demo.out;
     EXPECT_TRUE(contains(demo.out, "ASUM: 288\nSUMSQ: 4600\n")) << backend << ": " << demo.out;

@@ -15,28 +15,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 build="${BUILD_DIR:-build}"
 cd "$root"
 
-packages=(
-  g++ meson ninja-build pkg-config python3 binutils
-  libprotobuf-dev protobuf-compiler
-  libboost-dev libboost-filesystem-dev
-  libblis-dev
-  ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd clinfo
-  libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
-)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "== installing: ${missing[*]}"
-  if [ "$(id -u)" -ne 0 ]; then
-    echo "tools/build.sh: run as root (or install these first): ${missing[*]}" >&2
-    exit 1
-  fi
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+"$root/tools/install-deps.sh"
 
 # The CUDA toolkit is not a Debian package here; meson finds it in /usr/local/cuda.
 if [ -x /usr/local/cuda/bin/nvcc ]; then
@@ -73,6 +52,15 @@ if [ "$mode" = test ]; then
   meson test -C "$build" --benchmark --print-errorlogs || status=1
   cp "$build/meson-logs/testlog.junit.xml" "$build/meson-logs/bench.junit.xml"
   logs+=("$build/meson-logs/bench.junit.xml")
+
+  echo "== GPU bundle: built, size-checked, moved, and run here on the CPU backends (docs/cuda.md)"
+  if [ -x /usr/local/cuda/bin/nvcc ]; then
+    bundle_work="$build-gpu-bundle-test"
+    BUNDLE_BUILD_DIR="$build-gpu-bundle" tests/gpu_bundle_test.sh "$bundle_work" || status=1
+    for f in "$bundle_work"/junit/*.junit.xml; do [ -f "$f" ] && logs+=("$f"); done
+  else
+    echo "skipped: no CUDA toolkit in /usr/local/cuda, so no CUDA plugin to bundle"
+  fi
 
   echo "== the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer"
   asan="$build-asan"

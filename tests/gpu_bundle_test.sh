@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# The GPU bundle, checked where there is no GPU (CI): it builds, stays under its size limit,
+# holds no NVIDIA library, still runs after being moved elsewhere, passes on the CPU
+# backends and reports why CUDA cannot run here.
+#   tests/gpu_bundle_test.sh WORKDIR     (the JUnit files of the bundle's run end up in WORKDIR/junit)
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+work="$1"
+rm -rf "$work"
+mkdir -p "$work"
+fail() { echo "gpu_bundle_test: FAILED: $*" >&2; exit 1; }
+
+"$root/tools/gpu-bundle.sh" "$work/built"
+# Relocated: nothing may depend on where it was built.
+mv "$work/built" "$work/moved"
+bundle="$work/moved"
+
+nvidia=$(find "$bundle" -name 'libcuda.so*' -o -name 'libcudart.so*' -o -name 'libcublas*.so*' -o -name 'libnvidia-*')
+[ -z "$nvidia" ] || fail "the bundle holds NVIDIA libraries the GPU node provides: $nvidia"
+for f in bin/blobrt bin/blobrt-conformance bin/blobrt-bench bin/blobrt-caffe-demo libexec/blobrt-plugin-scanner \
+         lib/blobrt/plugins.d/libblobrt-cuda.so lib/blobrt/plugins.d/cuda.plugin lib/blobrt/plugins.d/blis.plugin \
+         lib/blobrt/plugins.d/opencl.plugin libexec/blobrt/tests/test_blob run-on-gpu.sh env.sh BUNDLE.txt; do
+  [ -e "$bundle/$f" ] || fail "missing $f"
+done
+# sm_90 machine code and compute_90 PTX in the CUDA plugin.
+if command -v /usr/local/cuda/bin/cuobjdump >/dev/null; then
+  elf=$(/usr/local/cuda/bin/cuobjdump --list-elf "$bundle/lib/blobrt/plugins.d/libblobrt-cuda.so" 2>&1 || true)
+  ptx=$(/usr/local/cuda/bin/cuobjdump --list-ptx "$bundle/lib/blobrt/plugins.d/libblobrt-cuda.so" 2>&1 || true)
+  grep -q "sm_90" <<<"$elf" || fail "no sm_90 code in the CUDA plugin: $elf"
+  grep -q "sm_90" <<<"$ptx" || fail "no compute_90 PTX in the CUDA plugin: $ptx"
+fi
+
+out="$work/out"
+status=0
+env -u BLOBRT_PLUGIN_PATH -u BLOBRT_PLUGIN_SCANNER -u LD_LIBRARY_PATH \
+  "$bundle/run-on-gpu.sh" --bench smoke "$out" || status=$?
+mkdir -p "$work/junit"
+tar -C "$work/junit" -xzf "$out/logs.tar.gz" --wildcards '*.junit.xml'
+[ "$status" -eq 0 ] || fail "run-on-gpu.sh exited $status; summary:$(printf '\n'; cat "$out/summary.txt")"
+
+for f in summary.txt info.txt info.json bench.json logs.tar.gz; do
+  [ -s "$out/$f" ] || fail "run-on-gpu.sh wrote no $f"
+done
+n=$(find "$out" -type f | wc -l)
+[ "$n" -le 8 ] || fail "run-on-gpu.sh wrote $n files; a GPU lending tool brings back 8"
+grep -q "^PASSED   test_blob " "$out/summary.txt" || fail "test_blob did not pass in the bundle"
+grep -q "^PASSED   conformance " "$out/summary.txt" || fail "conformance did not pass in the bundle"
+grep -q "^PASSED   benchmarks-smoke " "$out/summary.txt" || fail "the benchmarks did not run"
+if ! command -v nvidia-smi >/dev/null; then
+  grep -q "^SKIPPED  selftest-cuda: the CUDA backend is not usable here: .*cudaErrorInsufficientDriver" "$out/summary.txt" \
+    || fail "CUDA's no-driver reason is not reported: $(cat "$out/summary.txt")"
+  grep -q "^SKIPPED  compute-sanitizer: no usable CUDA device" "$out/summary.txt" \
+    || fail "compute-sanitizer's skip is not reported"
+fi
+python3 -c 'import json,sys; b=json.load(open(sys.argv[1])); assert b["benchmarks"], "no benchmark rows"' "$out/bench.json"
+echo "gpu_bundle_test: passed ($(du -sh "$bundle" | cut -f1) bundle; $(tail -n 2 "$out/summary.txt" | head -n 1))"

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Builds the self-contained GPU bundle: a release build with the CUDA plugin for sm_90
+# (plus compute_90 PTX, so newer GPUs JIT-compile it), installed into DIR with the test
+# suites, the benchmarks and the Debian runtime libraries a bare CUDA machine lacks.
+#   tools/gpu-bundle.sh DIR          then, on a GPU node: DIR/run-on-gpu.sh OUTDIR
+# The NVIDIA driver, libcudart and libcublas are never bundled: the GPU node provides
+# them (run-on-gpu.sh finds them). BUNDLE_BUILD_DIR (default build-gpu-bundle),
+# CUDA_ARCH (default 90) and BUNDLE_MAX_MIB (default 48) may be set. docs/cuda.md says more.
+set -euo pipefail
+
+[ $# -eq 1 ] || { echo "usage: tools/gpu-bundle.sh DIR" >&2; exit 2; }
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="${BUNDLE_BUILD_DIR:-build-gpu-bundle}"
+arch="${CUDA_ARCH:-90}"
+max_mib="${BUNDLE_MAX_MIB:-48}"
+mkdir -p "$1"
+dir="$(cd "$1" && pwd)"
+cd "$root"
+
+"$root/tools/install-deps.sh"
+if [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH="/usr/local/cuda/bin:$PATH"
+  export CUDA_PATH="${CUDA_PATH:-/usr/local/cuda}"
+fi
+command -v nvcc >/dev/null || { echo "gpu-bundle: nvcc not found (the CUDA toolkit is needed to build the CUDA plugin)" >&2; exit 1; }
+
+echo "== configuring $build (release, CUDA for sm_$arch + PTX, prefix $dir)"
+options=(--prefix="$dir" --libdir=lib -Dbuildtype=release -Dtests=enabled -Dinstall_tests=true
+         -Dcuda=enabled -Dblis=enabled -Dopencl=enabled -Dnvcc_arch="$arch")
+if [ -f "$build/build.ninja" ]; then
+  meson setup --reconfigure "$build" "${options[@]}" >/dev/null
+else
+  meson setup "$build" "${options[@]}" >/dev/null
+fi
+echo "== building"
+ninja -C "$build" >/dev/null
+
+echo "== installing into $dir"
+find "$dir" -mindepth 1 -delete
+meson install -C "$build" --strip --no-rebuild --quiet --tags runtime,cuda,tests >/dev/null
+
+# Every shared library the bundle's programs and plugins need, except what any Linux with
+# an NVIDIA driver has (glibc) and what the GPU node must provide itself (CUDA, the driver).
+# libstdc++/libgcc_s go to lib/cxx, used only where the node's own are older (run-on-gpu.sh).
+echo "== bundling runtime libraries"
+mkdir -p "$dir/lib/deps" "$dir/lib/cxx"
+system_lib='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libresolv\.so|libutil\.so)'
+gpu_lib='^(libcuda\.so|libcudart\.so|libcublas\.so|libcublasLt\.so|libnvidia-)'
+mapfile -t elves < <(find "$dir" -type f \( -perm -u+x -o -name '*.so*' \) -exec sh -c \
+  'head -c 4 "$1" | grep -q "ELF" && echo "$1"' _ {} \;)
+declare -A wanted=()
+for f in "${elves[@]}"; do
+  # ldd resolves through the build's own libblobrt; the bundle's copy replaces it.
+  while read -r name _ path _; do
+    [[ "$name" =~ $system_lib || "$name" =~ $gpu_lib || "$name" == libblobrt* ]] && continue
+    [ -n "$path" ] && [ -f "$path" ] && wanted["$name"]="$path"
+  done < <(LD_LIBRARY_PATH="$dir/lib" ldd "$f" 2>/dev/null | grep '=> /')
+done
+# The plugins load these at run time (manifests' `requires`), not through DT_NEEDED.
+for name in libOpenCL.so.1 libclblast.so.1; do
+  path=$(ldconfig -p | awk -v n="$name" '$1 == n && /x86-64/ {print $NF; exit}')
+  [ -n "$path" ] && wanted["$name"]="$path"
+done
+for name in "${!wanted[@]}"; do
+  case "$name" in
+    libstdc++.so.*|libgcc_s.so.*) target="$dir/lib/cxx/$name" ;;
+    *) target="$dir/lib/deps/$name" ;;
+  esac
+  cp -L "${wanted[$name]}" "$target"
+  chmod 644 "$target"
+  strip --strip-unneeded "$target" 2>/dev/null || true
+done
+# The newest GLIBCXX symbol version the bundle needs from libstdc++.
+objdump -T "${elves[@]}" "$dir"/lib/deps/*.so* 2>/dev/null | grep -o 'GLIBCXX_3\.4\.[0-9]*' \
+  | sort -t. -k3,3n -u | tail -n 1 > "$dir/lib/cxx/GLIBCXX_NEEDED"
+
+# Installed programs carry no build-tree rpath; they find the bundle's libraries through
+# env.sh, and the setuid test is not part of the bundle.
+install -m 755 tools/gpu-bundle/run-on-gpu.sh "$dir/run-on-gpu.sh"
+install -m 644 tools/gpu-bundle/env.sh "$dir/env.sh"
+install -m 755 tools/test_summary.py "$dir/libexec/blobrt/test_summary.py"
+{
+  echo "blobrt $(meson introspect "$build" --projectinfo | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])') GPU bundle"
+  echo "commit: $(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
+  echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(. /etc/os-release && echo "$PRETTY_NAME"), $(g++ --version | head -n 1), $(nvcc --version | tail -n 2 | head -n 1)"
+  echo "CUDA plugin: sm_$arch machine code + compute_$arch PTX"
+  echo "bundled libraries (Debian package, version):"
+  for name in $(printf '%s\n' "${!wanted[@]}" | sort); do
+    real=$(readlink -f "${wanted[$name]}")
+    # Debian's merged /usr: dpkg may know the file under /lib rather than /usr/lib.
+    pkg=$({ dpkg -S "$real" 2>/dev/null || dpkg -S "${real#/usr}" 2>/dev/null || true; } | head -n 1 | cut -d: -f1)
+    echo "  $name  ${pkg:-?} $( [ -n "$pkg" ] && dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null)"
+  done
+} > "$dir/BUNDLE.txt"
+
+size=$(du -sb "$dir" | cut -f1)
+mib=$(( (size + 1048575) / 1048576 ))
+echo "== bundle: $dir, $mib MiB ($size bytes), limit $max_mib MiB"
+if [ "$size" -gt $(( max_mib * 1048576 )) ]; then
+  echo "gpu-bundle: $dir is $mib MiB, over the $max_mib MiB limit; largest files:" >&2
+  find "$dir" -type f -printf '%s %p\n' | sort -rn | head -n 10 >&2
+  exit 1
+fi

@@ -1,0 +1,40 @@
+# Source this to use the bundle by hand: `. DIR/env.sh; blobrt info`.
+# It points blobrt at the bundle's plugins and scanner (the paths baked into libblobrt are
+# those of the machine that built it) and finds the NVIDIA libraries the node provides.
+blobrt_bundle="$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")" && pwd)"
+
+# Prints the directory holding NAME: the dynamic linker's cache first, then the places
+# CUDA installs and Python wheels (nvidia-cublas, nvidia-cuda-runtime) put it.
+blobrt_find_lib() {
+  local found
+  found=$(ldconfig -p 2>/dev/null | awk -v n="$1" '$1 == n && /x86-64/ {print $NF; exit}')
+  if [ -z "$found" ]; then
+    for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda-*/lib64 \
+             /usr/lib/x86_64-linux-gnu /usr/local/nvidia/lib64 /usr/local/nvidia/lib; do
+      [ -e "$d/$1" ] && { found="$d/$1"; break; }
+    done
+  fi
+  if [ -z "$found" ]; then
+    found=$(find / -xdev \( -path /proc -o -path /sys \) -prune -o -name "$1" -print 2>/dev/null | head -n 1)
+  fi
+  [ -n "$found" ] && dirname "$found"
+}
+
+blobrt_libs="$blobrt_bundle/lib:$blobrt_bundle/lib/deps"
+# The bundle's libstdc++ only where the node's own lacks a symbol version the bundle needs.
+blobrt_cxx_needed=$(cat "$blobrt_bundle/lib/cxx/GLIBCXX_NEEDED" 2>/dev/null)
+blobrt_sys_cxx=$(ldconfig -p 2>/dev/null | awk '$1 == "libstdc++.so.6" && /x86-64/ {print $NF; exit}')
+if [ -z "$blobrt_sys_cxx" ] || { [ -n "$blobrt_cxx_needed" ] && ! grep -qa "$blobrt_cxx_needed" "$blobrt_sys_cxx"; }; then
+  blobrt_libs="$blobrt_libs:$blobrt_bundle/lib/cxx"
+fi
+for blobrt_lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13; do
+  blobrt_dir=$(blobrt_find_lib "$blobrt_lib") && case ":$blobrt_libs:" in
+    *":$blobrt_dir:"*) ;;
+    *) blobrt_libs="$blobrt_libs:$blobrt_dir" ;;
+  esac
+done
+export LD_LIBRARY_PATH="$blobrt_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PATH="$blobrt_bundle/bin:$PATH"
+export BLOBRT_PLUGIN_SYSTEM_PATH="$blobrt_bundle/lib/blobrt/plugins.d"
+export BLOBRT_PLUGIN_SCANNER="$blobrt_bundle/libexec/blobrt-plugin-scanner"
+unset blobrt_libs blobrt_cxx_needed blobrt_sys_cxx blobrt_lib blobrt_dir

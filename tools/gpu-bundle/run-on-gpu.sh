@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# Runs everything the bundle holds on this node and writes the results to OUTDIR:
+#   run-on-gpu.sh [--bench full|smoke|none] [--bench-filter REGEX] OUTDIR
+# Steps: blobrt info, blobrt selftest (auto and cuda), every GoogleTest suite,
+# blobrt-conformance on every device (cuda:0 and any OpenCL device included), the
+# conformance suite on cuda under compute-sanitizer memcheck, and the benchmarks.
+# OUTDIR gets summary.txt, info.txt, info.json, bench.json and logs.tar.gz (every log and
+# JUnit file): few files, as a GPU lending tool may bring back only a handful.
+# Exit status 0 only if every step that could run here passed; a step that cannot run
+# (no GPU, no compute-sanitizer) is reported as skipped with the reason.
+set -uo pipefail
+
+bench=full
+bench_filter=""
+while [ $# -gt 1 ]; do
+  case "$1" in
+    --bench) bench="$2"; shift 2 ;;
+    --bench-filter) bench_filter="$2"; shift 2 ;;
+    *) break ;;
+  esac
+done
+[ $# -eq 1 ] || { echo "usage: run-on-gpu.sh [--bench full|smoke|none] [--bench-filter REGEX] OUTDIR" >&2; exit 2; }
+case "$bench" in full|smoke|none) ;; *) echo "run-on-gpu.sh: --bench full|smoke|none" >&2; exit 2 ;; esac
+
+here="$(cd "$(dirname "$0")" && pwd)"
+mkdir -p "$1"
+out="$(cd "$1" && pwd)"
+logs="$(mktemp -d)"
+trap 'rm -rf "$logs"' EXIT
+# shellcheck source=env.sh
+. "$here/env.sh"
+tests="$here/libexec/blobrt/tests"
+summary="$out/summary.txt"
+: > "$summary"
+failed=0
+
+note() { echo "$*" | tee -a "$summary"; }
+# step NAME COMMAND...: runs it with its output in NAME.log, records passed/FAILED.
+step() {
+  local name="$1"; shift
+  local start=$SECONDS
+  if "$@" > "$logs/$name.log" 2>&1; then
+    note "PASSED   $name ($((SECONDS - start)) s)"
+  else
+    local rc=$?
+    note "FAILED   $name (exit $rc, $((SECONDS - start)) s): last lines of $name.log:"
+    tail -n 15 "$logs/$name.log" | sed 's/^/           /' | tee -a "$summary"
+    failed=1
+  fi
+}
+skip() { note "SKIPPED  $1: $2"; }
+
+note "blobrt GPU bundle run, $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
+sed -n '1,4p' "$here/BUNDLE.txt" | sed 's/^/  /' | tee -a "$summary"
+if command -v nvidia-smi >/dev/null; then
+  note "  GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -n 1)"
+else
+  note "  GPU: nvidia-smi not found"
+fi
+note "  library path: $LD_LIBRARY_PATH"
+
+step info blobrt info
+cp "$logs/info.log" "$out/info.txt"
+blobrt info --json > "$out/info.json" 2> "$logs/info-json.log" || true
+step selftest-auto blobrt selftest
+
+cuda_reason=""
+if BLOBRT_BACKEND=cuda blobrt info > "$logs/cuda-check.log" 2>&1; then
+  step selftest-cuda env BLOBRT_BACKEND=cuda blobrt selftest
+else
+  cuda_reason=$(grep -m 1 -o "cannot be used: .*" "$logs/cuda-check.log" | sed "s/^cannot be used: //" || tail -n 1 "$logs/cuda-check.log")
+  skip selftest-cuda "the CUDA backend is not usable here: $cuda_reason"
+fi
+opencl_gpus=$(python3 -c '
+import json, sys
+info = json.load(open(sys.argv[1]))
+print(" ".join(d["id"] + " (" + d["name"] + ")" for p in info["plugins"] if p["name"] == "opencl"
+               for d in p.get("devices", []) if d["type"] == "GPU"))' "$out/info.json" 2>/dev/null)
+if [ -n "$opencl_gpus" ]; then
+  note "         OpenCL GPU devices: $opencl_gpus (the suites and conformance cover them)"
+else
+  skip opencl-gpu "no OpenCL GPU device here (ICDs in /etc/OpenCL/vendors: $(ls /etc/OpenCL/vendors 2>/dev/null | tr '\n' ' '))"
+fi
+
+# The suites see the bundle's plugins plus simgpu, and nothing installed on the node.
+suite_env=(
+  BLOBRT_PLUGIN_PATH="$here/lib/blobrt/plugins.d:$tests/simgpu"
+  BLOBRT_PLUGIN_SYSTEM_PATH=
+  BLOBRT_LOG=off
+  BLOBRT_TEST_DATA_DIR="$tests/data"
+  BLOBRT_TEST_PLUGINS_DIR="$tests/plugins"
+  BLOBRT_TOOL="$here/bin/blobrt"
+  BLOBRT_DEMO="$here/bin/blobrt-caffe-demo"
+  BLOBRT_CUDA_PLUGIN="$here/lib/blobrt/plugins.d/libblobrt-cuda.so"
+)
+for exe in "$tests"/test_*; do
+  name=$(basename "$exe")
+  step "$name" env "${suite_env[@]}" "$exe" --gtest_output="xml:$logs/$name.junit.xml"
+done
+step conformance env "${suite_env[@]}" "$here/bin/blobrt-conformance" \
+  --gtest_output="xml:$logs/conformance.junit.xml"
+
+if [ -n "$cuda_reason" ]; then
+  skip compute-sanitizer "no usable CUDA device: $cuda_reason"
+elif ! command -v compute-sanitizer >/dev/null; then
+  skip compute-sanitizer "compute-sanitizer is not on PATH"
+else
+  step compute-sanitizer compute-sanitizer --tool memcheck --error-exitcode 99 \
+    --log-file "$logs/compute-sanitizer.txt" \
+    env "${suite_env[@]}" "$here/bin/blobrt-conformance" --gtest_filter='*cuda*' \
+    --gtest_output="xml:$logs/conformance-memcheck.junit.xml"
+  grep -h "ERROR SUMMARY" "$logs/compute-sanitizer.txt" | tail -n 1 | sed 's/^/         /' | tee -a "$summary"
+fi
+
+case "$bench" in
+  none) skip benchmarks "--bench none" ;;
+  *)
+    bench_args=(--benchmark_out="$out/bench.json" --benchmark_out_format=json)
+    if [ "$bench" = smoke ]; then bench_args+=(--blobrt_smoke --benchmark_min_time=0.001)
+    else bench_args+=(--benchmark_min_time=0.1); fi
+    [ -n "$bench_filter" ] && bench_args+=(--benchmark_filter="$bench_filter")
+    step "benchmarks-$bench" env BLOBRT_PLUGIN_PATH="$here/lib/blobrt/plugins.d" BLOBRT_PLUGIN_SYSTEM_PATH= \
+      "$here/bin/blobrt-bench" "${bench_args[@]}"
+    ;;
+esac
+
+python3 "$here/libexec/blobrt/test_summary.py" "$logs"/*.junit.xml 2>&1 | tee -a "$summary" || failed=1
+tar -C "$logs" -czf "$out/logs.tar.gz" .
+if [ "$failed" -eq 0 ]; then note "run-on-gpu: every step that could run here passed"
+else note "run-on-gpu: FAILED (see above and logs.tar.gz)"; fi
+exit "$failed"

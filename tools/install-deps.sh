@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs the Debian packages blobrt builds and tests with (as root; a no-op when all are
+# there). Used by tools/build.sh and tools/gpu-bundle.sh; extra package names may be given.
+set -euo pipefail
+
+packages=(
+  g++ meson ninja-build pkg-config python3 binutils
+  libprotobuf-dev protobuf-compiler
+  libboost-dev libboost-filesystem-dev
+  libblis-dev
+  ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd clinfo
+  libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
+  "$@"
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "== installing: ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "$0: run as root (or install these first): ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
