@@ -413,6 +413,48 @@ TEST_P(BlobTest, ShareDataAndDiff) {
   EXPECT_THROW(c.ShareDiff(a), Error);
 }
 
+// Caffe's Net shares a layer's top with the next bottom and reshapes both every pass: a
+// shrinking Reshape must keep the sharing, even of memory no one has written yet.
+TEST_P(BlobTest, SharingSurvivesAShrinkingReshape) {
+  for (bool written : {false, true}) {
+    Blob<float> a(Shape{6}), b(Shape{6});
+    if (written) a.mutable_cpu_data()[0] = 1;
+    b.ShareData(a);
+    b.ShareDiff(a);
+    b.Reshape(Shape{3});
+    EXPECT_EQ(b.data(), a.data()) << "written " << written;
+    EXPECT_EQ(b.diff(), a.diff()) << "written " << written;
+    a.mutable_cpu_data()[2] = 7;
+    EXPECT_EQ(b.cpu_data()[2], 7);
+  }
+}
+
+// Caffe issue #5439: memory taken from a smaller blob (or from the user) and a growing
+// Reshape within capacity_ wrote past the end. blobrt reallocates.
+TEST_P(BlobTest, GrowingReshapeAfterSharingReallocates) {
+  Blob<float> small(Shape{2}), big(Shape{8});
+  big.Reshape(Shape{2});
+  big.ShareData(small);
+  big.ShareDiff(small);
+  big.Reshape(Shape{8});
+  EXPECT_NE(big.data(), small.data());
+  EXPECT_GE(big.data()->size(), 8 * sizeof(float));
+  EXPECT_GE(big.diff()->size(), 8 * sizeof(float));
+  float* p = big.mutable_cpu_data();
+  for (int i = 0; i < 8; ++i) p[i] = 1;  // ASan and valgrind see any write past small's 2
+  big.mutable_gpu_diff();
+  EXPECT_FLOAT_EQ(big.asum_data(), 8);
+
+  std::vector<float> given(2, 3.0f);
+  big.Reshape(Shape{2});
+  big.set_cpu_data(given.data());
+  big.Reshape(Shape{8});
+  EXPECT_NE(big.cpu_data(), given.data());
+  EXPECT_GE(big.data()->size(), 8 * sizeof(float));
+  big.mutable_cpu_data()[7] = 1;
+  EXPECT_EQ(given, std::vector<float>(2, 3.0f));
+}
+
 TEST_P(BlobTest, SetCpuAndGpuData) {
   Blob<float> blob(Shape{8});
   std::vector<float> external(8, 2.5f);

@@ -1,13 +1,21 @@
 // Caffe's file helpers: readers never abort, writers are atomic.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <signal.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -189,6 +197,230 @@ TEST(IoTest, TextRoundTrip) {
   Blob<float> again;
   again.FromProto(back);
   for (int i = 0; i < 4; ++i) EXPECT_EQ(again.cpu_data()[i], d[i]);
+}
+
+BlobProto small_proto(float value) {
+  BlobProto proto;
+  proto.add_data(value);
+  return proto;
+}
+
+// A path that is a directory, a FIFO, a socket or a device node is never replaced: the
+// write fails naming the path and what it is, and nothing there changes.
+TEST(IoTest, WritingOverANonRegularFileFailsAndChangesNothing) {
+  std::string dir = temp("nonregular");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/a_directory");
+  write_raw(dir + "/a_directory/keep", "kept");
+  ASSERT_EQ(::mkfifo((dir + "/a_fifo").c_str(), 0600), 0);
+  int sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::string socket_path = dir + "/a_socket";
+  ASSERT_LT(socket_path.size(), sizeof(address.sun_path));
+  std::strcpy(address.sun_path, socket_path.c_str());
+  ASSERT_EQ(::bind(sock, reinterpret_cast<sockaddr*>(&address), sizeof(address)), 0);
+  std::vector<std::pair<std::string, std::string>> cases = {
+      {"a_directory", "a directory"}, {"a_fifo", "a FIFO"}, {"a_socket", "a socket"}};
+  // A device node like /dev/null, made here (root only) rather than risking the real one.
+  if (::geteuid() == 0 && ::mknod((dir + "/a_device").c_str(), S_IFCHR | 0666, makedev(1, 3)) == 0) {
+    cases.push_back({"a_device", "a character device"});
+  }
+  for (const auto& [name, kind] : cases) {
+    std::string path = dir + "/" + name;
+    struct stat before {};
+    ASSERT_EQ(::lstat(path.c_str(), &before), 0);
+    for (bool text : {false, true}) {
+      try {
+        text ? WriteProtoToTextFile(small_proto(1), path) : WriteProtoToBinaryFile(small_proto(1), path);
+        ADD_FAILURE() << "writing over " << kind << " succeeded";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("it is " + kind), std::string::npos) << e.what();
+      }
+    }
+    struct stat after {};
+    ASSERT_EQ(::lstat(path.c_str(), &after), 0);
+    EXPECT_EQ(after.st_ino, before.st_ino) << name;
+    EXPECT_EQ(after.st_mode, before.st_mode) << name;
+  }
+  EXPECT_EQ(slurp(dir + "/a_directory/keep"), "kept");
+  ::close(sock);
+  // Nothing else appeared (no temporary left behind).
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), static_cast<long>(cases.size()));
+}
+
+// Writing through a symbolic link writes its target and keeps the link.
+TEST(IoTest, WritingThroughASymlinkKeepsTheLink) {
+  std::string dir = temp("symlinks");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/real");
+  WriteProtoToBinaryFile(small_proto(1), dir + "/real/weights.binaryproto");
+  std::filesystem::create_symlink("real/weights.binaryproto", dir + "/relative");
+  std::filesystem::create_symlink(dir + "/relative", dir + "/chained");
+  std::filesystem::create_symlink("real/new.binaryproto", dir + "/dangling");
+  float value = 2;
+  for (const char* link : {"relative", "chained", "dangling"}) {
+    WriteProtoToBinaryFile(small_proto(value), dir + "/" + link);
+    EXPECT_TRUE(std::filesystem::is_symlink(dir + "/" + link)) << link;
+    BlobProto back;
+    ASSERT_TRUE(ReadProtoFromBinaryFile(dir + "/" + link, &back)) << link;
+    EXPECT_EQ(back.data(0), value++) << link;
+  }
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir + "/real/new.binaryproto"));
+  // Only the two real files in real/: no temporaries.
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir + "/real"), {}), 2);
+}
+
+// Overwriting keeps a file's mode (a 0600 weights file stays 0600) and, for root, its owner.
+TEST(IoTest, OverwritingKeepsModeAndOwner) {
+  std::string path = temp("private.binaryproto");
+  WriteProtoToBinaryFile(small_proto(1), path);
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  bool root = ::geteuid() == 0;
+  if (root) ASSERT_EQ(::chown(path.c_str(), 65534, 65534), 0);
+  WriteProtoToBinaryFile(small_proto(2), path);
+  WriteProtoToTextFile(small_proto(3), path);
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  if (root) {
+    EXPECT_EQ(st.st_uid, 65534u);
+    EXPECT_EQ(st.st_gid, 65534u);
+  }
+  BlobProto back;
+  ASSERT_TRUE(ReadProtoFromTextFile(path, &back));
+  EXPECT_EQ(back.data(0), 3);
+}
+
+// A file name as long as a directory entry can be (255 bytes) leaves no room for a suffix:
+// the temporary file's name is shortened, the write works.
+TEST(IoTest, LongestFileNameStillWrites) {
+  std::string dir = temp("long_names");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  std::string path = dir + "/" + std::string(255, 'w');
+  WriteProtoToBinaryFile(small_proto(5), path);
+  WriteProtoToBinaryFile(small_proto(6), path);
+  BlobProto back;
+  ASSERT_TRUE(ReadProtoFromBinaryFile(path, &back));
+  EXPECT_EQ(back.data(0), 6);
+  EXPECT_THROW(WriteProtoToBinaryFile(small_proto(7), path + "x"), Error);  // too long itself
+}
+
+TEST(IoTest, ReadingADirectoryFailsWithThePath) {
+  std::string dir = temp("read_dir");
+  std::filesystem::create_directories(dir);
+  BlobProto proto;
+  for (bool text : {false, true}) {
+    try {
+      text ? ReadProtoFromTextFile(dir, &proto) : ReadProtoFromBinaryFile(dir, &proto);
+      ADD_FAILURE() << "reading a directory succeeded";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(dir + ": it is a directory"), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Endless inputs stop: /dev/zero at its first byte (no valid message starts with NUL), a
+// FIFO that writes valid text forever at the 2 GiB a message can hold (not run: too slow).
+TEST(IoTest, EndlessInputsStop) {
+  BlobProto proto;
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_FALSE(ReadProtoFromTextFile("/dev/zero", &proto));
+  EXPECT_NE(last_read_error().find("/dev/zero: not a valid text-format"), std::string::npos) << last_read_error();
+  EXPECT_FALSE(ReadProtoFromBinaryFile("/dev/zero", &proto));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
+}
+
+// A file that another process rewrites in place (cp over it, truncate then write) while it
+// is read: each read gives one of the complete files or a clear error, never SIGBUS.
+TEST(IoTest, ReadingAFileRewrittenMeanwhileNeverCrashes) {
+  std::string path = temp("rewritten.binaryproto");
+  std::string versions[2];
+  for (int v = 0; v < 2; ++v) {
+    BlobProto proto;
+    for (int i = 0; i < (v ? 300000 : 200000); ++i) proto.add_data(static_cast<float>(v + 1));
+    proto.SerializeToString(&versions[v]);
+  }
+  write_raw(path, versions[0]);
+  pid_t writer = ::fork();
+  ASSERT_GE(writer, 0);
+  if (writer == 0) {
+    for (int round = 0; round < 400; ++round) {
+      const std::string& bytes = versions[round % 2];
+      int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC);
+      for (std::size_t at = 0; fd >= 0 && at < bytes.size(); at += 65536) {
+        if (::write(fd, bytes.data() + at, std::min<std::size_t>(65536, bytes.size() - at)) < 0) break;
+      }
+      if (fd >= 0) ::close(fd);
+    }
+    ::_exit(0);
+  }
+  int consistent = 0, refused = 0;
+  for (int i = 0; i < 300; ++i) {
+    BlobProto back;
+    if (ReadProtoFromBinaryFile(path, &back)) {
+      // A parse that succeeds has one version's values throughout, or it is a prefix cut at
+      // an element boundary that a size check cannot tell from a smaller file: all equal.
+      bool same = back.data_size() == 0 || back.data(0) == back.data(back.data_size() - 1);
+      EXPECT_TRUE(same) << "a mixture of two versions was read";
+      ++consistent;
+    } else {
+      EXPECT_FALSE(last_read_error().empty());
+      ++refused;
+    }
+  }
+  int status = 0;
+  ::waitpid(writer, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(consistent + refused, 300);
+  RecordProperty("consistent_reads", consistent);
+  RecordProperty("refused_reads", refused);
+}
+
+// A blob with no elements round-trips in both formats.
+TEST(IoTest, ZeroElementBlobRoundTrips) {
+  Blob<float> empty(std::vector<int>{0, 5});
+  BlobProto proto;
+  empty.ToProto(&proto, true);
+  for (bool text : {false, true}) {
+    std::string path = temp(text ? "zero.prototxt" : "zero.binaryproto");
+    text ? WriteProtoToTextFile(proto, path) : WriteProtoToBinaryFile(proto, path);
+    BlobProto back;
+    ASSERT_TRUE(text ? ReadProtoFromTextFile(path, &back) : ReadProtoFromBinaryFile(path, &back));
+    Blob<float> again(std::vector<int>{3});
+    again.FromProto(back);
+    EXPECT_EQ(again.shape(), (std::vector<int>{0, 5}));
+    EXPECT_EQ(again.count(), 0);
+  }
+}
+
+// A FromProto that fails (values do not match the shape) leaves the blob as it was.
+TEST(IoTest, FailedFromProtoLeavesTheBlobAsItWas) {
+  Blob<float> blob(std::vector<int>{2, 3});
+  for (int i = 0; i < 6; ++i) {
+    blob.mutable_cpu_data()[i] = static_cast<float>(i);
+    blob.mutable_cpu_diff()[i] = static_cast<float>(-i);
+  }
+  BlobProto wrong_count;
+  wrong_count.mutable_shape()->add_dim(4);
+  for (int i = 0; i < 3; ++i) wrong_count.add_data(9);
+  BlobProto wrong_diff;
+  wrong_diff.mutable_shape()->add_dim(2);
+  wrong_diff.mutable_shape()->add_dim(3);
+  for (int i = 0; i < 6; ++i) wrong_diff.add_data(9);
+  wrong_diff.add_diff(9);
+  BlobProto bad_dim;
+  bad_dim.mutable_shape()->add_dim(-1);
+  for (const BlobProto* proto : {&wrong_count, &wrong_diff, &bad_dim}) {
+    EXPECT_THROW(blob.FromProto(*proto, true), Error);
+    EXPECT_EQ(blob.shape(), (std::vector<int>{2, 3}));
+    for (int i = 0; i < 6; ++i) {
+      EXPECT_EQ(blob.cpu_data()[i], i);
+      EXPECT_EQ(blob.cpu_diff()[i], -i);
+    }
+  }
 }
 
 }  // namespace

@@ -12,6 +12,56 @@ namespace blobrt {
 
 using detail::fail;
 
+namespace {
+
+// The element count of a shape, validated: Reshape's checks, usable before anything changes.
+std::int64_t checked_count(const std::vector<int>& shape, std::size_t element_size) {
+  if (shape.size() > static_cast<std::size_t>(kMaxBlobAxes)) {
+    fail("Reshape: ", shape.size(), " axes exceed kMaxBlobAxes = ", kMaxBlobAxes);
+  }
+  std::int64_t count = 1;
+  const std::int64_t max_count =
+      static_cast<std::int64_t>(std::numeric_limits<std::size_t>::max() / element_size / 2);
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] < 0) {
+      std::ostringstream dims;
+      for (int d : shape) dims << d << " ";
+      fail("Reshape: dimension ", i, " is ", shape[i], " (must be >= 0) in shape ", dims.str());
+    }
+    if (count != 0 && shape[i] > max_count / count) {
+      fail("Reshape: blob size exceeds the addressable limit at axis ", i, " (", count, " * ",
+           shape[i], " elements)");
+    }
+    count *= shape[i];
+  }
+  return count;
+}
+
+std::vector<int> dims_of(const BlobShape& shape) {
+  if (shape.dim_size() > kMaxBlobAxes) {
+    fail("Reshape: BlobShape has ", shape.dim_size(), " axes, more than kMaxBlobAxes = ",
+         kMaxBlobAxes);
+  }
+  std::vector<int> dims(shape.dim_size());
+  for (int i = 0; i < shape.dim_size(); ++i) {
+    if (shape.dim(i) > INT_MAX || shape.dim(i) < INT_MIN) {
+      fail("Reshape: BlobShape dimension ", i, " is ", shape.dim(i),
+           ", outside the int range of a single dimension");
+    }
+    dims[i] = static_cast<int>(shape.dim(i));
+  }
+  return dims;
+}
+
+std::string shape_text(const std::vector<int>& shape, std::int64_t count) {
+  std::ostringstream stream;
+  for (int d : shape) stream << d << " ";
+  stream << "(" << count << ")";
+  return stream.str();
+}
+
+}  // namespace
+
 template <typename Dtype>
 Blob<Dtype>::Blob(const int num, const int channels, const int height, const int width)
     : count_(0), capacity_(0) {
@@ -30,25 +80,8 @@ void Blob<Dtype>::Reshape(const int num, const int channels, const int height, c
 
 template <typename Dtype>
 void Blob<Dtype>::Reshape(const std::vector<int>& shape) {
-  if (shape.size() > static_cast<std::size_t>(kMaxBlobAxes)) {
-    fail("Reshape: ", shape.size(), " axes exceed kMaxBlobAxes = ", kMaxBlobAxes);
-  }
   // Validate everything before changing anything, so a failed Reshape leaves the blob as it was.
-  std::int64_t count = 1;
-  const std::int64_t max_count =
-      static_cast<std::int64_t>(std::numeric_limits<std::size_t>::max() / sizeof(Dtype) / 2);
-  for (std::size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] < 0) {
-      std::ostringstream dims;
-      for (int d : shape) dims << d << " ";
-      fail("Reshape: dimension ", i, " is ", shape[i], " (must be >= 0) in shape ", dims.str());
-    }
-    if (count != 0 && shape[i] > max_count / count) {
-      fail("Reshape: blob size exceeds the addressable limit at axis ", i, " (", count, " * ",
-           shape[i], " elements)");
-    }
-    count *= shape[i];
-  }
+  const std::int64_t count = checked_count(shape, sizeof(Dtype));
   if (!shape_data_ || shape_data_->size() < shape.size() * sizeof(int)) {
     shape_data_ = std::make_shared<SyncedMemory>(shape.size() * sizeof(int));
   }
@@ -56,11 +89,18 @@ void Blob<Dtype>::Reshape(const std::vector<int>& shape) {
   if (!shape.empty()) std::memcpy(shape_data, shape.data(), shape.size() * sizeof(int));
   shape_ = shape;
   count_ = count;
-  // As Caffe, shrinking keeps the allocation (capacity). blobrt also resizes when the
-  // memory was never allocated: a blob whose first touch failed (too large) stays usable.
+  // As Caffe, shrinking keeps the allocation (capacity). Unlike Caffe (issue #5439), growth
+  // is measured against the memory the blob really holds, which ShareData/ShareDiff and
+  // set_cpu_data/set_gpu_data may have made smaller than capacity_: growing past it
+  // reallocates instead of writing past what was given.
+  const std::size_t bytes = static_cast<std::size_t>(count_) * sizeof(Dtype);
+  bool too_small = !data_ || data_->size() < bytes || diff_->size() < bytes;
+  // blobrt also shrinks memory that was never allocated, so a blob whose first touch
+  // failed (too large) stays usable; never memory another blob shares.
   bool never_allocated = data_ && data_->head() == SyncedMemory::UNINITIALIZED &&
                          diff_->head() == SyncedMemory::UNINITIALIZED;
-  if (count_ > capacity_ || (never_allocated && count_ < capacity_)) {
+  bool shared = data_ && (data_.use_count() > 1 || diff_.use_count() > 1);
+  if (count_ > capacity_ || too_small || (never_allocated && !shared && count_ < capacity_)) {
     capacity_ = count_;
     data_ = std::make_shared<SyncedMemory>(static_cast<std::size_t>(capacity_) * sizeof(Dtype));
     diff_ = std::make_shared<SyncedMemory>(static_cast<std::size_t>(capacity_) * sizeof(Dtype));
@@ -69,19 +109,7 @@ void Blob<Dtype>::Reshape(const std::vector<int>& shape) {
 
 template <typename Dtype>
 void Blob<Dtype>::Reshape(const BlobShape& shape) {
-  if (shape.dim_size() > kMaxBlobAxes) {
-    fail("Reshape: BlobShape has ", shape.dim_size(), " axes, more than kMaxBlobAxes = ",
-         kMaxBlobAxes);
-  }
-  std::vector<int> shape_vec(shape.dim_size());
-  for (int i = 0; i < shape.dim_size(); ++i) {
-    if (shape.dim(i) > INT_MAX || shape.dim(i) < INT_MIN) {
-      fail("Reshape: BlobShape dimension ", i, " is ", shape.dim(i),
-           ", outside the int range of a single dimension");
-    }
-    shape_vec[i] = static_cast<int>(shape.dim(i));
-  }
-  Reshape(shape_vec);
+  Reshape(dims_of(shape));
 }
 
 template <typename Dtype>
@@ -91,10 +119,7 @@ void Blob<Dtype>::ReshapeLike(const Blob<Dtype>& other) {
 
 template <typename Dtype>
 std::string Blob<Dtype>::shape_string() const {
-  std::ostringstream stream;
-  for (int d : shape_) stream << d << " ";
-  stream << "(" << count_ << ")";
-  return stream.str();
+  return shape_text(shape_, count_);
 }
 
 template <typename Dtype>
@@ -391,28 +416,30 @@ void Blob<Dtype>::CopyFrom(const Blob& source, bool copy_diff, bool reshape) {
   }
 }
 
+// Every check comes before any change: a FromProto that fails leaves the blob as it was.
 template <typename Dtype>
 void Blob<Dtype>::FromProto(const BlobProto& proto, bool reshape) {
+  std::vector<int> target = shape_;
   if (reshape) {
-    std::vector<int> shape;
     if (proto.has_num() || proto.has_channels() || proto.has_height() || proto.has_width()) {
       // Using deprecated 4D Blob dimensions -- shape is (num, channels, height, width).
-      shape = {proto.num(), proto.channels(), proto.height(), proto.width()};
-      Reshape(shape);
+      target = {proto.num(), proto.channels(), proto.height(), proto.width()};
     } else {
-      Reshape(proto.shape());
+      target = dims_of(proto.shape());
     }
   } else if (!ShapeEquals(proto)) {
     fail("FromProto: shape mismatch (reshape not set): Blob has shape ", shape_string());
   }
+  const std::int64_t count = checked_count(target, sizeof(Dtype));
+  const std::string shape = shape_text(target, count);
   // Either precision is read; double_* wins when present, as in Caffe.
-  const std::string shape = shape_string();
-  proto_bulk::read_values(proto.double_data(), proto.data(), "data", shape, count_,
-                          [this] { return mutable_cpu_data(); });
-  if (proto.double_diff_size() > 0 || proto.diff_size() > 0) {
-    proto_bulk::read_values(proto.double_diff(), proto.diff(), "diff", shape, count_,
-                            [this] { return mutable_cpu_diff(); });
-  }
+  proto_bulk::check_values(proto.double_data(), proto.data(), "data", shape, count);
+  const bool has_diff = proto.double_diff_size() > 0 || proto.diff_size() > 0;
+  if (has_diff) proto_bulk::check_values(proto.double_diff(), proto.diff(), "diff", shape, count);
+  if (reshape) Reshape(target);
+  if (count == 0) return;
+  proto_bulk::read_values(proto.double_data(), proto.data(), count, mutable_cpu_data());
+  if (has_diff) proto_bulk::read_values(proto.double_diff(), proto.diff(), count, mutable_cpu_diff());
 }
 
 template <typename Dtype>

@@ -1,15 +1,17 @@
 #include "blobrt/io.hpp"
 
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <climits>
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <memory>
+#include <new>
 #include <string>
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +24,7 @@
 #include "blobrt.pb.h"
 #include "blobrt/error.hpp"
 #include "blobrt_kernels/huge_pages.hpp"
+#include "blobrt_kernels/parallel.hpp"
 #include "environment.hpp"
 
 namespace blobrt {
@@ -32,6 +35,10 @@ using google::protobuf::io::FileInputStream;
 
 thread_local std::string read_error;
 
+// The most any reader takes in: what one protobuf message can hold (2 GiB). Text files
+// and endless inputs (a FIFO, /dev/zero) stop there too.
+constexpr int kMaxMessageBytes = INT_MAX;
+
 // Closes a descriptor on every path out.
 struct Descriptor {
   int fd;
@@ -40,6 +47,8 @@ struct Descriptor {
   }
 };
 
+// What a reader opens: a file, a pipe or a device, never a directory (whose read() only
+// fails later with EISDIR).
 int open_for_reading(const char* filename) {
   if (!filename) throw Error("ReadProto: null file name");
   int fd = ::open(filename, O_RDONLY | O_CLOEXEC);
@@ -47,35 +56,102 @@ int open_for_reading(const char* filename) {
     // Caffe: CHECK_NE(fd, -1) << "File not found: " << filename;
     detail::fail("File not found: ", filename, " (", std::strerror(errno), ")");
   }
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+    ::close(fd);
+    detail::fail("cannot read ", filename, ": it is a directory");
+  }
   return fd;
 }
 
-// Writes through `write(fd)` into a temporary file beside `filename`, then swaps it with
-// the target: readers, and a process killed at any point, see the old file or the new one,
-// never a partial one. The swap is renameat2(RENAME_EXCHANGE) followed by unlinking the
-// old file, which costs 20 ms for 64 MiB here where rename() over an existing file costs
-// 100 ms: ext4 (auto_da_alloc) flushes the new file to disk inside such a rename. That
-// flush is what protects against a power loss, so BLOBRT_SYNC_WRITES=1 restores it
-// explicitly: fsync of the file, rename(), fsync of the directory (docs/io.md).
+const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a regular file";
+}
+
+// The path a write really replaces: symbolic links are followed (up to 40, as the kernel
+// does), so a link to weights.caffemodel stays a link and its target gets the content.
+std::string follow_links(const std::string& path) {
+  std::string current = path;
+  for (int depth = 0; depth < 40; ++depth) {
+    struct stat st {};
+    if (::lstat(current.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return current;
+    std::string link(PATH_MAX, '\0');
+    ssize_t n = ::readlink(current.c_str(), link.data(), link.size());
+    if (n < 0) detail::fail("cannot write ", path, ": readlink ", current, " failed (", std::strerror(errno), ")");
+    link.resize(static_cast<std::size_t>(n));
+    std::size_t slash = current.rfind('/');
+    if (link[0] != '/' && slash != std::string::npos) link = current.substr(0, slash + 1) + link;
+    current = link;
+  }
+  detail::fail("cannot write ", path, ": too many levels of symbolic links");
+}
+
+// The process umask, read without changing it: umask(0); umask(old) would give files that
+// another thread creates meanwhile mode 0666.
+mode_t current_umask() {
+  if (FILE* status = std::fopen("/proc/self/status", "re")) {
+    char line[256];
+    unsigned mask = 0;
+    bool found = false;
+    while (!found && std::fgets(line, sizeof line, status)) found = std::sscanf(line, "Umask: %o", &mask) == 1;
+    std::fclose(status);
+    if (found) return static_cast<mode_t>(mask);
+  }
+  mode_t mask = ::umask(022);
+  ::umask(mask);
+  return mask;
+}
+
+// Writes through `write(fd)` into a temporary file beside the target, then swaps it in:
+// readers, and a process killed at any point, see the old file or the new one, never a
+// partial one. The target is `filename` with symbolic links followed; only a regular file
+// (or none) is ever replaced, and it keeps its mode and, where permitted, its owner. A
+// hard-linked target gets a new inode: its other names keep the old content
+// (docs/differences-from-caffe.md). The swap is renameat2(RENAME_EXCHANGE) and an unlink
+// of the old file, which avoids ext4's flush inside a rename over an existing file; that
+// flush is what protects against a power loss, so BLOBRT_SYNC_WRITES=1 makes it explicit:
+// fsync of the file, rename(), fsync of the directory (docs/hardening.md).
 template <typename Write>
 void write_atomically(const char* filename, Write write) {
   if (!filename) throw Error("WriteProto: null file name");
-  std::string target(filename);
-  std::string temporary = target + ".tmp.XXXXXX";
+  if (!*filename) throw Error("WriteProto: empty file name");
+  const std::string target = follow_links(filename);
+  const std::string shown = target == filename ? target : std::string(filename) + " (-> " + target + ")";
+  struct stat existing {};
+  const bool exists = ::stat(target.c_str(), &existing) == 0;
+  if (exists && !S_ISREG(existing.st_mode)) {
+    detail::fail("cannot write ", shown, ": it is ", file_kind(existing.st_mode),
+                 ", not a regular file (nothing was changed)");
+  }
+  std::size_t slash = target.rfind('/');
+  std::string directory = slash == std::string::npos ? "." : target.substr(0, slash + 1);
+  std::string base = slash == std::string::npos ? target : target.substr(slash + 1);
+  // A hidden name short enough for any file name the target itself could have.
+  std::string temporary = (slash == std::string::npos ? "" : directory) + "." + base.substr(0, 200) + ".tmp.XXXXXX";
   int fd = ::mkstemp(temporary.data());
   if (fd == -1) {
-    detail::fail("cannot write ", target, ": cannot create a temporary file beside it (",
-                 std::strerror(errno), ")");
+    int error = errno;
+    detail::fail("cannot write ", shown, ": cannot create a temporary file in directory ", directory, " (",
+                 std::strerror(error), error == EACCES || error == EROFS ? "; the directory must be writable" : "",
+                 ")");
   }
   auto fail_and_remove = [&](const std::string& step, int error) {
     ::close(fd);
     ::unlink(temporary.c_str());
-    detail::fail("cannot write ", target, ": ", step, " failed (", std::strerror(error), ")");
+    detail::fail("cannot write ", shown, ": ", step, " failed (", std::strerror(error), ")");
   };
-  // mkstemp creates 0600; give the file the permissions a plain open() would.
-  mode_t mask = ::umask(0);
-  ::umask(mask);
-  if (::fchmod(fd, 0666 & ~mask) != 0) fail_and_remove("fchmod", errno);
+  // mkstemp creates 0600: give the file the old one's mode and owner, or what open() would.
+  mode_t mode = exists ? (existing.st_mode & 07777) : (0666 & ~current_umask());
+  if (::fchmod(fd, mode) != 0) fail_and_remove("fchmod", errno);
+  if (exists && (existing.st_uid != ::geteuid() || existing.st_gid != ::getegid()) &&
+      ::fchown(fd, existing.st_uid, existing.st_gid) != 0 && errno != EPERM) {
+    fail_and_remove("fchown", errno);
+  }
   std::string step;
   int error = write(fd, &step);
   if (!step.empty()) fail_and_remove(step, error);
@@ -85,7 +161,7 @@ void write_atomically(const char* filename, Write write) {
   if (::close(fd) != 0) {
     int saved = errno;
     ::unlink(temporary.c_str());
-    detail::fail("cannot write ", target, ": close failed (", std::strerror(saved), ")");
+    detail::fail("cannot write ", shown, ": close failed (", std::strerror(saved), ")");
   }
   bool swapped = !durable && ::renameat2(AT_FDCWD, temporary.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0;
   if (swapped) {
@@ -93,10 +169,9 @@ void write_atomically(const char* filename, Write write) {
   } else if (::rename(temporary.c_str(), target.c_str()) != 0) {  // no target yet, or no RENAME_EXCHANGE
     int saved = errno;
     ::unlink(temporary.c_str());
-    detail::fail("cannot write ", target, ": rename failed (", std::strerror(saved), ")");
+    detail::fail("cannot write ", shown, ": rename failed (", std::strerror(saved), ")");
   }
   if (durable) {
-    std::string directory = target.find('/') == std::string::npos ? "." : target.substr(0, target.rfind('/') + 1);
     int dir = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir >= 0) {
       ::fsync(dir);
@@ -124,6 +199,22 @@ class FirstError : public google::protobuf::io::ErrorCollector {
     if (text.empty()) text = "line " + std::to_string(line + 1) + " column " + std::to_string(column + 1) + ": " + message;
   }
   std::string text;
+};
+
+// The text parser reads on to the end of its input after its first error; this input ends
+// as soon as there is one, so that /dev/zero fails at once instead of after 2 GiB.
+class EndAtFirstError : public google::protobuf::io::ZeroCopyInputStream {
+ public:
+  EndAtFirstError(google::protobuf::io::ZeroCopyInputStream* input, const FirstError* errors)
+      : input_(input), errors_(errors) {}
+  bool Next(const void** data, int* size) override { return errors_->text.empty() && input_->Next(data, size); }
+  void BackUp(int count) override { input_->BackUp(count); }
+  bool Skip(int count) override { return input_->Skip(count); }
+  std::int64_t ByteCount() const override { return input_->ByteCount(); }
+
+ private:
+  google::protobuf::io::ZeroCopyInputStream* input_;
+  const FirstError* errors_;
 };
 
 // Before a BlobProto is parsed, its value fields get their final capacity on huge pages:
@@ -157,11 +248,54 @@ void reserve_value_fields(const std::uint8_t* data, int size, BlobProto* blob) {
   reserve(blob->mutable_double_diff(), bytes[9], sizeof(double));
 }
 
-// Pipes, devices, empty or huge files: protobuf's stream parser, in 1 MiB reads.
+// A whole file's bytes, on huge pages when large (read() then faults in 2 MiB at a time).
+using HostBuffer = std::unique_ptr<std::uint8_t, decltype(&std::free)>;
+
+// Reads the whole regular file `opened` describes, in chunks split across cores (pread:
+// the copy out of the page cache is most of a load's time). If the file is not the same
+// afterwards, shorter, longer or modified (another process rewriting it in place), says
+// so in *changed instead of handing on a mixture.
+HostBuffer read_whole(int fd, const struct stat& opened, std::string* changed) {
+  const auto size = static_cast<std::size_t>(opened.st_size);
+  HostBuffer buffer(static_cast<std::uint8_t*>(blobrt_kernels::allocate_host(size, 64)), &std::free);
+  if (!buffer) throw std::bad_alloc();
+  std::atomic<int> failure{0};
+  std::atomic<bool> short_read{false};
+  blobrt_kernels::parallel_for(
+      static_cast<std::int64_t>(size),
+      [&](std::int64_t begin, std::int64_t end) {
+        while (begin < end) {
+          ssize_t n = ::pread(fd, buffer.get() + begin, static_cast<std::size_t>(end - begin), begin);
+          if (n < 0 && errno == EINTR) continue;
+          if (n < 0) failure = errno;
+          if (n == 0) short_read = true;
+          if (n <= 0) return;
+          begin += n;
+        }
+      },
+      std::int64_t(8) << 20);
+  if (failure) {
+    *changed = std::string("read failed (") + std::strerror(failure) + ")";
+    return buffer;
+  }
+  char extra;
+  struct stat after {};
+  bool same = !short_read && ::pread(fd, &extra, 1, opened.st_size) == 0 && ::fstat(fd, &after) == 0 &&
+              after.st_size == opened.st_size && after.st_mtim.tv_sec == opened.st_mtim.tv_sec &&
+              after.st_mtim.tv_nsec == opened.st_mtim.tv_nsec;
+  if (!same) {
+    *changed = "the file changed while being read (" + std::to_string(size) + " bytes when opened, " +
+               std::to_string(after.st_size) + " after); is another process writing it?";
+  }
+  return buffer;
+}
+
+// Pipes, devices, empty or huge files: protobuf's stream parser, in 1 MiB reads, up to the
+// 2 GiB a protobuf message can hold (as Caffe), so an endless input ends there.
 bool parse_stream(int fd, Message* proto) {
   FileInputStream raw(fd, 1 << 20);
   CodedInputStream coded(&raw);
-  coded.SetTotalBytesLimit(INT_MAX);  // as Caffe: up to the 2 GiB protobuf limit
+  coded.SetTotalBytesLimit(kMaxMessageBytes);
   return proto->ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
 }
 
@@ -172,14 +306,19 @@ const std::string& last_read_error() { return read_error; }
 bool ReadProtoFromTextFile(const char* filename, Message* proto) {
   read_error.clear();
   Descriptor file{open_for_reading(filename)};
-  FileInputStream input(file.fd, 1 << 20);
+  FileInputStream raw(file.fd, 1 << 20);
+  google::protobuf::io::LimitingInputStream limited(&raw, kMaxMessageBytes);
   // The parser's complaints go into last_read_error(), not onto stderr.
   FirstError errors;
+  EndAtFirstError input(&limited, &errors);
   google::protobuf::TextFormat::Parser parser;
   parser.RecordErrorsTo(&errors);
   if (!parser.Parse(&input, proto)) {
     read_error = std::string(filename) + ": not a valid text-format " + proto->GetTypeName() +
                  (errors.text.empty() ? "" : " (" + errors.text + ")");
+    if (limited.ByteCount() >= kMaxMessageBytes) {
+      read_error += "; stopped after " + std::to_string(kMaxMessageBytes) + " bytes, the most a message can hold";
+    }
     return false;
   }
   return true;
@@ -202,19 +341,19 @@ bool ReadProtoFromBinaryFile(const char* filename, Message* proto) {
   Descriptor file{open_for_reading(filename)};
   struct stat st {};
   bool parsed = false;
-  if (::fstat(file.fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size < INT_MAX) {
-    // A regular file is mapped and parsed in place: no read() copy, pages pre-faulted.
-    void* mapped = ::mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_PRIVATE | MAP_POPULATE,
-                          file.fd, 0);
-    if (mapped != MAP_FAILED) {
-      if (auto* blob = dynamic_cast<BlobProto*>(proto)) {
-        reserve_value_fields(static_cast<const std::uint8_t*>(mapped), static_cast<int>(st.st_size), blob);
-      }
-      parsed = proto->ParseFromArray(mapped, static_cast<int>(st.st_size));
-      ::munmap(mapped, static_cast<std::size_t>(st.st_size));
-    } else {
-      parsed = parse_stream(file.fd, proto);
+  if (::fstat(file.fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size <= kMaxMessageBytes) {
+    // A regular file is read whole with read(), not mapped: a file that another process
+    // truncates meanwhile then gives a short read (an error here) instead of SIGBUS.
+    std::string changed;
+    HostBuffer bytes = read_whole(file.fd, st, &changed);
+    if (!changed.empty()) {
+      read_error = std::string(filename) + ": " + changed;
+      return false;
     }
+    if (auto* blob = dynamic_cast<BlobProto*>(proto)) {
+      reserve_value_fields(bytes.get(), static_cast<int>(st.st_size), blob);
+    }
+    parsed = proto->ParseFromArray(bytes.get(), static_cast<int>(st.st_size));
   } else {
     parsed = parse_stream(file.fd, proto);
   }

@@ -66,21 +66,24 @@ void convert(const From* in, std::int64_t count, To* out) {
   }
 }
 
-// Copies the double field if it has values, else the float one, into destination()
-// (called only once the sizes were checked, so nothing is touched on error).
-template <typename Destination>
-void read_values(const google::protobuf::RepeatedField<double>& doubles,
-                 const google::protobuf::RepeatedField<float>& floats, const char* name,
-                 const std::string& shape, std::int64_t count, Destination destination) {
+// The double field is read if it has values, else the float one; it must hold exactly
+// count values.
+inline void check_values(const google::protobuf::RepeatedField<double>& doubles,
+                         const google::protobuf::RepeatedField<float>& floats, const char* name,
+                         const std::string& shape, std::int64_t count) {
   bool use_double = doubles.size() > 0;
   std::int64_t have = use_double ? doubles.size() : floats.size();
   if (have != count) {
     detail::fail("FromProto: ", use_double ? "double_" : "", name, " has ", have,
                  " values but the Blob shape ", shape, " needs ", count);
   }
-  if (count == 0) return;
-  auto* out = destination();
-  if (use_double) {
+}
+
+// Copies the field check_values() chose into out (count values).
+template <typename Dtype>
+void read_values(const google::protobuf::RepeatedField<double>& doubles,
+                 const google::protobuf::RepeatedField<float>& floats, std::int64_t count, Dtype* out) {
+  if (doubles.size() > 0) {
     convert(doubles.data(), count, out);
   } else {
     convert(floats.data(), count, out);
