@@ -5,9 +5,13 @@
 #include "backend_param.hpp"
 #include "blobrt/caffe_compat.hpp"
 
+#include <cstring>
+#include <string>
+
 namespace {
 
 using namespace caffe;  // as Caffe code does
+using Shape = vector<int>;
 
 class CaffeCompatTest : public blobrt::testing::OnEveryDevice {};
 
@@ -64,6 +68,89 @@ TEST_P(CaffeCompatTest, ProtoHelpersAndTypes) {
   EXPECT_EQ(kMaxBlobAxes, 32);
   SyncedMemory mem(8);
   EXPECT_EQ(mem.head(), SyncedMemory::UNINITIALIZED);
+}
+
+// The rest of caffe/util/math_functions.hpp's level-1 helpers, on host pointers and on
+// the active device's handles.
+TEST_P(CaffeCompatTest, SetScaleAxpby) {
+  vector<float> x{1, -2, 3}, y(3);
+  caffe_set<float>(3, 2.5f, y.data());
+  EXPECT_EQ(y, (vector<float>{2.5f, 2.5f, 2.5f}));
+  caffe_cpu_scale<float>(3, 2.0f, x.data(), y.data());
+  EXPECT_EQ(y, (vector<float>{2, -4, 6}));
+  caffe_cpu_axpby<float>(3, 1.0f, x.data(), 0.5f, y.data());
+  EXPECT_EQ(y, (vector<float>{2, -4, 6}));
+
+  Blob<double> a(Shape{5}), b(Shape{5});
+  caffe_gpu_set<double>(5, 3.0, a.mutable_gpu_data());
+  EXPECT_EQ(a.cpu_data()[4], 3.0);
+  caffe_gpu_set<double>(5, 0.0, b.mutable_gpu_data());
+  EXPECT_EQ(b.asum_data(), 0.0);
+  caffe_gpu_scale<double>(5, -2.0, a.gpu_data(), b.mutable_gpu_data());
+  EXPECT_EQ(b.cpu_data()[0], -6.0);
+  caffe_gpu_axpby<double>(5, 1.0, a.gpu_data(), 2.0, b.mutable_gpu_data());  // b = a + 2b = -9
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(b.cpu_data()[i], -9.0);
+}
+
+TEST_P(CaffeCompatTest, MallocHostAndFree) {
+  void* ptr = nullptr;
+  bool use_cuda = true;
+  CaffeMallocHost(&ptr, 1000, &use_cuda);
+  ASSERT_NE(ptr, nullptr);
+  std::memset(ptr, 7, 1000);
+  CaffeFreeHost(ptr, use_cuda);
+  CaffeMallocHost(&ptr, 0, &use_cuda);
+  CaffeFreeHost(ptr, use_cuda);
+}
+
+// Caffe instantiates Blob<int> and Blob<unsigned int> (labels, indices): storage, shapes,
+// sharing and FromProto work; math and ToProto fail clearly, as Caffe's NOT_IMPLEMENTED.
+TEST_P(CaffeCompatTest, IntegerBlobs) {
+  Blob<int> labels(2, 1, 1, 3);
+  int* p = labels.mutable_cpu_data();
+  for (int i = 0; i < 6; ++i) p[i] = i - 2;
+  EXPECT_EQ(labels.data_at(1, 0, 0, 2), 3);
+  Blob<int> view(Shape{6});
+  view.ShareData(labels);
+  EXPECT_EQ(view.cpu_data()[5], 3);
+  labels.mutable_gpu_data();
+  EXPECT_EQ(labels.cpu_data()[0], -2);
+  Blob<int> copy;
+  copy.CopyFrom(labels, false, true);
+  EXPECT_EQ(copy.cpu_data()[4], 2);
+  Blob<unsigned int> indices(Shape{3});
+  BlobProto proto;
+  proto.mutable_shape()->add_dim(3);
+  for (float v : {4.0f, 5.0f, 6.0f}) proto.add_data(v);
+  indices.FromProto(proto);
+  EXPECT_EQ(indices.cpu_data()[2], 6u);
+  for (auto call : {+[](Blob<int>& b) { b.Update(); }, +[](Blob<int>& b) { b.asum_data(); },
+                    +[](Blob<int>& b) { b.sumsq_diff(); }, +[](Blob<int>& b) { b.scale_data(2); }}) {
+    try {
+      call(labels);
+      ADD_FAILURE() << "math on Blob<int> succeeded";
+    } catch (const blobrt::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("no math on integer blobs"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_THROW(indices.ToProto(&proto), blobrt::Error);
+  EXPECT_THROW(indices.Update(), blobrt::Error);
+}
+
+TEST_P(CaffeCompatTest, BlobProtoVectorRoundTrips) {
+  BlobProtoVector vec;
+  Blob<float> mean(1, 3, 2, 2);
+  for (int i = 0; i < 12; ++i) mean.mutable_cpu_data()[i] = static_cast<float>(i);
+  mean.ToProto(vec.add_blobs());
+  mean.ToProto(vec.add_blobs(), true);
+  std::string path = ::testing::TempDir() + "/blobrt_compat_vector.binaryproto";
+  WriteProtoToBinaryFile(vec, path);
+  BlobProtoVector back;
+  ASSERT_TRUE(ReadProtoFromBinaryFile(path, &back));
+  ASSERT_EQ(back.blobs_size(), 2);
+  Blob<float> again;
+  again.FromProto(back.blobs(1));
+  EXPECT_EQ(again.data_at(0, 2, 1, 1), 11);
 }
 
 INSTANTIATE_ON_EVERY_DEVICE(CaffeCompatTest);

@@ -454,7 +454,49 @@ void Blob<Dtype>::ToProto(BlobProto* proto, bool write_diff) const {
                                   write_diff ? (count_ ? cpu_diff() : nullptr) : nullptr, write_diff);
 }
 
+// Integer blobs (labels, indices) as in Caffe: storage, shapes, sharing and FromProto;
+// their math and ToProto fail, as Caffe's NOT_IMPLEMENTED does.
+#define BLOBRT_NO_INTEGER_MATH(Dtype, type_name)                                                   \
+  template <>                                                                                    \
+  void Blob<Dtype>::Update() {                                                                   \
+    fail("Blob<" type_name ">::Update: no math on integer blobs (as in Caffe); shape ", shape_string()); \
+  }                                                                                              \
+  template <>                                                                                    \
+  Dtype Blob<Dtype>::asum_data() const {                                                         \
+    fail("Blob<" type_name ">::asum_data: no math on integer blobs (as in Caffe)");               \
+  }                                                                                              \
+  template <>                                                                                    \
+  Dtype Blob<Dtype>::asum_diff() const {                                                         \
+    fail("Blob<" type_name ">::asum_diff: no math on integer blobs (as in Caffe)");               \
+  }                                                                                              \
+  template <>                                                                                    \
+  Dtype Blob<Dtype>::sumsq_data() const {                                                        \
+    fail("Blob<" type_name ">::sumsq_data: no math on integer blobs (as in Caffe)");              \
+  }                                                                                              \
+  template <>                                                                                    \
+  Dtype Blob<Dtype>::sumsq_diff() const {                                                        \
+    fail("Blob<" type_name ">::sumsq_diff: no math on integer blobs (as in Caffe)");              \
+  }                                                                                              \
+  template <>                                                                                    \
+  void Blob<Dtype>::scale_data(Dtype) {                                                          \
+    fail("Blob<" type_name ">::scale_data: no math on integer blobs (as in Caffe)");              \
+  }                                                                                              \
+  template <>                                                                                    \
+  void Blob<Dtype>::scale_diff(Dtype) {                                                          \
+    fail("Blob<" type_name ">::scale_diff: no math on integer blobs (as in Caffe)");              \
+  }                                                                                              \
+  template <>                                                                                    \
+  void Blob<Dtype>::ToProto(BlobProto*, bool) const {                                            \
+    fail("Blob<" type_name ">::ToProto: BlobProto holds float or double values only (Caffe "    \
+         "defines ToProto for those two); shape ", shape_string());                               \
+  }
+BLOBRT_NO_INTEGER_MATH(int, "int")
+BLOBRT_NO_INTEGER_MATH(unsigned int, "unsigned int")
+#undef BLOBRT_NO_INTEGER_MATH
+
 template class Blob<float>;
 template class Blob<double>;
+template class Blob<int>;
+template class Blob<unsigned int>;
 
 }  // namespace blobrt

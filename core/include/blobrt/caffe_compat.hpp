@@ -9,6 +9,7 @@
 #define BLOBRT_CAFFE_COMPAT_HPP
 
 #include <cstdint>
+#include <cstdlib>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -58,7 +59,35 @@ using blobrt::ReadProtoFromTextFileOrDie;
 using blobrt::WriteProtoToBinaryFile;
 using blobrt::WriteProtoToTextFile;
 
+using blobrt::BlobProtoVector;
+
+// ---- host memory (caffe/syncedmem.hpp) ----
+// Page-locked memory from the active device when it offers it (Caffe: cudaMallocHost in
+// GPU mode), else ordinary aligned memory; *use_cuda says which, for CaffeFreeHost.
+inline void CaffeMallocHost(void** ptr, std::size_t size, bool* use_cuda) {
+  void* pinned = size ? blobrt::active_device()->allocate_host(size) : nullptr;
+  *use_cuda = pinned != nullptr;
+  *ptr = pinned ? pinned : std::aligned_alloc(64, (size + 63) / 64 * 64 + (size ? 0 : 64));
+  if (!*ptr) blobrt::detail::fail("CaffeMallocHost: host allocation of size ", size, " failed");
+}
+inline void CaffeFreeHost(void* ptr, bool use_cuda) {
+  if (use_cuda) {
+    blobrt::active_device()->release_host(ptr);
+  } else {
+    std::free(ptr);
+  }
+}
+
 // ---- host math (caffe_cpu_* / caffe_*) ----
+template <typename Dtype>
+void caffe_set(const std::int64_t N, const Dtype alpha, Dtype* Y) {
+  if (alpha == 0) {
+    if (N > 0) std::memset(Y, 0, sizeof(Dtype) * static_cast<std::size_t>(N));
+    return;
+  }
+  for (std::int64_t i = 0; i < N; ++i) Y[i] = alpha;
+}
+
 inline void caffe_memset(const std::size_t N, const int alpha, void* X) {
   std::memset(X, alpha, N);
 }
@@ -92,7 +121,38 @@ Dtype caffe_cpu_asum(const std::int64_t n, const Dtype* x) {
   return result;
 }
 
+// y = alpha * x
+template <typename Dtype>
+void caffe_cpu_scale(const std::int64_t n, const Dtype alpha, const Dtype* x, Dtype* y) {
+  caffe_copy(n, x, y);
+  caffe_scal(n, alpha, y);
+}
+
+// Y = alpha * X + beta * Y
+template <typename Dtype>
+void caffe_cpu_axpby(const std::int64_t N, const Dtype alpha, const Dtype* X, const Dtype beta, Dtype* Y) {
+  caffe_scal(N, beta, Y);
+  caffe_axpy(N, alpha, X, Y);
+}
+
 // ---- active-device math (caffe_gpu_*), on handles from gpu_data() ----
+// Y[0..N) = alpha: a device memset for 0 (and for every value on a host-memory device),
+// else one upload of N values (the Device interface has no fill).
+template <typename Dtype>
+void caffe_gpu_set(const std::int64_t N, const Dtype alpha, Dtype* Y) {
+  if (N <= 0) return;
+  const auto& device = blobrt::active_device();
+  const std::size_t bytes = sizeof(Dtype) * static_cast<std::size_t>(N);
+  if (alpha == 0) {
+    device->memset(Y, 0, 0, bytes);
+  } else if (device->description().host_memory) {
+    caffe_set(N, alpha, Y);
+  } else {
+    std::vector<Dtype> values(static_cast<std::size_t>(N), alpha);
+    device->copy_to_device(values.data(), Y, 0, bytes);
+  }
+}
+
 inline void caffe_gpu_memset(const std::size_t N, const int alpha, void* X) {
   blobrt::active_device()->memset(X, 0, alpha, N);
 }
@@ -110,6 +170,20 @@ void caffe_gpu_axpy(const std::int64_t N, const Dtype alpha, const Dtype* X, Dty
 template <typename Dtype>
 void caffe_gpu_scal(const std::int64_t N, const Dtype alpha, Dtype* X) {
   blobrt::active_device()->scal(N, alpha, X, 0);
+}
+
+// y = alpha * x
+template <typename Dtype>
+void caffe_gpu_scale(const std::int64_t n, const Dtype alpha, const Dtype* x, Dtype* y) {
+  if (x != y && n > 0) blobrt::active_device()->copy_device(x, 0, y, 0, sizeof(Dtype) * static_cast<std::size_t>(n));
+  blobrt::active_device()->scal(n, alpha, y, 0);
+}
+
+// Y = alpha * X + beta * Y
+template <typename Dtype>
+void caffe_gpu_axpby(const std::int64_t N, const Dtype alpha, const Dtype* X, const Dtype beta, Dtype* Y) {
+  blobrt::active_device()->scal(N, beta, Y, 0);
+  blobrt::active_device()->axpy(N, alpha, X, 0, Y, 0);
 }
 
 template <typename Dtype>
