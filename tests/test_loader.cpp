@@ -212,6 +212,22 @@ TEST(LoaderTest, InvalidManifestsAreReported) {
   EXPECT_REASON(d.inventory.plugins[2], "reserved for the built-in device");
 }
 
+// Manifests are read only if they are regular files of at most 64 KiB: a link to
+// /dev/zero, a FIFO (which would block an open()) or a huge file is skipped at once.
+TEST(LoaderTest, ManifestsThatAreNotSmallRegularFilesAreSkipped) {
+  PluginDir dir("oddmanifest");
+  std::filesystem::create_symlink("/dev/zero", dir.str() + "/a_zero.plugin");
+  ASSERT_EQ(::mkfifo((dir.str() + "/b_fifo.plugin").c_str(), 0644), 0);
+  dir.write("c_huge.plugin", "name = huge\nlibrary = x.so\nabi = 1.0\n" + std::string(70000, '#'));
+  auto start = std::chrono::steady_clock::now();
+  Discovery d = discover_in(dir.str());
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  ASSERT_EQ(d.inventory.plugins.size(), 3u);
+  EXPECT_REASON(d.inventory.plugins[0], "not a regular file (a device)");
+  EXPECT_REASON(d.inventory.plugins[1], "not a regular file (a FIFO)");
+  EXPECT_REASON(d.inventory.plugins[2], "more than the 65536 a manifest may have");
+}
+
 TEST(LoaderTest, FirstPluginOfANameWinsTheRestAreShadowed) {
   PluginDir first("first"), second("second");
   first.add("nofp64");

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,18 +21,49 @@
 #include "log.hpp"
 #include "child_probe.hpp"
 #include "manifest.hpp"
+#include "plugin_text.hpp"
 
 namespace blobrt {
 namespace fs = std::filesystem;
 
 namespace {
 
+// A manifest is a few lines; anything larger is not one.
+constexpr std::size_t kMaxManifestBytes = 64 * 1024;
+
+// Reads a manifest: only a regular file (a link to one is fine), at most kMaxManifestBytes.
+// A FIFO is opened without blocking and refused, as are devices (/dev/zero) and directories.
 std::string read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read: " + std::string(std::strerror(errno)));
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot read: " + std::string(std::strerror(errno)));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw Error("cannot read: " + std::string(std::strerror(errno)));
+  if (!S_ISREG(st.st_mode)) {
+    throw Error(S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)"
+                : S_ISDIR(st.st_mode) ? "not a regular file (a directory)"
+                : (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) ? "not a regular file (a device)"
+                                                                : "not a regular file");
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > kMaxManifestBytes) {
+    throw Error("manifest is " + std::to_string(st.st_size) + " bytes, more than the " +
+                std::to_string(kMaxManifestBytes) + " a manifest may have");
+  }
+  std::string contents(kMaxManifestBytes + 1, '\0');
+  std::size_t have = 0;
+  while (have < contents.size()) {
+    ssize_t n = ::read(fd, contents.data() + have, contents.size() - have);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error("cannot read: " + std::string(std::strerror(errno)));
+    if (n == 0) break;
+    have += static_cast<std::size_t>(n);
+  }
+  if (have > kMaxManifestBytes) throw Error("manifest grew past " + std::to_string(kMaxManifestBytes) + " bytes");
+  contents.resize(have);
+  return contents;
 }
 
 // Parses a manifest file and copies what it declares into the report.
@@ -84,8 +116,9 @@ std::string check_table(const blobrt_plugin_v1* table, const Manifest& manifest)
            std::to_string(table->abi_minor) + ", this blobrt speaks " +
            std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR);
   }
-  if (!table->name || manifest.name != table->name) {
-    return "function table names backend '" + std::string(table->name ? table->name : "(null)") +
+  const std::string table_name = plugin_text(table->name, kMaxPluginString);
+  if (!table->name || manifest.name != table_name) {
+    return "function table names backend '" + (table->name ? table_name : std::string("(null)")) +
            "' but the manifest says '" + manifest.name + "'";
   }
   struct Required {
@@ -124,8 +157,8 @@ DeviceDescription describe(const PluginReport& report, int index,
   DeviceDescription d;
   d.backend = report.name;
   d.index = index;
-  d.name.assign(p.name, strnlen(p.name, sizeof p.name));
-  d.details.assign(p.details, strnlen(p.details, sizeof p.details));
+  d.name = plugin_text(p.name, sizeof p.name);
+  d.details = plugin_text(p.details, sizeof p.details);
   d.memory_bytes = p.memory_bytes;
   d.kind = p.kind == BLOBRT_DEVICE_KIND_GPU           ? DeviceKind::kGpu
            : p.kind == BLOBRT_DEVICE_KIND_ACCELERATOR ? DeviceKind::kAccelerator
@@ -137,10 +170,7 @@ DeviceDescription describe(const PluginReport& report, int index,
   return d;
 }
 
-std::string message_of(const blobrt_error& err) {
-  std::string text(err.message, strnlen(err.message, sizeof err.message));
-  return text.empty() ? "no reason given" : text;
-}
+std::string message_of(const blobrt_error& err) { return plugin_message(err, "no reason given"); }
 
 // Loads one plugin whose manifest parsed; fills report.reason on failure.
 LoadedPlugin load(const Manifest& manifest, PluginReport& report) {
@@ -187,7 +217,7 @@ LoadedPlugin load(const Manifest& manifest, PluginReport& report) {
   const blobrt_plugin_v1* table = entry(BLOBRT_PLUGIN_ABI_MAJOR);
   report.reason = check_table(table, manifest);
   if (!report.reason.empty()) return loaded;
-  if (table->library_version) report.library_version = table->library_version;
+  report.library_version = plugin_text(table->library_version, kMaxPluginString);
 
   std::int32_t count = 0;
   blobrt_error err{};

@@ -7,6 +7,7 @@
 
 #include "blobrt/error.hpp"
 #include "log.hpp"
+#include "plugin_text.hpp"
 
 namespace blobrt {
 namespace {
@@ -32,7 +33,7 @@ class PluginDevice final : public Device {
     blobrt_error err{};
     if (table_->allocate(context_, bytes, &handle, &err) != BLOBRT_OK || !handle) {
       detail::fail(description_.id(), ": cannot allocate ", bytes, " bytes: ",
-                   err.message[0] ? err.message : "allocation returned no buffer");
+                   plugin_message(err, "allocation returned no buffer"));
     }
     return handle;
   }
@@ -129,7 +130,7 @@ class PluginDevice final : public Device {
   }
   [[noreturn]] void fail_with(const char* what, const blobrt_error& err) const {
     detail::fail(description_.id(), " (", description_.name, "): ", what, " failed: ",
-                 err.message[0] ? err.message : "no message from the plugin");
+                 plugin_message(err, "no message from the plugin"));
   }
 
   std::shared_ptr<void> keep_alive_;
