@@ -1,8 +1,12 @@
 // The CUDA backend: cudaMalloc'd buffers, pinned host mirrors (cudaMallocHost, Caffe's
 // cpu_malloc_use_cuda_), level-1 BLAS through cuBLAS's v2 64-bit API (cublas?axpy_v2_64
 // etc., so n beyond 2^31 needs no chunking), memset and copies through the runtime API.
-// One cuBLAS handle and one non-blocking stream per device; every operation runs on that
-// stream, and operations returning data to the host wait for it.
+// One cuBLAS handle and one stream per device; every operation runs on that stream, and
+// operations returning data to the host wait for it. The stream is a *blocking* one
+// (cudaStreamDefault): it orders with the legacy default stream both ways, so a user's
+// kernel launched on stream 0 before a Blob operation completes before it, and one
+// launched after waits for it, as in Caffe, which ran everything on stream 0
+// (docs/cuda.md: the ordering contract).
 //
 // Without a driver or a GPU, device_count reports 0 devices and cudaGetDeviceCount's
 // status as the reason; no other entry point is reached.
@@ -104,7 +108,7 @@ int open(int32_t index, void** context, blobrt_error* err) {
   auto* c = new Context;
   c->device = index;
   cudaError_t status = cudaSetDevice(index);
-  if (status == cudaSuccess) status = cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking);
+  if (status == cudaSuccess) status = cudaStreamCreateWithFlags(&c->stream, cudaStreamDefault);
   if (status != cudaSuccess) {
     delete c;
     return cuda_fail(err, "cudaSetDevice/cudaStreamCreateWithFlags", status);
