@@ -243,7 +243,8 @@ TEST(LoaderTest, ConformanceChecksCatchWrongResults) {
   dir.add("wrongaxpy");
   Discovery d = discover_in(dir.str());
   ASSERT_TRUE(only(d).usable);
-  auto device = open_plugin_device(d.loaded[0].library, d.loaded[0].table, d.inventory.plugins[0].devices[0]);
+  auto device = open_plugin_device(d.loaded[0].library, d.loaded[0].table, d.inventory.plugins[0].devices[0],
+                                   false);
   conformance::Result axpy = conformance::run_case(*device, {conformance::Operation::kAxpy,
                                                               conformance::Precision::kFloat, 100, 3});
   EXPECT_FALSE(axpy.passed);
@@ -257,7 +258,8 @@ TEST(LoaderTest, DeviceWithoutFp64SkipsDoubleWithItsName) {
   PluginDir dir("nofp64");
   dir.add("nofp64");
   Discovery d = discover_in(dir.str());
-  auto device = open_plugin_device(d.loaded[0].library, d.loaded[0].table, d.inventory.plugins[0].devices[0]);
+  auto device = open_plugin_device(d.loaded[0].library, d.loaded[0].table, d.inventory.plugins[0].devices[0],
+                                   false);
   conformance::Result r = conformance::run_case(*device, {conformance::Operation::kAsum,
                                                            conformance::Precision::kDouble, 10, 0});
   EXPECT_TRUE(r.skipped);

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <set>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -69,6 +70,28 @@ TEST_P(ThreadsOnEveryDevice, OneBlobPerThreadGivesCorrectResults) {
 }
 
 INSTANTIATE_ON_EVERY_DEVICE(ThreadsOnEveryDevice);
+
+// Readers of the active device while another thread switches it: every reader sees a
+// whole device (ASan/UBSan run this too; the pointer used to be read without the lock).
+TEST(ThreadsTest, ActiveDeviceIsReadSafelyWhileItIsSwitched) {
+  std::vector<std::string> ids = available_devices();
+  std::atomic<bool> done{false};
+  std::atomic<long> reads{0};
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 4; ++t) {
+    readers.emplace_back([&] {
+      while (!done.load()) {
+        std::shared_ptr<Device> device = active_device();
+        if (device->description().id().empty()) ADD_FAILURE() << "a device without an id";
+        ++reads;
+      }
+    });
+  }
+  for (int i = 0; i < 20000; ++i) select_backend(ids[static_cast<std::size_t>(i) % ids.size()]);
+  done = true;
+  for (auto& th : readers) th.join();
+  EXPECT_GT(reads.load(), 0);
+}
 
 }  // namespace
 }  // namespace blobrt

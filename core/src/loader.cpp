@@ -74,6 +74,7 @@ Manifest read_manifest(const fs::path& path, PluginReport& report) {
   report.abi = std::to_string(manifest.abi_major) + "." + std::to_string(manifest.abi_minor);
   report.priority = manifest.priority;
   report.requires = manifest.requires;
+  report.fork_safe = manifest.fork_safe;
   return manifest;
 }
 

@@ -88,6 +88,9 @@ Manifest parse_manifest(const std::string& text) {
         }
         manifest.requires.push_back(library);
       }
+    } else if (key == "fork_safe") {
+      if (value != "yes" && value != "no") detail::fail("line ", number, ": fork_safe '", value, "' is not yes or no");
+      manifest.fork_safe = value == "yes";
     } else {
       detail::fail("line ", number, ": unknown key '", key, "'");
     }

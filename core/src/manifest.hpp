@@ -6,6 +6,8 @@
 //   abi      = 1.0
 //   priority = 200                        (auto selection order; higher wins)
 //   requires = libblis.so.4 libfoo.so.1   (shared libraries checked before loading)
+//   fork_safe = yes                       (its devices stay usable in a fork()ed child;
+//                                          default no: a child gets a clear error)
 #ifndef BLOBRT_MANIFEST_HPP
 #define BLOBRT_MANIFEST_HPP
 
@@ -21,6 +23,7 @@ struct Manifest {
   int abi_minor = 0;
   int priority = 0;
   std::vector<std::string> requires;
+  bool fork_safe = false;
 };
 
 // Parses manifest text; throws blobrt::Error "line N: ..." on anything malformed.

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "blobrt/error.hpp"
+#include "fork_guard.hpp"
 #include "log.hpp"
 #include "plugin_text.hpp"
 
@@ -15,20 +16,25 @@ namespace {
 class PluginDevice final : public Device {
  public:
   PluginDevice(std::shared_ptr<void> keep_alive, const blobrt_plugin_v1* table,
-               DeviceDescription description)
-      : keep_alive_(std::move(keep_alive)), table_(table), description_(std::move(description)) {
+               DeviceDescription description, bool fork_safe)
+      : keep_alive_(std::move(keep_alive)),
+        table_(table),
+        description_(std::move(description)),
+        fork_safe_(fork_safe),
+        generation_(fork_guard::generation()) {
     blobrt_error err{};
     if (table_->open(description_.index, &context_, &err) != BLOBRT_OK) {
       fail_with("open", err);
     }
   }
   ~PluginDevice() override {
-    if (context_) table_->close(context_);
+    if (context_ && usable_here()) table_->close(context_);
   }
 
   const DeviceDescription& description() const noexcept override { return description_; }
 
   DeviceBuffer allocate(std::size_t bytes) override {
+    check_process("allocate");
     void* handle = nullptr;
     blobrt_error err{};
     if (table_->allocate(context_, bytes, &handle, &err) != BLOBRT_OK || !handle) {
@@ -37,10 +43,12 @@ class PluginDevice final : public Device {
     }
     return handle;
   }
-  void release(DeviceBuffer buffer) noexcept override { table_->release(context_, buffer); }
+  void release(DeviceBuffer buffer) noexcept override {
+    if (usable_here()) table_->release(context_, buffer);
+  }
 
   void* allocate_host(std::size_t bytes) override {
-    if (!table_->host_allocate || !description_.has_pinned_host) return nullptr;
+    if (!table_->host_allocate || !description_.has_pinned_host || !usable_here()) return nullptr;
     void* pointer = nullptr;
     blobrt_error err{};
     // Pinned memory is an optimisation: fall back to ordinary memory if it runs out.
@@ -48,11 +56,11 @@ class PluginDevice final : public Device {
     return pointer;
   }
   void release_host(void* pointer) noexcept override {
-    if (table_->host_release) table_->host_release(context_, pointer);
+    if (table_->host_release && usable_here()) table_->host_release(context_, pointer);
   }
 
   void* host_alias(ConstDeviceBuffer buffer) noexcept override {
-    return table_->host_alias ? table_->host_alias(context_, buffer) : nullptr;
+    return table_->host_alias && usable_here() ? table_->host_alias(context_, buffer) : nullptr;
   }
 
   void copy_to_device(const void* host, DeviceBuffer dst, std::size_t dst_offset,
@@ -124,6 +132,7 @@ class PluginDevice final : public Device {
   // One place where a status becomes an exception: fn(context, args..., &err).
   template <typename Fn, typename... Args>
   void call(const char* what, Fn fn, Args... args) {
+    check_process(what);
     blobrt_error err;  // 1 KiB: only the first byte is cleared, on every call's hot path
     err.message[0] = '\0';
     if (fn(context_, args..., &err) != BLOBRT_OK) fail_with(what, err);
@@ -133,9 +142,23 @@ class PluginDevice final : public Device {
                  plugin_message(err, "no message from the plugin"));
   }
 
+  // False in a fork()ed child of the process that opened this device, unless the plugin
+  // declares itself fork-safe (fork_guard.hpp).
+  bool usable_here() const noexcept { return fork_safe_ || fork_guard::generation() == generation_; }
+  void check_process(const char* what) const {
+    if (!usable_here()) {
+      detail::fail(description_.id(), " (", description_.name, "): ", what,
+                   " refused: this device was opened before fork(), and its plugin does not declare "
+                   "fork_safe = yes; in the child, select_backend(\"host\") (or a fork-safe backend) "
+                   "or exec a new program");
+    }
+  }
+
   std::shared_ptr<void> keep_alive_;
   const blobrt_plugin_v1* table_;
   DeviceDescription description_;
+  bool fork_safe_;
+  std::uint64_t generation_;
   void* context_ = nullptr;
   std::atomic<unsigned> first_calls_seen_{0};
 };
@@ -144,8 +167,8 @@ class PluginDevice final : public Device {
 
 std::shared_ptr<Device> open_plugin_device(std::shared_ptr<void> keep_alive,
                                            const blobrt_plugin_v1* table,
-                                           const DeviceDescription& description) {
-  return std::make_shared<PluginDevice>(std::move(keep_alive), table, description);
+                                           const DeviceDescription& description, bool fork_safe) {
+  return std::make_shared<PluginDevice>(std::move(keep_alive), table, description, fork_safe);
 }
 
 }  // namespace blobrt

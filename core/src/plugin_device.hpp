@@ -13,7 +13,7 @@ namespace blobrt {
 // `keep_alive` owns the loaded library (the table points into it).
 std::shared_ptr<Device> open_plugin_device(std::shared_ptr<void> keep_alive,
                                            const blobrt_plugin_v1* table,
-                                           const DeviceDescription& description);
+                                           const DeviceDescription& description, bool fork_safe);
 
 }  // namespace blobrt
 

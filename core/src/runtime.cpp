@@ -36,9 +36,11 @@ using Spec = BackendSpec;
 
 class Runtime {
  public:
+  // Never destroyed: static destructors, atexit handlers and threads still running at exit
+  // may call blobrt after main returns, and plugins stay loaded anyway (RTLD_NODELETE).
   static Runtime& get() {
-    static Runtime runtime;
-    return runtime;
+    static Runtime* runtime = new Runtime;
+    return *runtime;
   }
 
   const Inventory& inventory() {
@@ -48,14 +50,14 @@ class Runtime {
 
   const std::shared_ptr<Device>& active() {
     // Fast path: one acquire load once a device is active.
-    if (selected_.load(std::memory_order_acquire)) return active_;
+    if (const std::shared_ptr<Device>* device = active_.load(std::memory_order_acquire)) return *device;
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!selected_.load(std::memory_order_relaxed)) {
+    if (!active_.load(std::memory_order_relaxed)) {
       auto requested = environment::get("BLOBRT_BACKEND");
       std::string spec = requested && !requested->empty() ? *requested : "auto";
       select_locked(spec, requested ? "BLOBRT_BACKEND" : "default");
     }
-    return active_;
+    return *active_.load(std::memory_order_relaxed);
   }
 
   void select(const std::string& spec) {
@@ -100,10 +102,11 @@ class Runtime {
       chosen = open_locked(spec, origin);
     }
     log_ = chosen.second;
-    active_ = chosen.first;
-    selected_.store(true, std::memory_order_release);
-    log::info("active device ", active_->description().id(), " (", active_->description().name,
-              ")");
+    // The active device is one of devices_' entries, which are never changed or removed
+    // once made: readers take it with one atomic load, without the lock, race-free.
+    const std::shared_ptr<Device>& entry = devices_.at(chosen.first->description().id());
+    active_.store(&entry, std::memory_order_release);
+    log::info("active device ", entry->description().id(), " (", entry->description().name, ")");
   }
 
   // auto: usable plugins with an accelerator device first, then by manifest priority;
@@ -175,7 +178,7 @@ class Runtime {
       std::shared_ptr<Device> device;
       try {
         device = open_plugin_device(discovery_.loaded[i].library, discovery_.loaded[i].table,
-                                    p.devices[index]);
+                                    p.devices[index], p.fork_safe);
       } catch (const Error& e) {
         fail_unavailable(spec, origin, e.what());
       }
@@ -220,8 +223,7 @@ class Runtime {
   std::once_flag discovered_;
   Discovery discovery_;
   std::mutex mutex_;
-  std::atomic<bool> selected_{false};
-  std::shared_ptr<Device> active_;
+  std::atomic<const std::shared_ptr<Device>*> active_{nullptr};  // an entry of devices_
   std::shared_ptr<Device> host_;
   std::map<std::string, std::shared_ptr<Device>> devices_;  // opened once, kept open
   std::vector<std::string> log_;

@@ -7,7 +7,10 @@
 #define BLOBRT_KERNELS_PARALLEL_HPP
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+
+#include <pthread.h>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -21,9 +24,19 @@ constexpr std::int64_t kParallelThreshold = std::int64_t(1) << 15;
 constexpr std::int64_t kChunkAlign = 16;
 constexpr int kMaxThreads = 256;
 
+// libgomp's thread pool does not survive fork(): a parallel region in the child of a
+// process that already ran one hangs. After a fork every split runs on the calling thread.
+// Each shared object that includes this header keeps (and registers) its own flag.
+inline std::atomic<bool>& in_forked_child() {
+  static std::atomic<bool> flag{false};
+  return flag;
+}
+inline const bool fork_flag_registered =
+    (::pthread_atfork(nullptr, nullptr, [] { in_forked_child().store(true, std::memory_order_relaxed); }), true);
+
 inline int worker_count(std::int64_t n, std::int64_t threshold = kParallelThreshold) {
 #ifdef _OPENMP
-  if (n < threshold) return 1;
+  if (n < threshold || in_forked_child().load(std::memory_order_relaxed)) return 1;
   int threads = omp_get_max_threads();
   // At least half a threshold per thread, at most kMaxThreads.
   std::int64_t useful = std::max<std::int64_t>(1, n / (threshold / 2));
