@@ -286,6 +286,20 @@ TEST(LoaderTest, PluginThatCrashesWhileProbedIsReportedNotFatal) {
   EXPECT_REASON(r, " in a child process)");
 }
 
+// open() is probed in the child too: a plugin that crashes or exits when a device is
+// opened is reported, and the process that asked never calls its open().
+TEST(LoaderTest, PluginThatCrashesOrExitsInOpenIsReportedNotFatal) {
+  PluginDir dir("opencrash");
+  dir.add("opencrashes");
+  dir.add("openexits");
+  Discovery d = discover_in(dir.str());
+  ASSERT_EQ(d.inventory.plugins.size(), 2u);
+  EXPECT_REASON(d.inventory.plugins[0], "crashed while being probed (SIG");
+  EXPECT_REASON(d.inventory.plugins[1], "exited with status 7 while being probed (in a child process)");
+  EXPECT_FALSE(d.inventory.plugins[0].usable);
+  EXPECT_FALSE(d.inventory.plugins[1].usable);
+}
+
 TEST(LoaderTest, PluginThatHangsWhileProbedIsKilledAfterTheLimit) {
   PluginDir dir("hang");
   dir.add("hangs");

@@ -124,8 +124,11 @@ bool probe_in_child(PluginReport& report) {
   auto usable_at = answer.find("usable=");
   auto reason_at = answer.find("\nreason=");
   if (usable_at == std::string::npos || reason_at == std::string::npos) {
-    report.reason = "the plugin scanner gave no answer (exit status " +
-                    std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")";
+    report.reason = WIFEXITED(status) && WEXITSTATUS(status) != 0
+                        ? "exited with status " + std::to_string(WEXITSTATUS(status)) +
+                              " while being probed (in a child process)"
+                        : "the plugin scanner gave no answer (exit status " +
+                              std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")";
     return false;
   }
   if (answer.compare(usable_at + 7, 1, "1") == 0) return true;

@@ -16,6 +16,8 @@
 //   TEST_PLUGIN_NEEDS_GHOST     calls a function from a library that is not installed
 //   TEST_PLUGIN_CRASH           device_count dies of SIGSEGV
 //   TEST_PLUGIN_HANG            device_count never returns
+//   TEST_PLUGIN_OPEN_CRASH      open dies of SIGSEGV
+//   TEST_PLUGIN_OPEN_EXIT       open calls _exit(7)
 #include <csignal>
 #include <cmath>
 #include <cstdint>
@@ -128,6 +130,11 @@ int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error
 
 int open(int32_t index, void** context, blobrt_error* err) {
   if (index != 0) return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "no device %d", index);
+#if defined(TEST_PLUGIN_OPEN_CRASH)
+  std::raise(SIGSEGV);
+#elif defined(TEST_PLUGIN_OPEN_EXIT)
+  ::_exit(7);
+#endif
   *context = nullptr;
   return BLOBRT_OK;
 }
