@@ -239,6 +239,26 @@ TEST_P(SyncedMemoryTest, StaysBoundToItsDevice) {
   EXPECT_TRUE(mem.gpu_data());
 }
 
+// Caffe's async_gpu_push: from HEAD_AT_CPU to SYNCED with the data on the device; any
+// other head is an error naming it.
+TEST_P(SyncedMemoryTest, AsyncGpuPush) {
+  SyncedMemory mem(10);
+  EXPECT_THROW(mem.async_gpu_push(0), Error);  // UNINITIALIZED
+  std::memset(mem.mutable_cpu_data(), 3, 10);
+  int stream = 0;  // a cudaStream_t in Caffe code; any type here
+  mem.async_gpu_push(stream);
+  EXPECT_EQ(mem.head(), SyncedMemory::SYNCED);
+  char back[10];
+  device().copy_to_host(mem.gpu_data(), 0, back, 10);
+  for (char c : back) EXPECT_EQ(c, 3);
+  try {
+    mem.async_gpu_push(stream);
+    ADD_FAILURE() << "a push from SYNCED succeeded";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not SYNCED"), std::string::npos) << e.what();
+  }
+}
+
 INSTANTIATE_ON_EVERY_DEVICE(SyncedMemoryTest);
 
 }  // namespace

@@ -140,6 +140,16 @@ void SyncedMemory::to_gpu() {
   }
 }
 
+void SyncedMemory::push_to_device() {
+  check_device();
+  if (head_ != HEAD_AT_CPU) {
+    detail::fail("SyncedMemory::async_gpu_push: the head must be at the host (HEAD_AT_CPU), not ",
+                 head_ == UNINITIALIZED ? "UNINITIALIZED" : head_ == HEAD_AT_GPU ? "HEAD_AT_GPU" : "SYNCED",
+                 " (size ", size_, " bytes)");
+  }
+  to_gpu();
+}
+
 const void* SyncedMemory::cpu_data() {
   to_cpu();
   return cpu_ptr_;

@@ -40,6 +40,16 @@ class SyncedMemory {
   void* mutable_cpu_data();
   void* mutable_gpu_data();
 
+  // Caffe's async_gpu_push(const cudaStream_t&): the head must be at the host; the data
+  // goes to the device and the head becomes SYNCED. Any stream type is accepted, and the
+  // copy has completed when this returns (it runs on the device's own queue, which is
+  // stronger than Caffe's "synchronize on the stream before use").
+  template <typename Stream>
+  void async_gpu_push(const Stream& /*stream*/) {
+    push_to_device();
+  }
+  void push_to_device();
+
   SyncedHead head() const { return head_; }
   std::size_t size() const { return size_; }
   // The device this memory is bound to.
