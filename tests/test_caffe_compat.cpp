@@ -92,6 +92,24 @@ TEST_P(CaffeCompatTest, SetScaleAxpby) {
   for (int i = 0; i < 5; ++i) EXPECT_EQ(b.cpu_data()[i], -9.0);
 }
 
+// Caffe's TestGPURead / TestGPUWrite pattern: caffe_gpu_memcpy in every direction.
+TEST_P(CaffeCompatTest, GpuMemcpyInEveryDirection) {
+  SyncedMemory mem(10), other(10);
+  caffe_memset(mem.size(), 1, mem.mutable_cpu_data());
+  const void* gpu = mem.gpu_data();
+  char host[10] = {0};
+  caffe_gpu_memcpy(10, gpu, host);  // device to host
+  for (char c : host) EXPECT_EQ(c, 1);
+  std::memset(host, 2, 10);
+  caffe_gpu_memcpy(10, host, other.mutable_gpu_data());  // host to device
+  EXPECT_EQ(static_cast<const char*>(other.cpu_data())[9], 2);
+  caffe_gpu_memcpy(10, mem.gpu_data(), other.mutable_gpu_data());  // device to device
+  EXPECT_EQ(static_cast<const char*>(other.cpu_data())[0], 1);
+  char copy[10] = {0};
+  caffe_gpu_memcpy(10, host, copy);  // host to host
+  EXPECT_EQ(copy[5], 2);
+}
+
 TEST_P(CaffeCompatTest, MallocHostAndFree) {
   void* ptr = nullptr;
   bool use_cuda = true;

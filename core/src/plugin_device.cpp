@@ -2,7 +2,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <tuple>
+#include <unordered_set>
 #include <utility>
 
 #include "blobrt/error.hpp"
@@ -41,10 +43,22 @@ class PluginDevice final : public Device {
       detail::fail(description_.id(), ": cannot allocate ", bytes, " bytes: ",
                    plugin_message(err, "allocation returned no buffer"));
     }
+    if (!description_.host_memory) {
+      std::lock_guard<std::mutex> lock(buffers_mutex_);
+      buffers_.insert(handle);
+    }
     return handle;
   }
   void release(DeviceBuffer buffer) noexcept override {
+    if (!description_.host_memory) {
+      std::lock_guard<std::mutex> lock(buffers_mutex_);
+      buffers_.erase(buffer);
+    }
     if (usable_here()) table_->release(context_, buffer);
+  }
+  bool is_buffer(ConstDeviceBuffer handle) const noexcept override {
+    std::lock_guard<std::mutex> lock(buffers_mutex_);
+    return buffers_.count(handle) != 0;
   }
 
   void* allocate_host(std::size_t bytes) override {
@@ -159,6 +173,10 @@ class PluginDevice final : public Device {
   DeviceDescription description_;
   bool fork_safe_;
   std::uint64_t generation_;
+  // Live buffers of a device with its own memory (is_buffer); allocation is rare enough
+  // for a lock. Host-memory devices keep none.
+  mutable std::mutex buffers_mutex_;
+  std::unordered_set<const void*> buffers_;
   void* context_ = nullptr;
   std::atomic<unsigned> first_calls_seen_{0};
 };

@@ -157,9 +157,26 @@ inline void caffe_gpu_memset(const std::size_t N, const int alpha, void* X) {
   blobrt::active_device()->memset(X, 0, alpha, N);
 }
 
-// Device-to-device copy of N bytes between two handles of the active device.
+// Copies N bytes in whichever direction X and Y make, as Caffe's (cudaMemcpyDefault): each
+// is a buffer of the active device (as gpu_data() or Device::allocate returned it, not
+// offset) or host memory. On devices whose memory is host memory it is a memcpy.
 inline void caffe_gpu_memcpy(const std::size_t N, const void* X, void* Y) {
-  if (X != Y) blobrt::active_device()->copy_device(X, 0, Y, 0, N);
+  if (X == Y || N == 0) return;
+  blobrt::Device& device = *blobrt::active_device();
+  if (device.description().host_memory) {
+    std::memcpy(Y, X, N);
+    return;
+  }
+  const bool from_device = device.is_buffer(X), to_device = device.is_buffer(Y);
+  if (from_device && to_device) {
+    device.copy_device(X, 0, Y, 0, N);
+  } else if (from_device) {
+    device.copy_to_host(X, 0, Y, N);
+  } else if (to_device) {
+    device.copy_to_device(X, Y, 0, N);
+  } else {
+    std::memcpy(Y, X, N);
+  }
 }
 
 template <typename Dtype>

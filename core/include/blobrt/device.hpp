@@ -45,6 +45,11 @@ class Device {
   // Valid until the buffer is released; copies between a buffer and its alias synchronise.
   virtual void* host_alias(ConstDeviceBuffer /*buffer*/) noexcept { return nullptr; }
 
+  // Whether `handle` is a live buffer this device allocated (exactly as allocate()
+  // returned it). Devices whose memory is host memory need not say (every pointer is
+  // one); the others answer for caffe_gpu_memcpy, which copies in whichever direction.
+  virtual bool is_buffer(ConstDeviceBuffer /*handle*/) const noexcept { return false; }
+
   virtual void copy_to_device(const void* host, DeviceBuffer dst, std::size_t dst_offset,
                               std::size_t bytes) = 0;
   virtual void copy_to_host(ConstDeviceBuffer src, std::size_t src_offset, void* host,
