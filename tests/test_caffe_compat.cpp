@@ -5,6 +5,7 @@
 #include "backend_param.hpp"
 #include "blobrt/caffe_compat.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -108,6 +109,32 @@ TEST_P(CaffeCompatTest, GpuMemcpyInEveryDirection) {
   char copy[10] = {0};
   caffe_gpu_memcpy(10, host, copy);  // host to host
   EXPECT_EQ(copy[5], 2);
+}
+
+// Caffe's int signatures through the compat header; too large a value throws.
+TEST_P(CaffeCompatTest, IntAccessorsHaveCaffesSignatures) {
+  Blob<float> blob(2, 3, 4, 5);
+  EXPECT_EQ(std::min(blob.count(), 10), 10);  // needs int, as in Caffe code
+  int (Blob<float>::*count)() const = &Blob<float>::count;
+  int (Blob<float>::*offset)(const int, const int, const int, const int) const = &Blob<float>::offset;
+  EXPECT_EQ((blob.*count)(), 120);
+  EXPECT_EQ((blob.*offset)(1, 2, 3, 4), 119);
+  EXPECT_EQ(blob.count(1), 60);
+  EXPECT_EQ(blob.count(1, 3), 12);
+  EXPECT_EQ(blob.offset(vector<int>{1, 0}), 60);
+  blobrt::Blob<float>& base = blob;  // still a blobrt::Blob
+  EXPECT_EQ(base.count(), 120);
+  Blob<float> huge(vector<int>{1 << 16, 1 << 16});  // 2^32 elements, never touched
+  EXPECT_EQ(static_cast<const blobrt::Blob<float>&>(huge).count(), std::int64_t(1) << 32);
+  try {
+    (void)huge.count();
+    ADD_FAILURE() << "count() of 2^32 elements fitted an int";
+  } catch (const blobrt::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("count() is 4294967296, more than Caffe's int"), std::string::npos)
+        << e.what();
+  }
+  EXPECT_THROW((void)huge.offset(1 << 15, 0), blobrt::Error);
+  EXPECT_EQ(huge.count(1), 1 << 16);
 }
 
 TEST_P(CaffeCompatTest, MallocHostAndFree) {

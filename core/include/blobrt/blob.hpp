@@ -1,6 +1,6 @@
 // Blob: Caffe's N-dimensional array with data and diff, over SyncedMemory.
 // Same members, names, default arguments and semantics as Caffe's blob.hpp, except
-// (see docs/differences.md): count() and offsets are 64-bit, and every Caffe CHECK
+// (see docs/differences-from-caffe.md): count() and offsets are 64-bit, and every Caffe CHECK
 // throws blobrt::Error naming the values instead of aborting.
 #ifndef BLOBRT_BLOB_HPP
 #define BLOBRT_BLOB_HPP

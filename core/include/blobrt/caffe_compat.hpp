@@ -18,6 +18,7 @@
 #include <utility>
 #include <iostream>
 #include <iterator>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -46,7 +47,40 @@ using std::string;
 using std::stringstream;
 using std::vector;
 
-using blobrt::Blob;
+// Caffe's Blob, with Caffe's exact signatures: count() and offset() return int, so that
+// std::min(blob.count(), 10), member-function pointers and overloads written for Caffe
+// compile. A value too large for int throws (never wraps); blobrt::Blob, the base, keeps
+// the 64-bit ones. A caffe::Blob is a blobrt::Blob wherever one is expected.
+template <typename Dtype>
+class Blob : public blobrt::Blob<Dtype> {
+  using Base = blobrt::Blob<Dtype>;
+
+ public:
+  Blob() = default;
+  explicit Blob(const int num, const int channels, const int height, const int width)
+      : Base(num, channels, height, width) {}
+  explicit Blob(const vector<int>& shape) : Base(shape) {}
+
+  int count() const { return as_int(Base::count(), "count()"); }
+  int count(int start_axis, int end_axis) const {
+    return as_int(Base::count(start_axis, end_axis), "count(start_axis, end_axis)");
+  }
+  int count(int start_axis) const { return as_int(Base::count(start_axis), "count(start_axis)"); }
+  int offset(const int n, const int c = 0, const int h = 0, const int w = 0) const {
+    return as_int(Base::offset(n, c, h, w), "offset(n, c, h, w)");
+  }
+  int offset(const vector<int>& indices) const { return as_int(Base::offset(indices), "offset(indices)"); }
+
+ private:
+  int as_int(std::int64_t value, const char* what) const {
+    if (value > std::numeric_limits<int>::max()) {
+      blobrt::detail::fail("caffe::Blob::", what, " is ", value, ", more than Caffe's int can hold (shape ",
+                           this->shape_string(), "); use blobrt::Blob's 64-bit accessors");
+    }
+    return static_cast<int>(value);
+  }
+};
+
 using blobrt::BlobProto;
 using blobrt::BlobShape;
 using blobrt::kMaxBlobAxes;
