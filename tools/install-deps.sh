@@ -10,6 +10,7 @@ packages=(
   libblis-dev
   ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd clinfo
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
+  libgoogle-glog-dev
   "$@"
 )
 missing=()

@@ -14,6 +14,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <random>
 #include <set>
 #include <utility>
 #include <iostream>
@@ -22,7 +23,18 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
+
+// Code that also uses Caffe's own messages (LayerParameter, FillerParameter, ...) includes
+// Caffe's generated caffe.pb.h before this header, or defines BLOBRT_USE_CAFFE_PROTO:
+// caffe::BlobProto and caffe::BlobShape are then Caffe's, and caffe::Blob reads and
+// writes them (copying through blobrt's identical message: docs/differences-from-caffe.md).
+#if defined(BLOBRT_USE_CAFFE_PROTO) || defined(GOOGLE_PROTOBUF_INCLUDED_caffe_2eproto) || \
+    defined(GOOGLE_PROTOBUF_INCLUDED_caffe_2fproto_2fcaffe_2eproto)
+#define BLOBRT_CAFFE_PROTO 1
+#include "caffe/proto/caffe.pb.h"
+#endif
 
 #include "blobrt/blob.hpp"
 #include "blobrt/io.hpp"
@@ -71,6 +83,62 @@ class Blob : public blobrt::Blob<Dtype> {
   }
   int offset(const vector<int>& indices) const { return as_int(Base::offset(indices), "offset(indices)"); }
 
+#ifdef BLOBRT_CAFFE_PROTO
+  // Caffe's own BlobProto and BlobShape (see the top of this header).
+  using Base::FromProto;
+  using Base::Reshape;
+  using Base::ShapeEquals;
+  using Base::ToProto;
+  void Reshape(const caffe::BlobShape& shape) { Base::Reshape(blobrt_shape(shape)); }
+  bool ShapeEquals(const caffe::BlobProto& other) { return Base::ShapeEquals(blobrt_proto(other, false)); }
+  void FromProto(const caffe::BlobProto& proto, bool reshape = true) {
+    Base::FromProto(blobrt_proto(proto, true), reshape);
+  }
+  void ToProto(caffe::BlobProto* proto, bool write_diff = false) const {
+    if (!proto) blobrt::detail::fail("ToProto: null BlobProto");
+    blobrt::BlobProto ours;
+    Base::ToProto(&ours, write_diff);
+    proto->clear_shape();
+    for (std::int64_t d : ours.shape().dim()) proto->mutable_shape()->add_dim(d);
+    // The same precision's fields are replaced, as Caffe's ToProto does.
+    if (std::is_same<Dtype, double>::value) {
+      proto->clear_double_diff();
+      proto->mutable_double_data()->Swap(ours.mutable_double_data());
+      proto->mutable_double_diff()->Swap(ours.mutable_double_diff());
+    } else {
+      proto->clear_diff();
+      proto->mutable_data()->Swap(ours.mutable_data());
+      proto->mutable_diff()->Swap(ours.mutable_diff());
+    }
+  }
+
+ private:
+  static blobrt::BlobShape blobrt_shape(const caffe::BlobShape& shape) {
+    blobrt::BlobShape out;
+    for (std::int64_t d : shape.dim()) out.add_dim(d);
+    return out;
+  }
+  // Field by field: the two messages have the same fields and numbers; the values go as
+  // whole repeated fields (one copy each), never element by element.
+  static blobrt::BlobProto blobrt_proto(const caffe::BlobProto& in, bool values) {
+    blobrt::BlobProto out;
+    if (in.has_shape()) *out.mutable_shape() = blobrt_shape(in.shape());
+    if (in.has_num()) out.set_num(in.num());
+    if (in.has_channels()) out.set_channels(in.channels());
+    if (in.has_height()) out.set_height(in.height());
+    if (in.has_width()) out.set_width(in.width());
+    if (values) {
+      *out.mutable_data() = in.data();
+      *out.mutable_diff() = in.diff();
+      *out.mutable_double_data() = in.double_data();
+      *out.mutable_double_diff() = in.double_diff();
+    }
+    return out;
+  }
+
+ public:
+#endif
+
  private:
   int as_int(std::int64_t value, const char* what) const {
     if (value > std::numeric_limits<int>::max()) {
@@ -81,8 +149,10 @@ class Blob : public blobrt::Blob<Dtype> {
   }
 };
 
+#ifndef BLOBRT_CAFFE_PROTO
 using blobrt::BlobProto;
 using blobrt::BlobShape;
+#endif
 using blobrt::kMaxBlobAxes;
 using blobrt::SyncedMemory;
 
@@ -93,7 +163,53 @@ using blobrt::ReadProtoFromTextFileOrDie;
 using blobrt::WriteProtoToBinaryFile;
 using blobrt::WriteProtoToTextFile;
 
+#ifndef BLOBRT_CAFFE_PROTO
 using blobrt::BlobProtoVector;
+#endif
+
+// Caffe's singleton, as far as Blob code uses it: the mode is recorded (blobrt's math
+// goes where the head is, not by mode) and the random seed seeds caffe_rng_*.
+class Caffe {
+ public:
+  enum Brew { CPU, GPU };
+  static Brew mode() { return state().mode; }
+  static void set_mode(Brew mode) { state().mode = mode; }
+  static void set_random_seed(const unsigned int seed) { state().generator.seed(seed); }
+  // The generator behind caffe_rng_* (Caffe's is per thread, as this one).
+  static std::mt19937& rng() { return state().generator; }
+
+ private:
+  struct State {
+    Brew mode = CPU;
+    std::mt19937 generator{std::random_device{}()};
+  };
+  static State& state() {
+    thread_local State s;
+    return s;
+  }
+};
+
+// ---- random numbers (caffe/util/math_functions.hpp), from Caffe::rng() ----
+template <typename Dtype>
+void caffe_rng_uniform(const int n, const Dtype a, const Dtype b, Dtype* r) {
+  if (n < 0 || !r || a > b) blobrt::detail::fail("caffe_rng_uniform: n ", n, ", range [", a, ", ", b, "]");
+  std::uniform_real_distribution<Dtype> distribution(a, std::nextafter(b, std::numeric_limits<Dtype>::max()));
+  for (int i = 0; i < n; ++i) r[i] = distribution(Caffe::rng());
+}
+
+template <typename Dtype>
+void caffe_rng_gaussian(const int n, const Dtype mu, const Dtype sigma, Dtype* r) {
+  if (n < 0 || !r || !(sigma > 0)) blobrt::detail::fail("caffe_rng_gaussian: n ", n, ", sigma ", sigma, " (must be > 0)");
+  std::normal_distribution<Dtype> distribution(mu, sigma);
+  for (int i = 0; i < n; ++i) r[i] = distribution(Caffe::rng());
+}
+
+template <typename Dtype, typename Int>
+void caffe_rng_bernoulli(const int n, const Dtype p, Int* r) {
+  if (n < 0 || !r || p < 0 || p > 1) blobrt::detail::fail("caffe_rng_bernoulli: n ", n, ", p ", p, " (must be in [0, 1])");
+  std::bernoulli_distribution distribution(static_cast<double>(p));
+  for (int i = 0; i < n; ++i) r[i] = static_cast<Int>(distribution(Caffe::rng()));
+}
 
 // ---- host memory (caffe/syncedmem.hpp) ----
 // Page-locked memory from the active device when it offers it (Caffe: cudaMallocHost in
