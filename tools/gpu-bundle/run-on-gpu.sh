@@ -92,6 +92,7 @@ suite_env=(
   BLOBRT_TOOL="$here/bin/blobrt"
   BLOBRT_DEMO="$here/bin/blobrt-caffe-demo"
   BLOBRT_CUDA_PLUGIN="$here/lib/blobrt/plugins.d/libblobrt-cuda.so"
+  BLOBRT_THREAD_LIMIT_PROBE="$tests/thread_limit_probe"
 )
 for exe in "$tests"/test_*; do
   name=$(basename "$exe")

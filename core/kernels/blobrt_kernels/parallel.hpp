@@ -34,13 +34,40 @@ inline std::atomic<bool>& in_forked_child() {
 inline const bool fork_flag_registered =
     (::pthread_atfork(nullptr, nullptr, [] { in_forked_child().store(true, std::memory_order_relaxed); }), true);
 
+// libgomp ends the process ("Thread creation failed") when it cannot start a thread for a
+// parallel region. Before the first region of a team size larger than any so far (when
+// libgomp starts its threads, which it then keeps), the same number of threads is started
+// and joined here; if that fails (RLIMIT_NPROC, a cgroup's pids.max, no memory for stacks),
+// the work runs on the calling thread from then on. A limit reached in the moment between
+// this check and libgomp's own start is not covered.
+inline void* thread_probe(void*) { return nullptr; }
+inline bool threads_can_start(int team) {
+  static std::atomic<int> verified{1};  // the largest team known to start
+  static std::atomic<bool> refused{false};
+  if (team <= verified.load(std::memory_order_acquire)) return true;
+  if (refused.load(std::memory_order_relaxed)) return false;
+  pthread_t started[kMaxThreads];
+  int count = 0;
+  while (count < team - 1 && ::pthread_create(&started[count], nullptr, thread_probe, nullptr) == 0) ++count;
+  for (int i = 0; i < count; ++i) ::pthread_join(started[i], nullptr);
+  if (count < team - 1) {
+    refused.store(true, std::memory_order_relaxed);
+    return false;
+  }
+  int known = verified.load(std::memory_order_relaxed);
+  while (known < team && !verified.compare_exchange_weak(known, team, std::memory_order_release)) {
+  }
+  return true;
+}
+
 inline int worker_count(std::int64_t n, std::int64_t threshold = kParallelThreshold) {
 #ifdef _OPENMP
   if (n < threshold || in_forked_child().load(std::memory_order_relaxed)) return 1;
   int threads = omp_get_max_threads();
   // At least half a threshold per thread, at most kMaxThreads.
   std::int64_t useful = std::max<std::int64_t>(1, n / (threshold / 2));
-  return static_cast<int>(std::min<std::int64_t>({threads, useful, kMaxThreads}));
+  int team = static_cast<int>(std::min<std::int64_t>({threads, useful, kMaxThreads}));
+  return team > 1 && !threads_can_start(team) ? 1 : team;
 #else
   (void)n;
   (void)threshold;

@@ -1,0 +1,41 @@
+// When no thread can be started, blobrt's split kernels run on the calling thread instead
+// of the process dying in libgomp (parallel.hpp, threads_can_start), on host and blis.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include "blobrt/runtime.hpp"
+#include "test_paths.hpp"
+
+#ifndef BLOBRT_THREAD_LIMIT_PROBE
+#error "BLOBRT_THREAD_LIMIT_PROBE must be defined by the build"
+#endif
+
+namespace {
+
+TEST(ThreadLimitTest, MathRunsOnOneThreadWhenNoneCanStart) {
+  for (const std::string backend : {"host", "blis"}) {
+    if (backend == "blis") {
+      bool found = false;
+      for (const auto& p : blobrt::inventory().plugins) found |= p.name == "blis" && p.usable;
+      if (!found) continue;
+    }
+    std::string command = "env BLOBRT_BACKEND=" + backend + " BLOBRT_PLUGIN_PROBE=inprocess '" +
+                          BLOBRT_TEST_PATH(BLOBRT_THREAD_LIMIT_PROBE) + "' 2>&1";
+    FILE* pipe = ::popen(command.c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    std::string out;
+    std::array<char, 512> buffer{};
+    while (std::fgets(buffer.data(), buffer.size(), pipe)) out += buffer.data();
+    int status = ::pclose(pipe);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << backend << ": " << out;
+    EXPECT_NE(out.find("threads_blocked=1"), std::string::npos) << backend << ": the limit did not bind: " << out;
+    EXPECT_NE(out.find("device=" + backend + ":0 asum=8388608"), std::string::npos) << out;
+  }
+}
+
+}  // namespace
