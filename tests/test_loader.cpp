@@ -298,6 +298,12 @@ TEST(LoaderTest, PluginThatCrashesOrExitsInOpenIsReportedNotFatal) {
   EXPECT_REASON(d.inventory.plugins[1], "exited with status 7 while being probed (in a child process)");
   EXPECT_FALSE(d.inventory.plugins[0].usable);
   EXPECT_FALSE(d.inventory.plugins[1].usable);
+  PluginDir hangs("openhang");
+  hangs.add("openhangs");
+  ::setenv("BLOBRT_PLUGIN_PROBE_TIMEOUT", "1", 1);
+  PluginReport r = only(discover_in(hangs.str()));
+  ::unsetenv("BLOBRT_PLUGIN_PROBE_TIMEOUT");
+  EXPECT_REASON(r, "hung while being probed (no answer within 1 s");
 }
 
 TEST(LoaderTest, PluginThatHangsWhileProbedIsKilledAfterTheLimit) {

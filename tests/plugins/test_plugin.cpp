@@ -18,6 +18,7 @@
 //   TEST_PLUGIN_HANG            device_count never returns
 //   TEST_PLUGIN_OPEN_CRASH      open dies of SIGSEGV
 //   TEST_PLUGIN_OPEN_EXIT       open calls _exit(7)
+//   TEST_PLUGIN_OPEN_HANG       open never returns
 #include <csignal>
 #include <cmath>
 #include <cstdint>
@@ -134,6 +135,8 @@ int open(int32_t index, void** context, blobrt_error* err) {
   std::raise(SIGSEGV);
 #elif defined(TEST_PLUGIN_OPEN_EXIT)
   ::_exit(7);
+#elif defined(TEST_PLUGIN_OPEN_HANG)
+  for (;;) ::pause();
 #endif
   *context = nullptr;
   return BLOBRT_OK;
