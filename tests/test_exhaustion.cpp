@@ -31,7 +31,7 @@ TEST_P(ExhaustionTest, ImpossibleFirstTouchIsAnErrorAndTheBlobSurvives) {
     try {
       side == 0 ? (void)blob.mutable_cpu_data() : (void)blob.mutable_gpu_data();
       ADD_FAILURE() << "a 4 TiB allocation succeeded";
-    } catch (const Error& e) {
+    } catch (const OutOfMemoryError& e) {  // typed: a caller can tell it from other errors
       std::string what = e.what();
       EXPECT_NE(what.find(bytes), std::string::npos) << what;
       EXPECT_NE(what.find(GetParam().substr(0, GetParam().find(':'))), std::string::npos) << what;

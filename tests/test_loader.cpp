@@ -270,7 +270,7 @@ TEST(LoaderTest, DeviceWithoutFp64SkipsDoubleWithItsName) {
   try {
     device->asum(10, b, 0, &result);
     ADD_FAILURE() << "double asum on a device without fp64 did not throw";
-  } catch (const Error& e) {
+  } catch (const UnsupportedError& e) {
     EXPECT_NE(std::string(e.what()).find("nofp64:0"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("dasum failed: no fp64"), std::string::npos) << e.what();
   }

@@ -11,7 +11,7 @@ namespace blobrt::host_memory {
 
 void* allocate(std::size_t bytes) {
   void* pointer = blobrt_kernels::allocate_host(bytes, kAlignment);
-  if (!pointer) detail::fail("host: cannot allocate ", bytes, " bytes (out of memory)");
+  if (!pointer) detail::fail_as<OutOfMemoryError>("host: cannot allocate ", bytes, " bytes (out of memory)");
   return pointer;
 }
 

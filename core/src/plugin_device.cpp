@@ -25,9 +25,8 @@ class PluginDevice final : public Device {
         fork_safe_(fork_safe),
         generation_(fork_guard::generation()) {
     blobrt_error err{};
-    if (table_->open(description_.index, &context_, &err) != BLOBRT_OK) {
-      fail_with("open", err);
-    }
+    int status = table_->open(description_.index, &context_, &err);
+    if (status != BLOBRT_OK) fail_with("open", status, err);
   }
   ~PluginDevice() override {
     if (context_ && usable_here()) table_->close(context_);
@@ -39,9 +38,10 @@ class PluginDevice final : public Device {
     check_process("allocate");
     void* handle = nullptr;
     blobrt_error err{};
-    if (table_->allocate(context_, bytes, &handle, &err) != BLOBRT_OK || !handle) {
-      detail::fail(description_.id(), ": cannot allocate ", bytes, " bytes: ",
-                   plugin_message(err, "allocation returned no buffer"));
+    int status = table_->allocate(context_, bytes, &handle, &err);
+    if (status != BLOBRT_OK || !handle) {
+      throw_typed(status, description_.id() + ": cannot allocate " + std::to_string(bytes) + " bytes: " +
+                              plugin_message(err, "allocation returned no buffer"));
     }
     if (!description_.host_memory) {
       std::lock_guard<std::mutex> lock(buffers_mutex_);
@@ -149,11 +149,18 @@ class PluginDevice final : public Device {
     check_process(what);
     blobrt_error err;  // 1 KiB: only the first byte is cleared, on every call's hot path
     err.message[0] = '\0';
-    if (fn(context_, args..., &err) != BLOBRT_OK) fail_with(what, err);
+    int status = fn(context_, args..., &err);
+    if (status != BLOBRT_OK) fail_with(what, status, err);
   }
-  [[noreturn]] void fail_with(const char* what, const blobrt_error& err) const {
-    detail::fail(description_.id(), " (", description_.name, "): ", what, " failed: ",
-                 plugin_message(err, "no message from the plugin"));
+  [[noreturn]] void fail_with(const char* what, int status, const blobrt_error& err) const {
+    throw_typed(status, description_.id() + " (" + description_.name + "): " + what + " failed: " +
+                            plugin_message(err, "no message from the plugin"));
+  }
+  // A plugin's status as the matching blobrt error type.
+  [[noreturn]] static void throw_typed(int status, const std::string& message) {
+    if (status == BLOBRT_ERR_OUT_OF_MEMORY) throw OutOfMemoryError(message);
+    if (status == BLOBRT_ERR_UNSUPPORTED) throw UnsupportedError(message);
+    throw Error(message);
   }
 
   // False in a fork()ed child of the process that opened this device, unless the plugin

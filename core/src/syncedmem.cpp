@@ -50,9 +50,9 @@ void SyncedMemory::allocate_cpu() {
   if (!cpu_ptr_) {
     try {
       cpu_ptr_ = host_memory::allocate(size_);
-    } catch (const Error& e) {
-      detail::fail("cannot allocate the ", size_, "-byte host mirror of memory on ", device_->description().id(),
-                   ": ", e.what());
+    } catch (const OutOfMemoryError& e) {
+      detail::fail_as<OutOfMemoryError>("cannot allocate the ", size_, "-byte host mirror of memory on ",
+                                        device_->description().id(), ": ", e.what());
     }
   }
   own_cpu_data_ = true;
