@@ -21,13 +21,13 @@ int main(int argc, char** argv) {
     for (const blobrt::DeviceDescription& device : report.devices) {
       void* context = nullptr;
       blobrt_error err{};
-      if (loaded.table->open(device.index, &context, &err) != BLOBRT_OK) {
+      if (loaded.table->open_device(device.index, &context, &err) != BLOBRT_OK) {
         report.usable = false;
         report.reason = "device " + std::to_string(device.index) + " cannot be opened: " +
                         blobrt::plugin_message(err, "no message from the plugin");
         break;
       }
-      loaded.table->close(context);
+      loaded.table->close_device(context);
     }
   }
   std::string answer = blobrt::encode_probe_result(report);

@@ -55,13 +55,13 @@ int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error
   return BLOBRT_OK;
 }
 
-int open(int32_t index, void** context, blobrt_error* err) {
+int open_device(int32_t index, void** context, blobrt_error* err) {
   if (index != 0) return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "blis has one device, not %d", index);
   *context = nullptr;
   return BLOBRT_OK;
 }
 
-void close(void*) {}
+void close_device(void*) {}
 
 int allocate(void*, size_t bytes, void** handle, blobrt_error* err) {
   *handle = blobrt_kernels::allocate_host(bytes, 64);
@@ -135,7 +135,7 @@ extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(u
   static const std::string version = library_version();
   static const blobrt_plugin_v1 table = {
       sizeof(blobrt_plugin_v1), BLOBRT_PLUGIN_ABI_MAJOR, BLOBRT_PLUGIN_ABI_MINOR, "blis",
-      version.c_str(), device_count, device_properties, open, close, allocate, release,
+      version.c_str(), device_count, device_properties, open_device, close_device, allocate, release,
       nullptr, nullptr, nullptr, copy_to_device, copy_to_host, copy_device, memset_, axpy<float>, axpy<double>,
       dot<float>, dot<double>, asum<float>, asum<double>, scal<float>, scal<double>, synchronize};
   return &table;

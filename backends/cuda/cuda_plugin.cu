@@ -104,7 +104,7 @@ int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error
   return BLOBRT_OK;
 }
 
-int open(int32_t index, void** context, blobrt_error* err) {
+int open_device(int32_t index, void** context, blobrt_error* err) {
   auto* c = new Context;
   c->device = index;
   cudaError_t status = cudaSetDevice(index);
@@ -127,7 +127,7 @@ int open(int32_t index, void** context, blobrt_error* err) {
   return BLOBRT_OK;
 }
 
-void close(void* context) {
+void close_device(void* context) {
   Context* c = as_context(context);
   cudaSetDevice(c->device);
   cudaStreamSynchronize(c->stream);
@@ -297,7 +297,7 @@ extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(u
   static const std::string version = library_version();
   static const blobrt_plugin_v1 table = {
       sizeof(blobrt_plugin_v1), BLOBRT_PLUGIN_ABI_MAJOR, BLOBRT_PLUGIN_ABI_MINOR, "cuda", version.c_str(),
-      device_count, device_properties, open, close, allocate, release, host_allocate, host_release,
+      device_count, device_properties, open_device, close_device, allocate, release, host_allocate, host_release,
       nullptr /* host_alias: device memory is separate */,
       copy_to_device, copy_to_host, copy_device, memset_, axpy<float>, axpy<double>, dot<float>, dot<double>,
       asum<float>, asum<double>, scal<float>, scal<double>, synchronize};

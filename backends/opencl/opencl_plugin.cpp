@@ -184,7 +184,7 @@ void tune_for_cpu(cl_device_id device) {
   }
 }
 
-int open(int32_t index, void** context, blobrt_error* err) {
+int open_device(int32_t index, void** context, blobrt_error* err) {
   const Enumeration& e = enumeration();
   if (index < 0 || static_cast<size_t>(index) >= e.devices.size()) {
     return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "no OpenCL device %d", index);
@@ -216,7 +216,7 @@ int open(int32_t index, void** context, blobrt_error* err) {
   return BLOBRT_OK;
 }
 
-void close(void* context) {
+void close_device(void* context) {
   Context* c = as_context(context);
   clFinish(c->queue);
   for (auto& [pointer, mem] : c->pinned) {
@@ -436,7 +436,7 @@ extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(u
   static const blobrt_plugin_v1 table = {
       sizeof(blobrt_plugin_v1), BLOBRT_PLUGIN_ABI_MAJOR, BLOBRT_PLUGIN_ABI_MINOR, "opencl",
       "CLBlast " BLOBRT_CLBLAST_VERSION " over the OpenCL ICD loader",
-      device_count, device_properties, open, close, allocate, release,
+      device_count, device_properties, open_device, close_device, allocate, release,
       host_allocate, host_release, host_alias,
       copy_to_device, copy_to_host, copy_device, memset_,
       axpy<float>, axpy<double>, dot<float>, dot<double>, asum<float>, asum<double>,

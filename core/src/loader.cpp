@@ -129,8 +129,8 @@ std::string check_table(const blobrt_plugin_v1* table, const Manifest& manifest)
   const Required required[] = {
       {"device_count", table->device_count != nullptr},
       {"device_properties", table->device_properties != nullptr},
-      {"open", table->open != nullptr},
-      {"close", table->close != nullptr},
+      {"open_device", table->open_device != nullptr},
+      {"close_device", table->close_device != nullptr},
       {"allocate", table->allocate != nullptr},
       {"release", table->release != nullptr},
       {"copy_to_device", table->copy_to_device != nullptr},

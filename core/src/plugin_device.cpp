@@ -25,11 +25,11 @@ class PluginDevice final : public Device {
         fork_safe_(fork_safe),
         generation_(fork_guard::generation()) {
     blobrt_error err{};
-    int status = table_->open(description_.index, &context_, &err);
+    int status = table_->open_device(description_.index, &context_, &err);
     if (status != BLOBRT_OK) fail_with("open", status, err);
   }
   ~PluginDevice() override {
-    if (context_ && usable_here()) table_->close(context_);
+    if (context_ && usable_here()) table_->close_device(context_);
   }
 
   const DeviceDescription& description() const noexcept override { return description_; }

@@ -129,7 +129,7 @@ int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error
   return BLOBRT_OK;
 }
 
-int open(int32_t index, void** context, blobrt_error* err) {
+int open_device(int32_t index, void** context, blobrt_error* err) {
   if (index != 0) return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "no device %d", index);
 #if defined(TEST_PLUGIN_OPEN_CRASH)
   std::raise(SIGSEGV);
@@ -141,7 +141,7 @@ int open(int32_t index, void** context, blobrt_error* err) {
   *context = nullptr;
   return BLOBRT_OK;
 }
-void close(void*) {}
+void close_device(void*) {}
 
 int allocate(void*, size_t bytes, void** handle, blobrt_error* err) {
   if (bytes > (1ull << 34)) {
@@ -252,7 +252,7 @@ extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(u
       sizeof(blobrt_plugin_v1),
 #endif
       TEST_PLUGIN_TABLE_ABI, BLOBRT_PLUGIN_ABI_MINOR, TEST_PLUGIN_NAME, "test plugin 1.0",
-      device_count, device_properties, open, close, allocate, release, nullptr, nullptr, nullptr,
+      device_count, device_properties, open_device, close_device, allocate, release, nullptr, nullptr, nullptr,
       copy_to_device, copy_to_host, copy_device, memset_, axpy<float>, axpy<double>,
 #ifdef TEST_PLUGIN_NULL_OP
       nullptr,

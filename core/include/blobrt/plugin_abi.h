@@ -74,8 +74,8 @@ typedef struct blobrt_plugin_v1 {
   int (*device_count)(int32_t* count, blobrt_error* err);
   int (*device_properties)(int32_t index, blobrt_device_properties* out, blobrt_error* err);
 
-  int (*open)(int32_t index, void** context, blobrt_error* err);
-  void (*close)(void* context);
+  int (*open_device)(int32_t index, void** context, blobrt_error* err);
+  void (*close_device)(void* context);
 
   int (*allocate)(void* context, size_t bytes, void** handle, blobrt_error* err);
   void (*release)(void* context, void* handle);
