@@ -2,10 +2,10 @@
 // never copies between the host mirror and this device. axpy and scal go to BLIS's
 // typed vector API (bli_?axpyv, bli_?scalv: 64-bit lengths in this build), one contiguous
 // chunk per core for large n: BLIS runs level-1 routines on one thread, which cannot
-// saturate the memory bus. asum and dot do not: BLIS 0.9's ?asumv is not vectorised
-// (about 3 GB/s here against 40+ GB/s for ours) and its ?dotv reaches about 0.7 of the
-// streaming limit against 0.9+ for ours (docs/performance.md), so our kernels take them
-// over, as the issue allows where measured faster. memset and copies use the same chunking.
+// saturate the memory bus. asum and dot do not: BLIS 0.9's ?asumv is not vectorised and
+// its ?dotv stays below the streaming limit, where ours reach it (the raw-BLIS rows of
+// docs/performance-results.md), so our kernels take them over. memset and copies use the
+// same chunking.
 #include <blis.h>
 
 #include <cstdint>

@@ -172,9 +172,9 @@ int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error
 
 // CLBlast's database has no entry for CPU devices such as PoCL's, and its fallback
 // parameters for the reduction kernels (Xdot, also used by Xasum) launch too few
-// work-groups there: 0.7 GB/s for a 2^24 sdot on PoCL. WGS1 = 64 / WGS2 = 1024 gives
-// 12 GB/s (measured over WGS1 16..1024 x WGS2 64..4096, docs/opencl.md). axpy and scal
-// are at their best with the defaults.
+// work-groups there. WGS1 = 64 / WGS2 = 1024 was the best of a sweep over WGS1 16..1024
+// x WGS2 64..4096 (the figures are in docs/opencl.md). axpy and scal are at their best
+// with the defaults.
 void tune_for_cpu(cl_device_id device) {
   if (!(device_value<cl_device_type>(device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU)) return;
   const std::unordered_map<std::string, size_t> xdot = {{"WGS1", 64}, {"WGS2", 1024}};

@@ -1,5 +1,5 @@
 // Large host buffers on transparent huge pages. First touching 64 MiB costs 16,384 page
-// faults with 4 KiB pages (about 30 ms here) and 32 with 2 MiB pages; with THP in
+// faults with 4 KiB pages and 32 with 2 MiB pages (docs/performance.md); with THP in
 // "madvise" mode (Debian's default) a buffer gets them only when asked.
 // Header-only: used by libblobrt and by the plugins that allocate host memory.
 #ifndef BLOBRT_KERNELS_HUGE_PAGES_HPP

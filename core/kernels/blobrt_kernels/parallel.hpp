@@ -1,7 +1,7 @@
 // Splitting level-1 work across cores. Level-1 BLAS is memory-bound and one core cannot
 // saturate the memory bus (BLIS's level-1 routines run on one thread), so large vectors
 // are cut into one contiguous, cache-line-aligned chunk per OpenMP thread. Small vectors
-// stay on the calling thread: a fork/join costs about a microsecond.
+// stay on the calling thread: a fork/join would cost more than the work.
 // Header-only: used by libblobrt's host device and by the BLIS plugin alike.
 #ifndef BLOBRT_KERNELS_PARALLEL_HPP
 #define BLOBRT_KERNELS_PARALLEL_HPP
