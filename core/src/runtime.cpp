@@ -28,6 +28,15 @@ const char* to_string(DeviceKind kind) noexcept {
   return "unknown";
 }
 
+const char* to_string(MemoryModel model) noexcept {
+  switch (model) {
+    case MemoryModel::kShared: return "shared";
+    case MemoryModel::kAliased: return "aliased";
+    case MemoryModel::kSeparate: return "separate";
+  }
+  return "unknown";
+}
+
 const char* version() { return BLOBRT_VERSION; }
 
 namespace {

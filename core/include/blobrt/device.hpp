@@ -17,6 +17,14 @@ using ConstDeviceBuffer = const void*;
 enum class DeviceKind { kCpu, kGpu, kAccelerator };
 const char* to_string(DeviceKind kind) noexcept;
 
+// How a device's memory relates to host memory: the three cases of SyncedMemory.
+//  - kShared:   handles are host pointers (host, blis): one allocation serves both sides;
+//  - kAliased:  buffers live in host memory that the device lends through host_alias()
+//               (OpenCL on a CPU): transitions map and unmap, no bytes move;
+//  - kSeparate: the device has its own memory (CUDA, OpenCL on a GPU): real copies.
+enum class MemoryModel { kShared, kAliased, kSeparate };
+const char* to_string(MemoryModel model) noexcept;
+
 struct DeviceDescription {
   std::string backend;          // "host", "blis", "opencl", "cuda", ...
   int index = 0;                // device index within the backend
@@ -29,6 +37,9 @@ struct DeviceDescription {
   bool supports_fp64 = true;
   bool has_pinned_host = false;
   std::string id() const { return backend + ":" + std::to_string(index); }
+  MemoryModel memory_model() const {
+    return host_memory ? MemoryModel::kShared : host_alias_buffers ? MemoryModel::kAliased : MemoryModel::kSeparate;
+  }
 };
 
 class Device {

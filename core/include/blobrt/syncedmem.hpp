@@ -2,7 +2,8 @@
 // the host plus the one active Device.
 //
 // States keep Caffe's names; HEAD_AT_GPU means "newest copy is on the active device".
-// Three ways the host mirror relates to the device buffer, chosen per device:
+// Three ways the host mirror relates to the device buffer, per device (MemoryModel in
+// device.hpp):
 //  - shared:   the device's memory is host memory (host, blis); one allocation serves
 //              both sides and no copy or synchronisation call is ever made;
 //  - aliased:  the device keeps the buffer in host memory behind a handle (OpenCL with
@@ -65,8 +66,9 @@ class SyncedMemory {
   void release_gpu() noexcept;
 
   std::shared_ptr<Device> device_;
-  bool unified_;  // shared: device memory is host memory, cpu_ptr_ == gpu_ptr_
-  bool aliasing_;  // the device lends host memory behind its buffers (host_alias)
+  bool shared() const { return model_ == MemoryModel::kShared; }
+
+  MemoryModel model_;  // of device_ (device.hpp): shared, aliased or separate
   bool cpu_is_alias_ = false;  // aliased: cpu_ptr_ is the host memory behind gpu_ptr_
   void* cpu_ptr_ = nullptr;
   void* gpu_ptr_ = nullptr;

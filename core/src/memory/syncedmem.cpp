@@ -11,8 +11,7 @@ SyncedMemory::SyncedMemory() : SyncedMemory(0) {}
 
 SyncedMemory::SyncedMemory(std::size_t size)
     : device_(active_device()),
-      unified_(device_->description().host_memory),
-      aliasing_(!unified_ && device_->description().host_alias_buffers),
+      model_(device_->description().memory_model()),
       size_(size) {}
 
 SyncedMemory::~SyncedMemory() {
@@ -31,13 +30,13 @@ void SyncedMemory::check_device() const {
 }
 
 void SyncedMemory::allocate_cpu() {
-  if (unified_) {
+  if (shared()) {
     allocate_gpu();
     cpu_ptr_ = gpu_ptr_;
     return;
   }
   // A device that keeps buffers in host memory lends that memory as the mirror.
-  if (aliasing_) {
+  if (model_ == MemoryModel::kAliased) {
     if (!gpu_ptr_) allocate_gpu();
     if (void* alias = device_->host_alias(gpu_ptr_)) {
       cpu_ptr_ = alias;
@@ -62,7 +61,7 @@ void SyncedMemory::allocate_gpu() {
   // A zero-byte blob still gets a valid handle (an OpenCL buffer cannot be empty).
   gpu_ptr_ = device_->allocate(size_ ? size_ : 1);
   own_gpu_data_ = true;
-  if (unified_) cpu_ptr_ = gpu_ptr_;
+  if (shared()) cpu_ptr_ = gpu_ptr_;
 }
 
 void SyncedMemory::release_cpu() noexcept {
@@ -88,7 +87,7 @@ void SyncedMemory::release_gpu() noexcept {
   if (gpu_ptr_ && own_gpu_data_) device_->release(gpu_ptr_);
   gpu_ptr_ = nullptr;
   own_gpu_data_ = false;
-  if (unified_) cpu_ptr_ = nullptr;
+  if (shared()) cpu_ptr_ = nullptr;
   if (cpu_is_alias_) release_cpu();  // the alias died with the buffer
 }
 
@@ -96,7 +95,7 @@ void SyncedMemory::to_cpu() {
   switch (head_) {
     case UNINITIALIZED:
       allocate_cpu();
-      if (unified_) {
+      if (shared()) {
         device_->memset(gpu_ptr_, 0, 0, size_);
       } else {
         host_memory::zero(cpu_ptr_, size_);
@@ -104,7 +103,7 @@ void SyncedMemory::to_cpu() {
       head_ = HEAD_AT_CPU;
       break;
     case HEAD_AT_GPU:
-      if (!unified_) {
+      if (!shared()) {
         check_device();
         if (cpu_ptr_ == nullptr) allocate_cpu();
         device_->copy_to_host(gpu_ptr_, 0, cpu_ptr_, size_);
@@ -127,7 +126,7 @@ void SyncedMemory::to_gpu() {
       head_ = HEAD_AT_GPU;
       break;
     case HEAD_AT_CPU:
-      if (!unified_) {
+      if (!shared()) {
         if (gpu_ptr_ == nullptr) allocate_gpu();
         device_->copy_to_device(cpu_ptr_, gpu_ptr_, 0, size_);
         if (!cpu_is_alias_) detail::count_host_to_device(size_);
@@ -157,7 +156,7 @@ const void* SyncedMemory::cpu_data() {
 
 void SyncedMemory::set_cpu_data(void* data) {
   if (!data) detail::fail("SyncedMemory::set_cpu_data: null pointer (size ", size_, " bytes)");
-  if (unified_) {
+  if (shared()) {
     // One buffer serves both sides: the caller's memory replaces it on both.
     release_gpu();
     gpu_ptr_ = data;
@@ -177,7 +176,7 @@ void SyncedMemory::set_gpu_data(void* data) {
   if (!data) detail::fail("SyncedMemory::set_gpu_data: null handle (size ", size_, " bytes)");
   release_gpu();
   gpu_ptr_ = data;
-  if (unified_) {
+  if (shared()) {
     release_cpu();
     cpu_ptr_ = data;
   }
