@@ -248,16 +248,28 @@ LoadedPlugin load(const Manifest& manifest, PluginReport& report) {
 
 }  // namespace
 
-PluginReport probe_in_process(const std::string& manifest_path, LoadedPlugin* loaded) {
-  PluginReport report;
+namespace {
+
+// The one probe body, in the scanner's child and in process alike: read the manifest, let
+// `admit` refuse it (it sets report.reason), then load the plugin and ask for its devices.
+template <typename Admit>
+LoadedPlugin probe(const std::string& manifest_path, PluginReport& report, Admit admit) {
   report.manifest = manifest_path;
   try {
     Manifest manifest = read_manifest(manifest_path, report);
-    LoadedPlugin result = load(manifest, report);
-    if (loaded) *loaded = result;
+    if (admit(manifest)) return load(manifest, report);
   } catch (const std::exception& e) {
     report.reason = "invalid manifest: " + std::string(e.what());
   }
+  return {};
+}
+
+}  // namespace
+
+PluginReport probe_in_process(const std::string& manifest_path, LoadedPlugin* loaded) {
+  PluginReport report;
+  LoadedPlugin result = probe(manifest_path, report, [](const Manifest&) { return true; });
+  if (loaded) *loaded = result;
   return report;
 }
 
@@ -338,10 +350,7 @@ Discovery discover_plugins() {
     std::sort(manifests.begin(), manifests.end());
     for (const fs::path& path : manifests) {
       PluginReport report;
-      report.manifest = path.string();
-      LoadedPlugin loaded;
-      try {
-        Manifest manifest = read_manifest(path, report);
+      LoadedPlugin loaded = probe(path.string(), report, [&](const Manifest& manifest) {
         std::string unsafe;
         if (!insecure_allowed()) {
           unsafe = insecure_reason(report.manifest);
@@ -349,19 +358,19 @@ Discovery discover_plugins() {
         }
         if (!unsafe.empty()) {
           report.reason = refusal(unsafe);
-        } else if (claimed.count(manifest.name)) {
+          return false;
+        }
+        if (claimed.count(manifest.name)) {
           report.reason = manifest.name == "host"
                               ? std::string("the name 'host' is reserved for the built-in device")
                               : "shadowed by " + claimed[manifest.name] + " (earlier in the search path)";
-        } else {
-          claimed[manifest.name] = report.manifest;
-          // Plugin code runs first in a child process with a time limit, so a plugin
-          // that crashes or hangs while probed costs this process nothing.
-          if (probe_in_child(report)) loaded = load(manifest, report);
+          return false;
         }
-      } catch (const std::exception& e) {
-        report.reason = "invalid manifest: " + std::string(e.what());
-      }
+        claimed[manifest.name] = report.manifest;
+        // Plugin code runs first in a child process with a time limit, so a plugin that
+        // crashes, exits or hangs while probed costs this process nothing.
+        return probe_in_child(report);
+      });
       log::debug("plugin ", report.manifest, ": ",
                  report.usable ? "usable, " + std::to_string(report.devices.size()) + " device(s)"
                                : report.reason);
