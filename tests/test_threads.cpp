@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <cstdlib>
 #include <set>
 #include <string>
 #include <thread>
@@ -17,17 +16,6 @@
 namespace blobrt {
 namespace {
 
-// Constructed before the runtime, so destroyed after it would be if the runtime were an
-// ordinary static: a Blob used in a static destructor must still find it intact (it is
-// never destroyed). A failure ends the process with status 3 after the tests passed.
-struct UsesBlobsAtExit {
-  ~UsesBlobsAtExit() {
-    Blob<float> blob(1, 1, 1, 4);
-    blob.mutable_cpu_data()[2] = -2;
-    blob.mutable_gpu_data();
-    if (blob.asum_data() != 2) std::_Exit(3);
-  }
-} uses_blobs_at_exit;
 
 TEST(ThreadsTest, SixteenThreadsInitialiseTheRuntimeOnce) {
   constexpr int kThreads = 16;

@@ -45,11 +45,9 @@ using Spec = BackendSpec;
 
 class Runtime {
  public:
-  // Never destroyed: static destructors, atexit handlers and threads still running at exit
-  // may call blobrt after main returns, and plugins stay loaded anyway (RTLD_NODELETE).
   static Runtime& get() {
-    static Runtime* runtime = new Runtime;
-    return *runtime;
+    static Runtime runtime;
+    return runtime;
   }
 
   const Inventory& inventory() {
