@@ -45,9 +45,13 @@ using Spec = BackendSpec;
 
 class Runtime {
  public:
+  // Never destroyed: static destructors and atexit handlers may call blobrt after main
+  // returns (a Blob freed at exit holds its device itself). The plugin devices are closed
+  // at exit by their own handler, before the plugins' libraries are torn down
+  // (device/exit_guard.hpp).
   static Runtime& get() {
-    static Runtime runtime;
-    return runtime;
+    static Runtime* const runtime = new Runtime;
+    return *runtime;
   }
 
   const Inventory& inventory() {

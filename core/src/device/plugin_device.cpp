@@ -8,12 +8,27 @@
 #include <utility>
 
 #include "blobrt/error.hpp"
+#include "exit_guard.hpp"
 #include "fork_guard.hpp"
 #include "log.hpp"
 #include "plugin_text.hpp"
 
 namespace blobrt {
 namespace {
+
+class PluginDevice;
+
+// Every PluginDevice alive, for the exit handler (exit_guard.hpp). Never destroyed: the
+// handler and late destructors may run after libblobrt's own static objects are gone.
+struct LiveDevices {
+  std::mutex mutex;
+  std::unordered_set<PluginDevice*> devices;
+};
+LiveDevices& live_devices() {
+  static LiveDevices* const live = new LiveDevices;
+  return *live;
+}
+void close_devices_at_exit() noexcept;
 
 class PluginDevice final : public Device {
  public:
@@ -24,12 +39,29 @@ class PluginDevice final : public Device {
         description_(std::move(description)),
         fork_safe_(fork_safe),
         generation_(fork_guard::generation()) {
+    check_process("open");
     blobrt_error err{};
     int status = table_->open_device(description_.index, &context_, &err);
     if (status != BLOBRT_OK) fail_with("open", status, err);
+    {
+      std::lock_guard<std::mutex> lock(live_devices().mutex);
+      live_devices().devices.insert(this);
+    }
+    exit_guard::arm(close_devices_at_exit);
   }
   ~PluginDevice() override {
-    if (context_ && usable_here()) table_->close_device(context_);
+    {
+      std::lock_guard<std::mutex> lock(live_devices().mutex);
+      live_devices().devices.erase(this);
+    }
+    close_context();
+  }
+
+  // Closes the plugin's context unless it was already closed or belongs to the parent
+  // of this fork()ed process. Later calls are refused by check_process().
+  void close_context() noexcept {
+    if (context_ && (fork_safe_ || fork_guard::generation() == generation_)) table_->close_device(context_);
+    context_ = nullptr;
   }
 
   const DeviceDescription& description() const noexcept override { return description_; }
@@ -139,6 +171,7 @@ class PluginDevice final : public Device {
     auto start = std::chrono::steady_clock::now();
     call(what, fn, args...);
     first_calls_seen_.fetch_or(bit, std::memory_order_relaxed);
+    exit_guard::arm(close_devices_at_exit);  // the first call may have loaded more code
     double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     log::debug(description_.id(), ": first ", what, " took ", ms, " ms (includes any kernel compilation)");
   }
@@ -163,10 +196,19 @@ class PluginDevice final : public Device {
     throw Error(message);
   }
 
-  // False in a fork()ed child of the process that opened this device, unless the plugin
-  // declares itself fork-safe (fork_guard.hpp).
-  bool usable_here() const noexcept { return fork_safe_ || fork_guard::generation() == generation_; }
+  // False once the process is exiting (exit_guard.hpp), and in a fork()ed child of the
+  // process that opened this device unless the plugin declares itself fork-safe
+  // (fork_guard.hpp).
+  bool usable_here() const noexcept {
+    return !exit_guard::exiting() && (fork_safe_ || fork_guard::generation() == generation_);
+  }
   void check_process(const char* what) const {
+    if (exit_guard::exiting()) {
+      detail::fail(description_.id(), " (", description_.name, "): ", what,
+                   " refused: the process is exiting, and blobrt closed this plugin's devices before "
+                   "its libraries tear themselves down; memory on it is freed with the process. A "
+                   "static destructor can still use the built-in host device (select_backend(\"host\"))");
+    }
     if (!usable_here()) {
       detail::fail(description_.id(), " (", description_.name, "): ", what,
                    " refused: this device was opened before fork(), and its plugin does not declare "
@@ -187,6 +229,11 @@ class PluginDevice final : public Device {
   void* context_ = nullptr;
   std::atomic<unsigned> first_calls_seen_{0};
 };
+
+void close_devices_at_exit() noexcept {
+  std::lock_guard<std::mutex> lock(live_devices().mutex);
+  for (PluginDevice* device : live_devices().devices) device->close_context();
+}
 
 }  // namespace
 
