@@ -163,6 +163,26 @@ TEST(CliTest, PluginsThatCrashOrHangDoNotTakeInfoDown) {
   EXPECT_TRUE(contains(r.out, "Active device: ")) << r.out;
 }
 
+// The second `blobrt info` takes the remembered verdict of a plugin that hung, and says
+// where it came from; --rescan probes again.
+TEST(CliTest, SecondInfoRemembersVerdictsAndRescanProbesAgain) {
+  testing::PluginDir dir("cli_cache");
+  dir.add("hangs");
+  testing::PluginDir cache("cli_cache_home");
+  std::string env = "BLOBRT_PLUGIN_PROBE_TIMEOUT=1 XDG_CACHE_HOME=" + cache.str() + " BLOBRT_PLUGIN_PATH=" + dir.str();
+  Outcome first = run(env, "info");
+  EXPECT_EQ(first.rc, 0) << first.out;
+  EXPECT_TRUE(contains(first.out, "NOT USABLE: hung while being probed (no answer within 1 s")) << first.out;
+  EXPECT_FALSE(contains(first.out, "remembered from")) << first.out;
+  Outcome second = run(env, "info");
+  EXPECT_TRUE(contains(second.out, "hung while being probed")) << second.out;
+  EXPECT_TRUE(contains(second.out, "remembered from an earlier probe in " + cache.str())) << second.out;
+  Outcome rescan = run(env, "info --rescan --json");
+  EXPECT_EQ(rescan.rc, 0) << rescan.err;
+  EXPECT_TRUE(contains(rescan.out, "hung while being probed")) << rescan.out;
+  EXPECT_FALSE(contains(rescan.out, "remembered from")) << rescan.out;
+}
+
 TEST(CliTest, InspectReferenceFile) {
   Outcome r =
       run("", "inspect '" + BLOBRT_TEST_PATH(BLOBRT_TEST_DATA_DIR) + "/ref_float_2x3x4x5_diff.binaryproto'");

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <filesystem>
+#include <fstream>
 
 #include "blobrt/error.hpp"
 #include "conformance_checks.hpp"
@@ -325,6 +326,155 @@ TEST(LoaderTest, ChildProbingCanBeTurnedOff) {
   PluginReport r = only(discover_in(dir.str()));
   ::unsetenv("BLOBRT_PLUGIN_PROBE");
   EXPECT_REASON(r, "initialisation failed");
+}
+
+// The scanner protocol (child_probe.hpp): the answer comes on a private pipe, so what a
+// plugin prints on stdout or stderr is never taken for it.
+TEST(ScannerProtocolTest, PluginOutputIsNotTakenForTheAnswer) {
+  PluginDir dir("noisy");
+  dir.add("noisy");
+  PluginReport r = only(discover_in(dir.str()));
+  EXPECT_TRUE(r.usable) << r.reason;
+  EXPECT_EQ(r.devices.size(), 1u);
+}
+
+TEST(ScannerProtocolTest, CrashReasonEndsWithThePluginsLastOutput) {
+  PluginDir dir("crash_tail");
+  dir.add("crashes");
+  PluginReport r = only(discover_in(dir.str()));
+  EXPECT_REASON(r, "crashed while being probed (SIG");
+  EXPECT_REASON(r, "its last output: \"");
+  EXPECT_REASON(r, "test plugin: simulated driver fault at 0xdead");
+}
+
+// A stand-in scanner: a shell script in its own directory, run instead of the real one.
+class FakeScanner {
+ public:
+  FakeScanner(const std::string& name, const std::string& body) : dir_("scanner_" + name) {
+    dir_.write("scanner", "#!/bin/sh\n" + body + "\n");
+    ::chmod(path().c_str(), 0755);
+    const char* real = std::getenv("BLOBRT_PLUGIN_SCANNER");
+    real_ = real ? real : "";
+    ::setenv("BLOBRT_PLUGIN_SCANNER", path().c_str(), 1);
+  }
+  ~FakeScanner() {
+    if (real_.empty()) {
+      ::unsetenv("BLOBRT_PLUGIN_SCANNER");
+    } else {
+      ::setenv("BLOBRT_PLUGIN_SCANNER", real_.c_str(), 1);
+    }
+  }
+  std::string path() const { return dir_.str() + "/scanner"; }
+  const std::string& real() const { return real_; }
+
+ private:
+  PluginDir dir_;
+  std::string real_;
+};
+
+TEST(ScannerProtocolTest, ScannerOfAnotherProtocolIsNotTrusted) {
+  // It answers with protocol 99: the plugin is probed in this process instead.
+  FakeScanner fake("protocol99", "printf 'blobrt-plugin-scanner protocol=99\\nusable=0\\nreason=from v99\\nend\\n' >&3");
+  PluginDir dir("protocol99");
+  dir.add("nofp64");
+  ::setenv("BLOBRT_PLUGIN_CACHE", "off", 1);
+  PluginReport r = only(discover_in(dir.str()));
+  ::unsetenv("BLOBRT_PLUGIN_CACHE");
+  EXPECT_TRUE(r.usable) << r.reason;
+}
+
+TEST(ScannerProtocolTest, ChildThatClosesItsPipesAndHangsIsKilledAtTheDeadline) {
+  FakeScanner fake("closes_and_hangs", "exec 3>&- 1>&- 2>&-\nexec sleep 60");
+  PluginDir dir("closes_and_hangs");
+  dir.add("nofp64");
+  ::setenv("BLOBRT_PLUGIN_PROBE_TIMEOUT", "1", 1);
+  ::setenv("BLOBRT_PLUGIN_CACHE", "off", 1);
+  auto start = std::chrono::steady_clock::now();
+  PluginReport r = only(discover_in(dir.str()));
+  ::unsetenv("BLOBRT_PLUGIN_PROBE_TIMEOUT");
+  ::unsetenv("BLOBRT_PLUGIN_CACHE");
+  EXPECT_REASON(r, "hung while being probed (no answer within 1 s");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+}
+
+TEST(ScannerProtocolTest, TruncatedAnswerIsNotTakenForAVerdict) {
+  FakeScanner fake("truncated", "printf 'blobrt-plugin-scanner protocol=1\\nusable=1\\n' >&3\nexit 3");
+  PluginDir dir("truncated");
+  dir.add("nofp64");
+  ::setenv("BLOBRT_PLUGIN_CACHE", "off", 1);
+  PluginReport r = only(discover_in(dir.str()));
+  ::unsetenv("BLOBRT_PLUGIN_CACHE");
+  EXPECT_REASON(r, "the plugin scanner stopped in the middle of its answer (exit status 3)");
+}
+
+// Verdicts are remembered by the files' identity (verdict_cache.hpp): a second discovery
+// starts no scanner; a changed library, "refresh" and "off" probe again.
+TEST(VerdictCacheTest, SecondDiscoveryStartsNoScanner) {
+  PluginDir cache_home("cache_home");
+  ::setenv("XDG_CACHE_HOME", cache_home.str().c_str(), 1);
+  std::string count_file = cache_home.str() + "/scanner-runs";
+  const char* real = std::getenv("BLOBRT_PLUGIN_SCANNER");
+  ASSERT_NE(real, nullptr);
+  FakeScanner counting("counting", "echo run >> '" + count_file + "'\nexec '" + std::string(real) + "' \"$@\"");
+  auto runs = [&] {
+    std::ifstream in(count_file);
+    int lines = 0;
+    for (std::string line; std::getline(in, line);) ++lines;
+    return lines;
+  };
+  PluginDir dir("cached");
+  dir.add("nofp64");
+  dir.add("crashes");
+  Discovery first = discover_in(dir.str());
+  ASSERT_EQ(first.inventory.plugins.size(), 2u);
+  EXPECT_EQ(runs(), 2);
+  std::ifstream written(cache_home.str() + "/blobrt/plugin-verdicts");
+  EXPECT_TRUE(written.good()) << "no cache file written";
+
+  Discovery second = discover_in(dir.str());
+  EXPECT_EQ(runs(), 2) << "the second discovery started the scanner";
+  EXPECT_REASON(second.inventory.plugins[0], "crashed while being probed (SIG");
+  EXPECT_REASON(second.inventory.plugins[0], "remembered from an earlier probe in " + cache_home.str());
+  EXPECT_TRUE(second.inventory.plugins[1].usable) << second.inventory.plugins[1].reason;
+  EXPECT_EQ(second.inventory.plugins[1].devices.size(), 1u);
+
+  // A replaced library is probed again (inode, size and mtime are the key). Replaced by
+  // rename, as package managers do: the loaded copy stays mapped here.
+  dir.copy_module("nofp64", "libtest-nofp64.so.new");
+  std::filesystem::rename(dir.str() + "/libtest-nofp64.so.new", dir.str() + "/libtest-nofp64.so");
+  discover_in(dir.str());
+  EXPECT_EQ(runs(), 3);
+
+  ::setenv("BLOBRT_PLUGIN_CACHE", "refresh", 1);
+  discover_in(dir.str());
+  EXPECT_EQ(runs(), 5);
+  ::setenv("BLOBRT_PLUGIN_CACHE", "off", 1);
+  discover_in(dir.str());
+  EXPECT_EQ(runs(), 7);
+  ::unsetenv("BLOBRT_PLUGIN_CACHE");
+  discover_in(dir.str());
+  EXPECT_EQ(runs(), 7) << "refresh did not rewrite the cache";
+  ::unsetenv("XDG_CACHE_HOME");
+}
+
+TEST(VerdictCacheTest, UnreadableOrForeignCacheFilesAreIgnored) {
+  PluginDir cache_home("cache_odd");
+  ::setenv("XDG_CACHE_HOME", cache_home.str().c_str(), 1);
+  std::filesystem::create_directories(cache_home.str() + "/blobrt");
+  PluginDir dir("cache_odd_plugins");
+  dir.add("nofp64");
+  // A directory where the file should be: probed, nothing cached, no error.
+  std::filesystem::create_directories(cache_home.str() + "/blobrt/plugin-verdicts");
+  EXPECT_TRUE(only(discover_in(dir.str())).usable);
+  std::filesystem::remove(cache_home.str() + "/blobrt/plugin-verdicts");
+  // Another format's file: ignored, then replaced by this one's.
+  { std::ofstream(cache_home.str() + "/blobrt/plugin-verdicts") << "blobrt-plugin-verdicts 0 0.1\ngarbage\n"; }
+  EXPECT_TRUE(only(discover_in(dir.str())).usable);
+  std::ifstream in(cache_home.str() + "/blobrt/plugin-verdicts");
+  std::string header;
+  std::getline(in, header);
+  EXPECT_EQ(header, std::string("blobrt-plugin-verdicts 1 ") + version());
+  ::unsetenv("XDG_CACHE_HOME");
 }
 
 TEST(LoaderSafetyTest, WorldWritableDirectoryIsRefused) {

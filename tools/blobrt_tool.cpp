@@ -2,6 +2,7 @@
 // selftest (a backend checked against the host reference).
 // Every failure is one line on stderr and a non-zero exit; nothing aborts.
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -22,7 +23,7 @@ namespace {
 using blobrt::tools::json_string;
 
 const char* kUsage =
-    "usage: blobrt info [--json]\n"
+    "usage: blobrt info [--json] [--rescan]   (--rescan: probe every plugin again, not from the cache)\n"
     "       blobrt inspect FILE.binaryproto\n"
     "       blobrt selftest [--backend NAME[:DEVICE]]\n"
     "       blobrt --version | --help\n";
@@ -221,10 +222,19 @@ int run(int argc, char** argv) {
     return 0;
   }
   if (command == "info") {
-    if (args.size() == 1) return cmd_info(false);
-    if (args.size() == 2 && args[1] == "--json") return cmd_info(true);
-    std::cerr << "blobrt info: unexpected argument '" << args.back() << "'\n" << kUsage;
-    return 2;
+    bool json = false;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      if (args[i] == "--json") {
+        json = true;
+      } else if (args[i] == "--rescan") {
+        // Read before discovery, which has not run yet (verdict_cache.hpp).
+        ::setenv("BLOBRT_PLUGIN_CACHE", "refresh", 1);
+      } else {
+        std::cerr << "blobrt info: unexpected argument '" << args[i] << "'\n" << kUsage;
+        return 2;
+      }
+    }
+    return cmd_info(json);
   }
   if (command == "inspect") {
     if (args.size() != 2) {

@@ -1,22 +1,58 @@
-// blobrt-plugin-scanner MANIFEST: loads one plugin, asks for its devices and opens and
-// closes each of them, in a process of its own, so that the process that asked
-// (libblobrt, child_probe.cpp) survives a plugin that crashes, exits or hangs in any entry
-// point it will call to use a device (init, device_count, properties, open, close).
-// Prints "usable=0|1" and "reason=..." on stdout.
+// blobrt-plugin-scanner [--answer-fd N] MANIFEST: loads one plugin, asks for its devices
+// and opens and closes each of them, in a process of its own, so that the process that
+// asked (libblobrt, child_probe.cpp) survives a plugin that crashes, exits or hangs in any
+// entry point it will call to use a device (init, device_count, properties, open, close).
+// The answer (child_probe.hpp has the protocol) goes to fd N, a pipe only libblobrt
+// holds, so that nothing a plugin prints can be taken for it; without --answer-fd it
+// goes to stdout, for a person trying a plugin by hand.
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <string>
+
+#include <unistd.h>
 
 #include "child_probe.hpp"
 #include "loader.hpp"
 #include "plugin_text.hpp"
 
-int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: blobrt-plugin-scanner MANIFEST\n");
-    return 2;
+namespace {
+
+int usage() {
+  std::fprintf(stderr, "usage: blobrt-plugin-scanner [--answer-fd N] MANIFEST\n");
+  return 2;
+}
+
+bool write_all(int fd, const std::string& text) {
+  for (std::size_t done = 0; done < text.size();) {
+    ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
   }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int answer_fd = STDOUT_FILENO;
+  const char* manifest = nullptr;
+  if (argc == 4 && std::strcmp(argv[1], "--answer-fd") == 0) {
+    char* end = nullptr;
+    long fd = std::strtol(argv[2], &end, 10);
+    if (*end != '\0' || fd < 0 || fd > 1024) return usage();
+    answer_fd = static_cast<int>(fd);
+    manifest = argv[3];
+  } else if (argc == 2) {
+    manifest = argv[1];
+  } else {
+    return usage();
+  }
+
   blobrt::LoadedPlugin loaded;
-  blobrt::PluginReport report = blobrt::probe_in_process(argv[1], &loaded);
+  blobrt::PluginReport report = blobrt::probe_in_process(manifest, &loaded);
   if (report.usable && loaded.table) {
     for (const blobrt::DeviceDescription& device : report.devices) {
       void* context = nullptr;
@@ -30,7 +66,10 @@ int main(int argc, char** argv) {
       loaded.table->close_device(context);
     }
   }
-  std::string answer = blobrt::encode_probe_result(report);
-  std::fwrite(answer.data(), 1, answer.size(), stdout);
+  if (!write_all(answer_fd, blobrt::encode_probe_result(report))) {
+    std::fprintf(stderr, "blobrt-plugin-scanner: cannot write the answer to fd %d: %s\n", answer_fd,
+                 std::strerror(errno));
+    return 1;
+  }
   return 0;
 }

@@ -14,11 +14,12 @@
 //   TEST_PLUGIN_NO_FP64         supports_fp64 = 0 and the double ops fail
 //   TEST_PLUGIN_MARKER          a constructor creates $BLOBRT_TEST_MARKER (proves code ran)
 //   TEST_PLUGIN_NEEDS_GHOST     calls a function from a library that is not installed
-//   TEST_PLUGIN_CRASH           device_count dies of SIGSEGV
+//   TEST_PLUGIN_CRASH           device_count prints a line on stderr, then dies of SIGSEGV
 //   TEST_PLUGIN_HANG            device_count never returns
 //   TEST_PLUGIN_OPEN_CRASH      open dies of SIGSEGV
 //   TEST_PLUGIN_OPEN_EXIT       open calls _exit(7)
 //   TEST_PLUGIN_OPEN_HANG       open never returns
+//   TEST_PLUGIN_NOISY           prints a fake scanner answer on stdout and stderr, then works
 #include <csignal>
 #include <cmath>
 #include <cstdint>
@@ -95,7 +96,14 @@ int device_count(int32_t* count, blobrt_error* err) {
 #ifdef TEST_PLUGIN_NEEDS_GHOST
   (void)blobrt_ghost_function();
 #endif
+#if defined(TEST_PLUGIN_NOISY)
+  // What the scanner's answer would look like, where the old protocol read it.
+  std::printf("usable=0\nreason=fake answer from the plugin's stdout\n");
+  std::fflush(stdout);
+  std::fprintf(stderr, "blobrt-plugin-scanner protocol=1\nusable=0\nreason=fake\nend\n");
+#endif
 #if defined(TEST_PLUGIN_CRASH)
+  std::fprintf(stderr, "test plugin: simulated driver fault at 0xdead\n");
   std::raise(SIGSEGV);
   return BLOBRT_OK;
 #elif defined(TEST_PLUGIN_HANG)

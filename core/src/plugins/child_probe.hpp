@@ -1,22 +1,38 @@
 // Probing a plugin in a child process first (as GStreamer's gst-plugin-scanner does): a
-// plugin that crashes or hangs while loaded or asked for its devices is reported, and
-// never takes the calling process down.
+// plugin that crashes, exits or hangs while loaded, asked for its devices or opening them
+// is reported, and never takes the calling process down.
+//
+// The protocol: libblobrt starts `blobrt-plugin-scanner --answer-fd 3 MANIFEST` with a
+// private pipe as fd 3 (a plugin's own prints on stdout and stderr go to a second pipe,
+// of which the last kPlainTail bytes are kept for the message). The answer is
+//   blobrt-plugin-scanner protocol=1
+//   usable=0|1
+//   devices=N
+//   reason=TEXT
+//   end
+// and the child is waited for under one deadline (BLOBRT_PLUGIN_PROBE_TIMEOUT seconds,
+// default 30), then killed. A scanner speaking another protocol is not trusted: the
+// plugin is then probed in process, as when no scanner is installed. Verdicts are
+// remembered across runs (verdict_cache.hpp).
 #ifndef BLOBRT_CHILD_PROBE_HPP
 #define BLOBRT_CHILD_PROBE_HPP
 
 #include <string>
 
 #include "blobrt/runtime.hpp"
+#include "verdict_cache.hpp"
 
 namespace blobrt {
 
-// Runs blobrt-plugin-scanner on report.manifest. Returns true if the plugin may be loaded
-// here (the child found it usable, or no scanner is available: then it is probed in
-// process, as BLOBRT_PLUGIN_PROBE=inprocess asks); otherwise report.reason says why not.
-// The time limit is BLOBRT_PLUGIN_PROBE_TIMEOUT seconds (default 30).
-bool probe_in_child(PluginReport& report);
+inline constexpr int kScannerProtocol = 1;
 
-// The scanner's side of the protocol: one line "usable=0|1", one line "reason=TEXT".
+// Probes report.manifest (whose library is report.library) in the scanner, or takes the
+// cached verdict. Returns true if the plugin may be loaded here (the child found it
+// usable or with no device, or no scanner can be used: then it is probed in process, as
+// BLOBRT_PLUGIN_PROBE=inprocess asks); otherwise report.reason says why not.
+bool probe_in_child(PluginReport& report, VerdictCache& cache);
+
+// The scanner's side: the answer above for `report`.
 std::string encode_probe_result(const PluginReport& report);
 
 }  // namespace blobrt

@@ -333,6 +333,7 @@ Discovery discover_plugins() {
   // Backend names already taken, and by which manifest: the first in the path wins, and
   // the built-in device cannot be replaced.
   std::map<std::string, std::string> claimed = {{"host", ""}};
+  VerdictCache verdicts = VerdictCache::open();
 
   for (const SearchDirectory& directory : discovery.inventory.directories) {
     log::debug("searching ", directory.path, " (", directory.origin, ")",
@@ -369,7 +370,7 @@ Discovery discover_plugins() {
         claimed[manifest.name] = report.manifest;
         // Plugin code runs first in a child process with a time limit, so a plugin that
         // crashes, exits or hangs while probed costs this process nothing.
-        return probe_in_child(report);
+        return probe_in_child(report, verdicts);
       });
       log::debug("plugin ", report.manifest, ": ",
                  report.usable ? "usable, " + std::to_string(report.devices.size()) + " device(s)"
@@ -378,6 +379,7 @@ Discovery discover_plugins() {
       discovery.loaded.push_back(std::move(loaded));
     }
   }
+  verdicts.save();
   return discovery;
 }
 
