@@ -4,32 +4,26 @@
 // a blob at exit calls no plugin. The sanitizer build checks the same for memory errors.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <string>
 
 #include "backend_param.hpp"
+#include "run_command.hpp"
 #include "test_paths.hpp"
 
 #ifndef BLOBRT_EXIT_ORDER_PROBE
 #error "BLOBRT_EXIT_ORDER_PROBE must be defined by the build"
 #endif
 
+namespace blobrt {
 namespace {
 
 class ExitOrderTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ExitOrderTest, StaticDestructorUsesBlobsAfterMain) {
   std::string command = "'" + std::string(BLOBRT_TEST_PATH(BLOBRT_EXIT_ORDER_PROBE)) + "' " + GetParam() + " 2>&1";
-  FILE* pipe = ::popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string out;
-  std::array<char, 512> buffer{};
-  while (std::fgets(buffer.data(), buffer.size(), pipe)) out += buffer.data();
-  int status = ::pclose(pipe);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "status " << status << ": " << out;
+  testing::CommandResult result = testing::run_command(command);
+  const std::string& out = result.output;
+  EXPECT_TRUE(result.exited_zero) << "status " << result.status << ": " << out;
   EXPECT_NE(out.find("main device=" + GetParam() + " asum=4096\n"), std::string::npos) << out;
   if (GetParam() == "host:0") {
     EXPECT_NE(out.find("at-exit kept=4096\n"), std::string::npos) << out;
@@ -52,3 +46,4 @@ INSTANTIATE_TEST_SUITE_P(Devices, ExitOrderTest, ::testing::ValuesIn(blobrt::ava
                          blobrt::testing::device_test_name);
 
 }  // namespace
+}  // namespace blobrt

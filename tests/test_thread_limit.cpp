@@ -2,13 +2,10 @@
 // of the process dying in libgomp (parallel.hpp, threads_can_start), on host and blis.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
-#include <array>
-#include <cstdio>
 #include <string>
 
 #include "blobrt/runtime.hpp"
+#include "run_command.hpp"
 #include "test_paths.hpp"
 
 #ifndef BLOBRT_THREAD_LIMIT_PROBE
@@ -33,13 +30,9 @@ TEST(ThreadLimitTest, MathRunsOnOneThreadWhenNoneCanStart) {
     std::string command = "env ASAN_OPTIONS=detect_leaks=0 BLOBRT_BACKEND=" + backend +
                           " BLOBRT_PLUGIN_PROBE=inprocess '" +
                           BLOBRT_TEST_PATH(BLOBRT_THREAD_LIMIT_PROBE) + "' 2>&1";
-    FILE* pipe = ::popen(command.c_str(), "r");
-    ASSERT_NE(pipe, nullptr);
-    std::string out;
-    std::array<char, 512> buffer{};
-    while (std::fgets(buffer.data(), buffer.size(), pipe)) out += buffer.data();
-    int status = ::pclose(pipe);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << backend << ": " << out;
+    blobrt::testing::CommandResult result = blobrt::testing::run_command(command);
+    const std::string& out = result.output;
+    EXPECT_TRUE(result.exited_zero) << backend << ": status " << result.status << ": " << out;
     EXPECT_NE(out.find("threads_blocked=1"), std::string::npos) << backend << ": the limit did not bind: " << out;
     EXPECT_NE(out.find("device=" + backend + ":0 asum=8388608"), std::string::npos) << out;
   }

@@ -18,9 +18,11 @@
 #include "blobrt/plugin_abi.h"
 #include "blobrt_kernels/huge_pages.hpp"
 #include "blobrt_kernels/level1.hpp"
-#include "plugin_error.h"
+#include "plugin_kit.hpp"
 
 namespace {
+
+namespace kit = blobrt::plugin_kit;
 
 static_assert(sizeof(dim_t) == 8, "this plugin expects BLIS built with 64-bit dim_t");
 
@@ -39,9 +41,9 @@ int device_count(int32_t* count, blobrt_error*) {
 }
 
 int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err) {
-  if (index != 0) return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "blis has one device, not %d", index);
-  std::snprintf(out->name, sizeof out->name, "host CPU via BLIS %s", bli_info_get_version_str());
-  std::snprintf(out->details, sizeof out->details,
+  if (int status = kit::check_index(err, "blis", index, 1)) return status;
+  kit::set_text(out->name, "host CPU via BLIS %s", bli_info_get_version_str());
+  kit::set_text(out->details,
                 "BLIS %s, %ld online CPUs, %d-bit dimensions; level-1 calls split across cores by blobrt",
                 bli_info_get_version_str(), sysconf(_SC_NPROCESSORS_ONLN),
                 static_cast<int>(bli_info_get_int_type_size()));
@@ -56,7 +58,7 @@ int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error
 }
 
 int open_device(int32_t index, void** context, blobrt_error* err) {
-  if (index != 0) return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "blis has one device, not %d", index);
+  if (int status = kit::check_index(err, "blis", index, 1)) return status;
   *context = nullptr;
   return BLOBRT_OK;
 }
@@ -133,10 +135,22 @@ std::string library_version() { return std::string("BLIS ") + bli_info_get_versi
 extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(uint32_t host_abi_major) {
   if (host_abi_major != BLOBRT_PLUGIN_ABI_MAJOR) return nullptr;
   static const std::string version = library_version();
-  static const blobrt_plugin_v1 table = {
-      sizeof(blobrt_plugin_v1), BLOBRT_PLUGIN_ABI_MAJOR, BLOBRT_PLUGIN_ABI_MINOR, "blis",
-      version.c_str(), device_count, device_properties, open_device, close_device, allocate, release,
-      nullptr, nullptr, nullptr, copy_to_device, copy_to_host, copy_device, memset_, axpy<float>, axpy<double>,
-      dot<float>, dot<double>, asum<float>, asum<double>, scal<float>, scal<double>, synchronize};
+  static const blobrt_plugin_v1 table = [] {
+    blobrt_plugin_v1 t = kit::new_table("blis", version.c_str());
+    t.device_count = device_count;
+    t.device_properties = device_properties;
+    t.open_device = open_device;
+    t.close_device = close_device;
+    t.allocate = allocate;
+    t.release = release;
+    // No host_allocate/host_alias: device memory is host memory.
+    t.copy_to_device = copy_to_device;
+    t.copy_to_host = copy_to_host;
+    t.copy_device = copy_device;
+    t.memset = memset_;
+    BLOBRT_KIT_SET_LEVEL1(t);
+    t.synchronize = synchronize;
+    return t;
+  }();
   return &table;
 }

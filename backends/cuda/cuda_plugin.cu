@@ -19,9 +19,11 @@
 #include <string>
 
 #include "blobrt/plugin_abi.h"
-#include "plugin_error.h"
+#include "plugin_kit.hpp"
 
 namespace {
+
+namespace kit = blobrt::plugin_kit;
 
 struct Context {
   int device = 0;
@@ -33,13 +35,13 @@ struct Context {
 Context* as_context(void* c) { return static_cast<Context*>(c); }
 
 int cuda_fail(blobrt_error* err, const char* call, cudaError_t status) {
-  return blobrt_fail(err, status == cudaErrorMemoryAllocation ? BLOBRT_ERR_OUT_OF_MEMORY : BLOBRT_ERR_FAILED,
-                     "%s returned %s (%s)", call, cudaGetErrorName(status), cudaGetErrorString(status));
+  return kit::fail_call(err, status == cudaErrorMemoryAllocation, call, cudaGetErrorName(status),
+                        cudaGetErrorString(status));
 }
 
 int blas_fail(blobrt_error* err, const char* call, cublasStatus_t status) {
-  return blobrt_fail(err, status == CUBLAS_STATUS_ALLOC_FAILED ? BLOBRT_ERR_OUT_OF_MEMORY : BLOBRT_ERR_FAILED,
-                     "%s returned %s (%s)", call, cublasGetStatusName(status), cublasGetStatusString(status));
+  return kit::fail_call(err, status == CUBLAS_STATUS_ALLOC_FAILED, call, cublasGetStatusName(status),
+                        cublasGetStatusString(status));
 }
 
 #define CUDA_CHECK(expr, name)                                  \
@@ -91,8 +93,8 @@ std::string versions() {
 int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err) {
   cudaDeviceProp prop;
   CUDA_CHECK(cudaGetDeviceProperties(&prop, index), "cudaGetDeviceProperties");
-  std::snprintf(out->name, sizeof out->name, "%s", prop.name);
-  std::snprintf(out->details, sizeof out->details, "compute capability %d.%d; %d SMs; %s; PCI %04x:%02x:%02x",
+  kit::set_text(out->name, "%s", prop.name);
+  kit::set_text(out->details, "compute capability %d.%d; %d SMs; %s; PCI %04x:%02x:%02x",
                 prop.major, prop.minor, prop.multiProcessorCount, versions().c_str(), prop.pciDomainID,
                 prop.pciBusID, prop.pciDeviceID);
   out->memory_bytes = prop.totalGlobalMem;
@@ -227,17 +229,12 @@ cublasStatus_t blas_scal(cublasHandle_t h, int64_t n, const double* a, double* x
 }
 
 template <typename T>
-const char* name_of(const char* s, const char* d) {
-  return sizeof(T) == 4 ? s : d;
-}
-
-template <typename T>
 int axpy(void* context, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err) {
   Context* c = as_context(context);
   if (n <= 0) return BLOBRT_OK;
   ON_DEVICE(c);
   BLAS_CHECK(blas_axpy(c->blas, n, &alpha, at<T>(x, xo), at<T>(y, yo)),
-             name_of<T>("cublasSaxpy_v2_64", "cublasDaxpy_v2_64"));
+             kit::by_precision<T>("cublasSaxpy_v2_64", "cublasDaxpy_v2_64"));
   return BLOBRT_OK;
 }
 
@@ -247,7 +244,7 @@ int dot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int6
   *r = 0;
   if (n <= 0) return BLOBRT_OK;
   ON_DEVICE(c);
-  BLAS_CHECK(blas_dot(c->blas, n, at<T>(x, xo), at<T>(y, yo), r), name_of<T>("cublasSdot_v2_64", "cublasDdot_v2_64"));
+  BLAS_CHECK(blas_dot(c->blas, n, at<T>(x, xo), at<T>(y, yo), r), kit::by_precision<T>("cublasSdot_v2_64", "cublasDdot_v2_64"));
   return BLOBRT_OK;
 }
 
@@ -257,7 +254,7 @@ int asum(void* context, int64_t n, const void* x, int64_t xo, T* r, blobrt_error
   *r = 0;
   if (n <= 0) return BLOBRT_OK;
   ON_DEVICE(c);
-  BLAS_CHECK(blas_asum(c->blas, n, at<T>(x, xo), r), name_of<T>("cublasSasum_v2_64", "cublasDasum_v2_64"));
+  BLAS_CHECK(blas_asum(c->blas, n, at<T>(x, xo), r), kit::by_precision<T>("cublasSasum_v2_64", "cublasDasum_v2_64"));
   return BLOBRT_OK;
 }
 
@@ -266,7 +263,7 @@ int scal(void* context, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* e
   Context* c = as_context(context);
   if (n <= 0) return BLOBRT_OK;
   ON_DEVICE(c);
-  BLAS_CHECK(blas_scal(c->blas, n, &alpha, at<T>(x, xo)), name_of<T>("cublasSscal_v2_64", "cublasDscal_v2_64"));
+  BLAS_CHECK(blas_scal(c->blas, n, &alpha, at<T>(x, xo)), kit::by_precision<T>("cublasSscal_v2_64", "cublasDscal_v2_64"));
   return BLOBRT_OK;
 }
 
@@ -295,11 +292,24 @@ std::string library_version() {
 extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(uint32_t host_abi_major) {
   if (host_abi_major != BLOBRT_PLUGIN_ABI_MAJOR) return nullptr;
   static const std::string version = library_version();
-  static const blobrt_plugin_v1 table = {
-      sizeof(blobrt_plugin_v1), BLOBRT_PLUGIN_ABI_MAJOR, BLOBRT_PLUGIN_ABI_MINOR, "cuda", version.c_str(),
-      device_count, device_properties, open_device, close_device, allocate, release, host_allocate, host_release,
-      nullptr /* host_alias: device memory is separate */,
-      copy_to_device, copy_to_host, copy_device, memset_, axpy<float>, axpy<double>, dot<float>, dot<double>,
-      asum<float>, asum<double>, scal<float>, scal<double>, synchronize};
+  static const blobrt_plugin_v1 table = [] {
+    blobrt_plugin_v1 t = kit::new_table("cuda", version.c_str());
+    t.device_count = device_count;
+    t.device_properties = device_properties;
+    t.open_device = open_device;
+    t.close_device = close_device;
+    t.allocate = allocate;
+    t.release = release;
+    t.host_allocate = host_allocate;
+    t.host_release = host_release;
+    // No host_alias: device memory is separate.
+    t.copy_to_device = copy_to_device;
+    t.copy_to_host = copy_to_host;
+    t.copy_device = copy_device;
+    t.memset = memset_;
+    BLOBRT_KIT_SET_LEVEL1(t);
+    t.synchronize = synchronize;
+    return t;
+  }();
   return &table;
 }

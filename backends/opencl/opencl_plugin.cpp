@@ -21,10 +21,12 @@
 
 #include "blobrt/plugin_abi.h"
 #include "blobrt_kernels/huge_pages.hpp"
-#include "plugin_error.h"
+#include "plugin_kit.hpp"
 #include "status_names.hpp"
 
 namespace {
+
+namespace kit = blobrt::plugin_kit;
 
 using blobrt_opencl::cl_status_name;
 
@@ -115,11 +117,9 @@ Context* as_context(void* c) { return static_cast<Context*>(c); }
 cl_mem as_mem(const void* handle) { return static_cast<cl_mem>(const_cast<void*>(handle)); }
 
 int cl_fail(blobrt_error* err, const char* call, cl_int status) {
-  return blobrt_fail(err, status == CL_MEM_OBJECT_ALLOCATION_FAILURE || status == CL_OUT_OF_HOST_MEMORY ||
-                                  status == CL_OUT_OF_RESOURCES
-                              ? BLOBRT_ERR_OUT_OF_MEMORY
-                              : BLOBRT_ERR_FAILED,
-                     "%s returned %s (%d)", call, cl_status_name(status), static_cast<int>(status));
+  bool out_of_memory = status == CL_MEM_OBJECT_ALLOCATION_FAILURE || status == CL_OUT_OF_HOST_MEMORY ||
+                       status == CL_OUT_OF_RESOURCES;
+  return kit::fail_call(err, out_of_memory, call, cl_status_name(status), std::to_string(status).c_str());
 }
 
 #define CL_CHECK(call_expr, name)                            \
@@ -131,7 +131,7 @@ int cl_fail(blobrt_error* err, const char* call, cl_int status) {
 int check_blast(blobrt_error* err, const char* call, clblast::StatusCode status) {
   if (status == clblast::StatusCode::kSuccess) return BLOBRT_OK;
   int code = static_cast<int>(status);
-  return blobrt_fail(err, BLOBRT_ERR_FAILED, "%s returned %s (%d)", call, cl_status_name(code), code);
+  return kit::fail_call(err, false, call, cl_status_name(code), std::to_string(code).c_str());
 }
 
 int device_count(int32_t* count, blobrt_error* err) {
@@ -143,16 +143,13 @@ int device_count(int32_t* count, blobrt_error* err) {
 
 int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err) {
   const Enumeration& e = enumeration();
-  if (index < 0 || static_cast<size_t>(index) >= e.devices.size()) {
-    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "no OpenCL device %d (found %zu)", index,
-                       e.devices.size());
-  }
+  if (int status = kit::check_index(err, "OpenCL", index, e.devices.size())) return status;
   const DeviceEntry& entry = e.devices[index];
   cl_device_id d = entry.device;
-  std::snprintf(out->name, sizeof out->name, "%s", device_string(d, CL_DEVICE_NAME).c_str());
+  kit::set_text(out->name, "%s", device_string(d, CL_DEVICE_NAME).c_str());
   cl_device_type type = device_value<cl_device_type>(d, CL_DEVICE_TYPE);
   bool unified = device_value<cl_bool>(d, CL_DEVICE_HOST_UNIFIED_MEMORY) == CL_TRUE;
-  std::snprintf(out->details, sizeof out->details,
+  kit::set_text(out->details,
                 "platform %s; %s; driver %s; %u compute units; max buffer %llu MiB; %s memory; "
                 "CLBlast kernels are compiled at first use",
                 entry.platform_name.c_str(), device_string(d, CL_DEVICE_VERSION).c_str(),
@@ -186,9 +183,7 @@ void tune_for_cpu(cl_device_id device) {
 
 int open_device(int32_t index, void** context, blobrt_error* err) {
   const Enumeration& e = enumeration();
-  if (index < 0 || static_cast<size_t>(index) >= e.devices.size()) {
-    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "no OpenCL device %d", index);
-  }
+  if (int status = kit::check_index(err, "OpenCL", index, e.devices.size())) return status;
   auto* c = new Context;
   c->device = e.devices[index].device;
   cl_int status = CL_SUCCESS;
@@ -371,16 +366,11 @@ int check_precision(Context* c, blobrt_error* err) {
 }
 
 template <typename T>
-const char* routine(const char* s, const char* d) {
-  return sizeof(T) == 4 ? s : d;
-}
-
-template <typename T>
 int axpy(void* context, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err) {
   Context* c = as_context(context);
   if (int s = check_precision<T>(c, err)) return s;
   if (n <= 0) return BLOBRT_OK;
-  return check_blast(err, routine<T>("clblast::Axpy<float>", "clblast::Axpy<double>"),
+  return check_blast(err, kit::by_precision<T>("clblast::Axpy<float>", "clblast::Axpy<double>"),
                      clblast::Axpy<T>(n, alpha, as_mem(x), xo, 1, as_mem(y), yo, 1, &c->queue, nullptr));
 }
 
@@ -389,7 +379,7 @@ int scal(void* context, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* e
   Context* c = as_context(context);
   if (int s = check_precision<T>(c, err)) return s;
   if (n <= 0) return BLOBRT_OK;
-  return check_blast(err, routine<T>("clblast::Scal<float>", "clblast::Scal<double>"),
+  return check_blast(err, kit::by_precision<T>("clblast::Scal<float>", "clblast::Scal<double>"),
                      clblast::Scal<T>(n, alpha, as_mem(x), xo, 1, &c->queue, nullptr));
 }
 
@@ -411,7 +401,7 @@ int reduce(Context* c, int64_t n, T* result, const char* name, Launch launch, bl
 template <typename T>
 int dot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error* err) {
   Context* c = as_context(context);
-  return reduce<T>(c, n, r, routine<T>("clblast::Dot<float>", "clblast::Dot<double>"), [&](cl_mem out) {
+  return reduce<T>(c, n, r, kit::by_precision<T>("clblast::Dot<float>", "clblast::Dot<double>"), [&](cl_mem out) {
     return clblast::Dot<T>(n, out, 0, as_mem(x), xo, 1, as_mem(y), yo, 1, &c->queue, nullptr);
   }, err);
 }
@@ -419,7 +409,7 @@ int dot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int6
 template <typename T>
 int asum(void* context, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err) {
   Context* c = as_context(context);
-  return reduce<T>(c, n, r, routine<T>("clblast::Asum<float>", "clblast::Asum<double>"), [&](cl_mem out) {
+  return reduce<T>(c, n, r, kit::by_precision<T>("clblast::Asum<float>", "clblast::Asum<double>"), [&](cl_mem out) {
     return clblast::Asum<T>(n, out, 0, as_mem(x), xo, 1, &c->queue, nullptr);
   }, err);
 }
@@ -433,13 +423,25 @@ int synchronize(void* context, blobrt_error* err) {
 
 extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(uint32_t host_abi_major) {
   if (host_abi_major != BLOBRT_PLUGIN_ABI_MAJOR) return nullptr;
-  static const blobrt_plugin_v1 table = {
-      sizeof(blobrt_plugin_v1), BLOBRT_PLUGIN_ABI_MAJOR, BLOBRT_PLUGIN_ABI_MINOR, "opencl",
-      "CLBlast " BLOBRT_CLBLAST_VERSION " over the OpenCL ICD loader",
-      device_count, device_properties, open_device, close_device, allocate, release,
-      host_allocate, host_release, host_alias,
-      copy_to_device, copy_to_host, copy_device, memset_,
-      axpy<float>, axpy<double>, dot<float>, dot<double>, asum<float>, asum<double>,
-      scal<float>, scal<double>, synchronize};
+  static const blobrt_plugin_v1 table = [] {
+    blobrt_plugin_v1 t =
+        kit::new_table("opencl", "CLBlast " BLOBRT_CLBLAST_VERSION " over the OpenCL ICD loader");
+    t.device_count = device_count;
+    t.device_properties = device_properties;
+    t.open_device = open_device;
+    t.close_device = close_device;
+    t.allocate = allocate;
+    t.release = release;
+    t.host_allocate = host_allocate;
+    t.host_release = host_release;
+    t.host_alias = host_alias;
+    t.copy_to_device = copy_to_device;
+    t.copy_to_host = copy_to_host;
+    t.copy_device = copy_device;
+    t.memset = memset_;
+    BLOBRT_KIT_SET_LEVEL1(t);
+    t.synchronize = synchronize;
+    return t;
+  }();
   return &table;
 }

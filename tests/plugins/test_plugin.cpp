@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "blobrt/plugin_abi.h"
-#include "plugin_error.h"
+#include "plugin_kit.hpp"
 
 #ifndef TEST_PLUGIN_NAME
 #define TEST_PLUGIN_NAME "simgpu"
@@ -253,21 +253,29 @@ int synchronize(void*, blobrt_error*) { return BLOBRT_OK; }
 
 #ifndef TEST_PLUGIN_NO_ENTRY
 extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(uint32_t) {
-  static const blobrt_plugin_v1 table = {
+  static const blobrt_plugin_v1 table = [] {
+    blobrt_plugin_v1 t = blobrt::plugin_kit::new_table(TEST_PLUGIN_NAME, "test plugin 1.0");
+    t.abi_major = TEST_PLUGIN_TABLE_ABI;
 #ifdef TEST_PLUGIN_SMALL_TABLE
-      16,
-#else
-      sizeof(blobrt_plugin_v1),
+    t.struct_size = 16;
 #endif
-      TEST_PLUGIN_TABLE_ABI, BLOBRT_PLUGIN_ABI_MINOR, TEST_PLUGIN_NAME, "test plugin 1.0",
-      device_count, device_properties, open_device, close_device, allocate, release, nullptr, nullptr, nullptr,
-      copy_to_device, copy_to_host, copy_device, memset_, axpy<float>, axpy<double>,
+    t.device_count = device_count;
+    t.device_properties = device_properties;
+    t.open_device = open_device;
+    t.close_device = close_device;
+    t.allocate = allocate;
+    t.release = release;
+    t.copy_to_device = copy_to_device;
+    t.copy_to_host = copy_to_host;
+    t.copy_device = copy_device;
+    t.memset = memset_;
+    BLOBRT_KIT_SET_LEVEL1(t);
 #ifdef TEST_PLUGIN_NULL_OP
-      nullptr,
-#else
-      dot<float>,
+    t.sdot = nullptr;
 #endif
-      dot<double>, asum<float>, asum<double>, scal<float>, scal<double>, synchronize};
+    t.synchronize = synchronize;
+    return t;
+  }();
   return &table;
 }
 #endif

@@ -9,7 +9,11 @@
  *  - abi_major changes on any incompatible change; the loader refuses a mismatch.
  *  - abi_minor grows when fields are appended at the end of a struct; the loader
  *    accepts an older minor and reads struct_size to know which fields exist.
- *  - Every struct starts with struct_size so either side can tell what the other has.
+ *  - Every struct starts with struct_size so either side can tell what the other has: a
+ *    reader checks a field with BLOBRT_STRUCT_HAS before it reads one added after 1.0.
+ *  Compatibility rule: libblobrt loads a plugin of the same major and any minor; fields
+ *  it knows but the plugin's table lacks are treated as absent (NULL). A plugin built
+ *  against a newer minor works with an older libblobrt, which ignores the extra fields.
  *
  * Buffers are opaque handles (void*): a device pointer for CUDA and CPU backends,
  * a cl_mem for OpenCL. Offsets are always passed separately (bytes for copies and
@@ -39,6 +43,11 @@ enum {
   BLOBRT_ERR_UNSUPPORTED = 3,
   BLOBRT_ERR_INVALID_ARGUMENT = 4
 };
+
+/* Whether `object` (a pointer to a struct that starts with struct_size) is large enough to
+ * hold `field`. */
+#define BLOBRT_STRUCT_HAS(type, object, field) \
+  ((object)->struct_size >= offsetof(type, field) + sizeof(((type*)0)->field))
 
 typedef struct blobrt_error {
   char message[BLOBRT_ERROR_MESSAGE_SIZE];

@@ -108,7 +108,7 @@ constexpr std::size_t kMinimumTableSize =
 std::string check_table(const blobrt_plugin_v1* table, const Manifest& manifest) {
   if (!table) return "entry point returned no table for ABI major " +
                      std::to_string(BLOBRT_PLUGIN_ABI_MAJOR);
-  if (table->struct_size < kMinimumTableSize) {
+  if (!BLOBRT_STRUCT_HAS(blobrt_plugin_v1, table, synchronize)) {
     return "function table struct_size " + std::to_string(table->struct_size) +
            " is smaller than the " + std::to_string(kMinimumTableSize) + " bytes of ABI 1.0";
   }

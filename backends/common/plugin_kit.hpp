@@ -1,0 +1,79 @@
+// The plugin kit: what every backend would otherwise write again. Header-only C++17, so a
+// plugin needs nothing from libblobrt (see docs/writing-a-plugin.md).
+//
+//  - new_table() starts a function table with struct_size and the ABI version this kit was
+//    built with; the plugin then sets its entry points by name (never by position, so a
+//    field appended in a later minor version cannot shift them), and
+//    BLOBRT_KIT_SET_LEVEL1 sets both precisions of the level-1 operations from function
+//    templates named axpy, dot, asum and scal.
+//  - fail_call() turns a library's failed call into a status and the message
+//    "CALL returned NAME (DETAIL)"; a failed allocation becomes BLOBRT_ERR_OUT_OF_MEMORY,
+//    which the core throws as blobrt::OutOfMemoryError.
+//  - check_index() answers a device index that is out of range, set_text() fills the
+//    fixed-size text fields of blobrt_device_properties, by_precision() names a routine.
+#ifndef BLOBRT_PLUGIN_KIT_HPP
+#define BLOBRT_PLUGIN_KIT_HPP
+
+#include <cstdarg>
+#include <cstddef>
+#include <cstdio>
+
+#include "blobrt/plugin_abi.h"
+#include "plugin_error.h"
+
+namespace blobrt::plugin_kit {
+
+inline blobrt_plugin_v1 new_table(const char* name, const char* library_version) {
+  blobrt_plugin_v1 table{};
+  table.struct_size = sizeof table;
+  table.abi_major = BLOBRT_PLUGIN_ABI_MAJOR;
+  table.abi_minor = BLOBRT_PLUGIN_ABI_MINOR;
+  table.name = name;
+  table.library_version = library_version;
+  return table;
+}
+
+#define BLOBRT_KIT_SET_LEVEL1(table) \
+  do {                               \
+    (table).saxpy = axpy<float>;     \
+    (table).daxpy = axpy<double>;    \
+    (table).sdot = dot<float>;       \
+    (table).ddot = dot<double>;      \
+    (table).sasum = asum<float>;     \
+    (table).dasum = asum<double>;    \
+    (table).sscal = scal<float>;     \
+    (table).dscal = scal<double>;    \
+  } while (0)
+
+inline int fail_call(blobrt_error* err, bool out_of_memory, const char* call, const char* status_name,
+                     const char* detail) {
+  return blobrt_fail(err, out_of_memory ? BLOBRT_ERR_OUT_OF_MEMORY : BLOBRT_ERR_FAILED, "%s returned %s (%s)", call,
+                     status_name, detail);
+}
+
+// BLOBRT_OK when 0 <= index < count; else BLOBRT_ERR_INVALID_ARGUMENT naming both.
+inline int check_index(blobrt_error* err, const char* backend, int32_t index, std::size_t count) {
+  if (index >= 0 && static_cast<std::size_t>(index) < count) return BLOBRT_OK;
+  return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "no %s device %d (found %zu)", backend,
+                     static_cast<int>(index), count);
+}
+
+template <std::size_t N>
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+void set_text(char (&field)[N], const char* format, ...) {
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(field, N, format, args);
+  va_end(args);
+}
+
+template <typename T>
+constexpr const char* by_precision(const char* single, const char* double_precision) {
+  return sizeof(T) == sizeof(float) ? single : double_precision;
+}
+
+}  // namespace blobrt::plugin_kit
+
+#endif
