@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <memory>
 
+#include "blobrt/data_ptr.hpp"
 #include "blobrt/device.hpp"
 
 namespace blobrt {
@@ -69,14 +70,13 @@ class SyncedMemory {
   bool shared() const { return model_ == MemoryModel::kShared; }
 
   MemoryModel model_;  // of device_ (device.hpp): shared, aliased or separate
-  bool cpu_is_alias_ = false;  // aliased: cpu_ptr_ is the host memory behind gpu_ptr_
-  void* cpu_ptr_ = nullptr;
-  void* gpu_ptr_ = nullptr;
+  // Each side with how it is freed (data_ptr.hpp): a buffer of device_, pinned memory of
+  // device_, ordinary host memory, or lent memory that is never freed here.
+  DataPtr gpu_;
+  DataPtr cpu_;
+  bool cpu_views_gpu_ = false;  // cpu_ is gpu_'s memory (shared) or its alias (aliased)
   std::size_t size_ = 0;
   SyncedHead head_ = UNINITIALIZED;
-  bool own_cpu_data_ = false;
-  bool cpu_malloc_use_device_ = false;  // Caffe's cpu_malloc_use_cuda_: pinned via device
-  bool own_gpu_data_ = false;
 };
 
 }  // namespace blobrt

@@ -29,66 +29,53 @@ void SyncedMemory::check_device() const {
   }
 }
 
+namespace {
+void release_host_memory(Device*, void* pointer) noexcept { host_memory::release(pointer); }
+}  // namespace
+
 void SyncedMemory::allocate_cpu() {
   if (shared()) {
-    allocate_gpu();
-    cpu_ptr_ = gpu_ptr_;
+    allocate_gpu();  // one allocation serves both sides
     return;
   }
   // A device that keeps buffers in host memory lends that memory as the mirror.
   if (model_ == MemoryModel::kAliased) {
-    if (!gpu_ptr_) allocate_gpu();
-    if (void* alias = device_->host_alias(gpu_ptr_)) {
-      cpu_ptr_ = alias;
-      cpu_is_alias_ = true;
+    if (!gpu_) allocate_gpu();
+    if (void* alias = device_->host_alias(gpu_.get())) {
+      cpu_ = DataPtr::borrowed(alias);
+      cpu_views_gpu_ = true;
       return;
     }
   }
-  cpu_ptr_ = device_->allocate_host(size_);
-  cpu_malloc_use_device_ = cpu_ptr_ != nullptr;
-  if (!cpu_ptr_) {
-    try {
-      cpu_ptr_ = host_memory::allocate(size_);
-    } catch (const OutOfMemoryError& e) {
-      detail::fail_as<OutOfMemoryError>("cannot allocate the ", size_, "-byte host mirror of memory on ",
-                                        device_->description().id(), ": ", e.what());
-    }
+  if (void* pinned = device_->allocate_host(size_)) {
+    cpu_ = DataPtr(pinned, device_, DataPtr::release_pinned_host);  // Caffe's cpu_malloc_use_cuda_
+    return;
   }
-  own_cpu_data_ = true;
+  try {
+    cpu_ = DataPtr(host_memory::allocate(size_), nullptr, release_host_memory);
+  } catch (const OutOfMemoryError& e) {
+    detail::fail_as<OutOfMemoryError>("cannot allocate the ", size_, "-byte host mirror of memory on ",
+                                      device_->description().id(), ": ", e.what());
+  }
 }
 
 void SyncedMemory::allocate_gpu() {
   // A zero-byte blob still gets a valid handle (an OpenCL buffer cannot be empty).
-  gpu_ptr_ = device_->allocate(size_ ? size_ : 1);
-  own_gpu_data_ = true;
-  if (shared()) cpu_ptr_ = gpu_ptr_;
+  gpu_ = DataPtr(device_->allocate(size_ ? size_ : 1), device_, DataPtr::release_buffer);
+  if (shared()) {
+    cpu_ = DataPtr::borrowed(gpu_.get());
+    cpu_views_gpu_ = true;
+  }
 }
 
 void SyncedMemory::release_cpu() noexcept {
-  if (cpu_is_alias_) {
-    // Not ours to free: it goes with the device buffer.
-    cpu_ptr_ = nullptr;
-    cpu_is_alias_ = false;
-    return;
-  }
-  if (cpu_ptr_ && own_cpu_data_) {
-    if (cpu_malloc_use_device_) {
-      device_->release_host(cpu_ptr_);
-    } else {
-      host_memory::release(cpu_ptr_);
-    }
-  }
-  cpu_ptr_ = nullptr;
-  own_cpu_data_ = false;
-  cpu_malloc_use_device_ = false;
+  cpu_.reset();  // a view or lent memory is not freed: its DataPtr owns nothing
+  cpu_views_gpu_ = false;
 }
 
 void SyncedMemory::release_gpu() noexcept {
-  if (gpu_ptr_ && own_gpu_data_) device_->release(gpu_ptr_);
-  gpu_ptr_ = nullptr;
-  own_gpu_data_ = false;
-  if (shared()) cpu_ptr_ = nullptr;
-  if (cpu_is_alias_) release_cpu();  // the alias died with the buffer
+  if (cpu_views_gpu_) release_cpu();  // the view dies with the buffer
+  gpu_.reset();
 }
 
 void SyncedMemory::to_cpu() {
@@ -96,18 +83,18 @@ void SyncedMemory::to_cpu() {
     case UNINITIALIZED:
       allocate_cpu();
       if (shared()) {
-        device_->memset(gpu_ptr_, 0, 0, size_);
+        device_->memset(gpu_.get(), 0, 0, size_);
       } else {
-        host_memory::zero(cpu_ptr_, size_);
+        host_memory::zero(cpu_.get(), size_);
       }
       head_ = HEAD_AT_CPU;
       break;
     case HEAD_AT_GPU:
       if (!shared()) {
         check_device();
-        if (cpu_ptr_ == nullptr) allocate_cpu();
-        device_->copy_to_host(gpu_ptr_, 0, cpu_ptr_, size_);
-        if (!cpu_is_alias_) detail::count_device_to_host(size_);
+        if (!cpu_) allocate_cpu();
+        device_->copy_to_host(gpu_.get(), 0, cpu_.get(), size_);
+        if (!cpu_views_gpu_) detail::count_device_to_host(size_);
       }
       head_ = SYNCED;
       break;
@@ -122,14 +109,14 @@ void SyncedMemory::to_gpu() {
   switch (head_) {
     case UNINITIALIZED:
       allocate_gpu();
-      device_->memset(gpu_ptr_, 0, 0, size_);
+      device_->memset(gpu_.get(), 0, 0, size_);
       head_ = HEAD_AT_GPU;
       break;
     case HEAD_AT_CPU:
       if (!shared()) {
-        if (gpu_ptr_ == nullptr) allocate_gpu();
-        device_->copy_to_device(cpu_ptr_, gpu_ptr_, 0, size_);
-        if (!cpu_is_alias_) detail::count_host_to_device(size_);
+        if (!gpu_) allocate_gpu();
+        device_->copy_to_device(cpu_.get(), gpu_.get(), 0, size_);
+        if (!cpu_views_gpu_) detail::count_host_to_device(size_);
       }
       head_ = SYNCED;
       break;
@@ -151,7 +138,7 @@ void SyncedMemory::push_to_device() {
 
 const void* SyncedMemory::cpu_data() {
   to_cpu();
-  return cpu_ptr_;
+  return cpu_.get();
 }
 
 void SyncedMemory::set_cpu_data(void* data) {
@@ -159,26 +146,28 @@ void SyncedMemory::set_cpu_data(void* data) {
   if (shared()) {
     // One buffer serves both sides: the caller's memory replaces it on both.
     release_gpu();
-    gpu_ptr_ = data;
+    gpu_ = DataPtr::borrowed(data);
   }
   release_cpu();
-  cpu_ptr_ = data;
+  cpu_ = DataPtr::borrowed(data);
+  cpu_views_gpu_ = shared();
   head_ = HEAD_AT_CPU;
 }
 
 const void* SyncedMemory::gpu_data() {
   to_gpu();
-  return gpu_ptr_;
+  return gpu_.get();
 }
 
 void SyncedMemory::set_gpu_data(void* data) {
   check_device();
   if (!data) detail::fail("SyncedMemory::set_gpu_data: null handle (size ", size_, " bytes)");
   release_gpu();
-  gpu_ptr_ = data;
+  gpu_ = DataPtr::borrowed(data);
   if (shared()) {
     release_cpu();
-    cpu_ptr_ = data;
+    cpu_ = DataPtr::borrowed(data);
+    cpu_views_gpu_ = true;
   }
   head_ = HEAD_AT_GPU;
 }
@@ -186,13 +175,13 @@ void SyncedMemory::set_gpu_data(void* data) {
 void* SyncedMemory::mutable_cpu_data() {
   to_cpu();
   head_ = HEAD_AT_CPU;
-  return cpu_ptr_;
+  return cpu_.get();
 }
 
 void* SyncedMemory::mutable_gpu_data() {
   to_gpu();
   head_ = HEAD_AT_GPU;
-  return gpu_ptr_;
+  return gpu_.get();
 }
 
 }  // namespace blobrt
