@@ -1,74 +1,29 @@
 #include "loader.hpp"
 
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <boost/dll/shared_library.hpp>
 
 #include "blobrt/error.hpp"
-#include "backend_spec.hpp"
-#include "blobrt_config.h"
 #include "environment.hpp"
 #include "log.hpp"
 #include "child_probe.hpp"
 #include "manifest.hpp"
 #include "plugin_text.hpp"
+#include "search_path.hpp"
 
 namespace blobrt {
 namespace fs = std::filesystem;
 
 namespace {
 
-// A manifest is a few lines; anything larger is not one.
-constexpr std::size_t kMaxManifestBytes = 64 * 1024;
-
-// Reads a manifest: only a regular file (a link to one is fine), at most kMaxManifestBytes.
-// A FIFO is opened without blocking and refused, as are devices (/dev/zero) and directories.
-std::string read_file(const fs::path& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) throw Error("cannot read: " + std::string(std::strerror(errno)));
-  struct Closer {
-    int fd;
-    ~Closer() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) throw Error("cannot read: " + std::string(std::strerror(errno)));
-  if (!S_ISREG(st.st_mode)) {
-    throw Error(S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)"
-                : S_ISDIR(st.st_mode) ? "not a regular file (a directory)"
-                : (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) ? "not a regular file (a device)"
-                                                                : "not a regular file");
-  }
-  if (static_cast<std::uint64_t>(st.st_size) > kMaxManifestBytes) {
-    throw Error("manifest is " + std::to_string(st.st_size) + " bytes, more than the " +
-                std::to_string(kMaxManifestBytes) + " a manifest may have");
-  }
-  std::string contents(kMaxManifestBytes + 1, '\0');
-  std::size_t have = 0;
-  while (have < contents.size()) {
-    ssize_t n = ::read(fd, contents.data() + have, contents.size() - have);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error("cannot read: " + std::string(std::strerror(errno)));
-    if (n == 0) break;
-    have += static_cast<std::size_t>(n);
-  }
-  if (have > kMaxManifestBytes) throw Error("manifest grew past " + std::to_string(kMaxManifestBytes) + " bytes");
-  contents.resize(have);
-  return contents;
-}
-
 // Parses a manifest file and copies what it declares into the report.
 Manifest read_manifest(const fs::path& path, PluginReport& report) {
-  Manifest manifest = parse_manifest(read_file(path));
+  Manifest manifest = parse_manifest(read_manifest_file(path.string()));
   report.name = manifest.name;
   report.library = (path.parent_path() / manifest.library).string();
   report.abi = std::to_string(manifest.abi_major) + "." + std::to_string(manifest.abi_minor);
@@ -273,59 +228,6 @@ PluginReport probe_in_process(const std::string& manifest_path, LoadedPlugin* lo
   return report;
 }
 
-std::string insecure_reason(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return "";  // a missing file is reported elsewhere
-  if (st.st_mode & S_IWOTH) return path + " is writable by every user";
-  if ((st.st_mode & S_IWGRP) && st.st_gid != 0 && st.st_gid != ::getegid()) {
-    return path + " is writable by group " + std::to_string(st.st_gid);
-  }
-  if (st.st_uid != 0 && st.st_uid != ::geteuid()) {
-    return path + " is owned by another user (uid " + std::to_string(st.st_uid) + ")";
-  }
-  return "";
-}
-
-namespace {
-
-// As sudo and ssh (StrictModes) do: code that another user could have replaced is not
-// loaded, unless the user says BLOBRT_ALLOW_INSECURE_PLUGINS=1.
-bool insecure_allowed() {
-  auto allow = environment::get("BLOBRT_ALLOW_INSECURE_PLUGINS");
-  return allow && *allow == "1";
-}
-
-std::string refusal(const std::string& why) {
-  return "refused: " + why + " (set BLOBRT_ALLOW_INSECURE_PLUGINS=1 to load it anyway)";
-}
-
-}  // namespace
-
-std::vector<SearchDirectory> plugin_search_path() {
-  std::vector<SearchDirectory> directories;
-  auto add = [&](const std::string& path, const char* origin) {
-    SearchDirectory d;
-    d.path = path;
-    d.origin = origin;
-    std::error_code ec;
-    d.exists = fs::is_directory(path, ec);
-    if (d.exists && !insecure_allowed()) {
-      std::string why = insecure_reason(path);
-      if (!why.empty()) d.refused = refusal(why);
-    }
-    directories.push_back(d);
-  };
-  if (auto user = environment::get("BLOBRT_PLUGIN_PATH")) {
-    for (const auto& p : split_path_list(*user)) add(p, "BLOBRT_PLUGIN_PATH");
-  }
-  if (auto system = environment::get("BLOBRT_PLUGIN_SYSTEM_PATH")) {
-    for (const auto& p : split_path_list(*system)) add(p, "BLOBRT_PLUGIN_SYSTEM_PATH");
-  } else {
-    add(BLOBRT_PLUGINS_DIR, "installed");
-  }
-  return directories;
-}
-
 Discovery discover_plugins() {
   Discovery discovery;
   discovery.inventory.environment_ignored = environment::ignored();
@@ -358,7 +260,7 @@ Discovery discover_plugins() {
           if (unsafe.empty()) unsafe = insecure_reason(report.library);
         }
         if (!unsafe.empty()) {
-          report.reason = refusal(unsafe);
+          report.reason = insecure_refusal(unsafe);
           return false;
         }
         if (claimed.count(manifest.name)) {

@@ -1,6 +1,7 @@
-// Plugin discovery: the search path, manifests, dependency and ABI checks, loading with
-// Boost.DLL, and the probe of each table's devices. Every failure becomes a reason in
-// the plugin's report; nothing here throws or aborts.
+// Plugin discovery: over the search path (search_path.hpp), each manifest
+// (manifest.hpp) is probed in the scanner (child_probe.hpp), then its dependencies and
+// ABI are checked, it is loaded with Boost.DLL and its devices are asked for. Every
+// failure becomes a reason in the plugin's report; nothing here throws or aborts.
 #ifndef BLOBRT_LOADER_HPP
 #define BLOBRT_LOADER_HPP
 
@@ -9,6 +10,7 @@
 
 #include "blobrt/plugin_abi.h"
 #include "blobrt/runtime.hpp"
+#include "search_path.hpp"
 
 namespace blobrt {
 
@@ -22,18 +24,11 @@ struct Discovery {
   std::vector<LoadedPlugin> loaded;  // one per inventory.plugins entry
 };
 
-// The directories to search, in order (BLOBRT_PLUGIN_PATH, then the system path).
-std::vector<SearchDirectory> plugin_search_path();
-
 Discovery discover_plugins();
 
 // Parses one manifest and loads its plugin in this process, with every check but the
 // search-path ones (blobrt-plugin-scanner runs this in the child process).
 PluginReport probe_in_process(const std::string& manifest_path, LoadedPlugin* loaded = nullptr);
-
-// Why PATH must not be trusted ("" if it may): writable by every user, by a group other
-// than the caller's, or owned by a user other than root and the caller.
-std::string insecure_reason(const std::string& path);
 
 }  // namespace blobrt
 

@@ -1,8 +1,14 @@
 #include "manifest.hpp"
 
 #include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <cstdlib>
 #include <sstream>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "blobrt/error.hpp"
 
@@ -99,6 +105,44 @@ Manifest parse_manifest(const std::string& text) {
   if (!has_library) detail::fail("missing 'library'");
   if (!has_abi) detail::fail("missing 'abi'");
   return manifest;
+}
+
+// A manifest is a few lines; anything larger is not one.
+constexpr std::size_t kMaxManifestBytes = 64 * 1024;
+
+// Reads a manifest: only a regular file (a link to one is fine), at most kMaxManifestBytes.
+// A FIFO is opened without blocking and refused, as are devices (/dev/zero) and directories.
+std::string read_manifest_file(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw Error("cannot read: " + std::string(std::strerror(errno)));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw Error("cannot read: " + std::string(std::strerror(errno)));
+  if (!S_ISREG(st.st_mode)) {
+    throw Error(S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)"
+                : S_ISDIR(st.st_mode) ? "not a regular file (a directory)"
+                : (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) ? "not a regular file (a device)"
+                                                                : "not a regular file");
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > kMaxManifestBytes) {
+    throw Error("manifest is " + std::to_string(st.st_size) + " bytes, more than the " +
+                std::to_string(kMaxManifestBytes) + " a manifest may have");
+  }
+  std::string contents(kMaxManifestBytes + 1, '\0');
+  std::size_t have = 0;
+  while (have < contents.size()) {
+    ssize_t n = ::read(fd, contents.data() + have, contents.size() - have);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error("cannot read: " + std::string(std::strerror(errno)));
+    if (n == 0) break;
+    have += static_cast<std::size_t>(n);
+  }
+  if (have > kMaxManifestBytes) throw Error("manifest grew past " + std::to_string(kMaxManifestBytes) + " bytes");
+  contents.resize(have);
+  return contents;
 }
 
 }  // namespace blobrt

@@ -29,6 +29,11 @@ struct Manifest {
 // Parses manifest text; throws blobrt::Error "line N: ..." on anything malformed.
 Manifest parse_manifest(const std::string& text);
 
+// The text of a manifest file: only a regular file (a link to one is fine) of at most
+// 64 KiB; a FIFO is opened without blocking and refused, as are devices (/dev/zero) and
+// directories. Throws blobrt::Error saying which.
+std::string read_manifest_file(const std::string& path);
+
 // A backend name is [a-z0-9_-]{1,32}.
 bool is_valid_backend_name(const std::string& name);
 

@@ -1,0 +1,28 @@
+// Where plugins are looked for, and which files are trusted: BLOBRT_PLUGIN_PATH, then
+// BLOBRT_PLUGIN_SYSTEM_PATH or the installed plugins.d; a directory, manifest or library
+// that another user could have replaced is refused (as sudo and ssh's StrictModes do)
+// unless BLOBRT_ALLOW_INSECURE_PLUGINS=1.
+#ifndef BLOBRT_SEARCH_PATH_HPP
+#define BLOBRT_SEARCH_PATH_HPP
+
+#include <string>
+#include <vector>
+
+#include "blobrt/runtime.hpp"
+
+namespace blobrt {
+
+// The directories to search, in order, each with whether it exists and why it is refused.
+std::vector<SearchDirectory> plugin_search_path();
+
+// Why PATH must not be trusted ("" if it may): writable by every user, by a group other
+// than the caller's, or owned by a user other than root and the caller.
+std::string insecure_reason(const std::string& path);
+// Whether the user allowed untrusted files (BLOBRT_ALLOW_INSECURE_PLUGINS=1).
+bool insecure_allowed();
+// The verdict for an untrusted file or directory, with how to allow it.
+std::string insecure_refusal(const std::string& why);
+
+}  // namespace blobrt
+
+#endif
