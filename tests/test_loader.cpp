@@ -397,6 +397,24 @@ TEST(ScannerProtocolTest, ChildThatClosesItsPipesAndHangsIsKilledAtTheDeadline) 
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
 }
 
+// A process the plugin left behind may keep the output pipe open: once the answer is in,
+// its output gets a short grace, not the whole deadline.
+TEST(ScannerProtocolTest, LeftoverProcessHoldingTheOutputDoesNotStallTheProbe) {
+  const char* real = std::getenv("BLOBRT_PLUGIN_SCANNER");
+  ASSERT_NE(real, nullptr);
+  FakeScanner fake("leftover", "sleep 5 3>&- &\nexec '" + std::string(real) + "' \"$@\"");
+  PluginDir dir("leftover");
+  dir.add("nofp64");
+  ::setenv("BLOBRT_PLUGIN_PROBE_TIMEOUT", "4", 1);
+  ::setenv("BLOBRT_PLUGIN_CACHE", "off", 1);
+  auto start = std::chrono::steady_clock::now();
+  PluginReport r = only(discover_in(dir.str()));
+  ::unsetenv("BLOBRT_PLUGIN_PROBE_TIMEOUT");
+  ::unsetenv("BLOBRT_PLUGIN_CACHE");
+  EXPECT_TRUE(r.usable) << r.reason;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+}
+
 TEST(ScannerProtocolTest, TruncatedAnswerIsNotTakenForAVerdict) {
   FakeScanner fake("truncated", "printf 'blobrt-plugin-scanner protocol=1\\nusable=1\\n' >&3\nexit 3");
   PluginDir dir("truncated");

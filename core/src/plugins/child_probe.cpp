@@ -1,5 +1,6 @@
 #include "child_probe.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -114,10 +115,17 @@ std::optional<ScannerRun> run_scanner(const std::string& scanner, const std::str
   };
   pollfd fds[2] = {{answer_pipe[0], POLLIN, 0}, {output_pipe[0], POLLIN, 0}};
   std::string* sinks[2] = {&run.answer, &run.output_tail};
+  // Once the answer pipe is closed the rest of the output gets a short grace period: a
+  // process the plugin started may hold the output pipe open long after the scanner ended.
+  auto read_until = deadline;
   while (fds[0].fd >= 0 || fds[1].fd >= 0) {
-    long long left = left_ms();
+    if (fds[0].fd < 0 && read_until == deadline) {
+      read_until = std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(200));
+    }
+    long long left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(read_until - std::chrono::steady_clock::now()).count();
     if (left <= 0) {
-      run.timed_out = true;
+      run.timed_out = fds[0].fd >= 0;  // no complete answer pipe by the deadline
       break;
     }
     int ready = ::poll(fds, 2, static_cast<int>(left));
@@ -142,7 +150,7 @@ std::optional<ScannerRun> run_scanner(const std::string& scanner, const std::str
   for (const pollfd& p : fds) {
     if (p.fd >= 0) ::close(p.fd);
   }
-  // Both pipes closed: the child is exiting. Wait for it under the same deadline.
+  // Done reading: the child is exiting. Wait for it under the same deadline.
   for (auto pause = std::chrono::milliseconds(1);;) {
     pid_t waited = ::waitpid(child, &run.status, WNOHANG);
     if (waited == child) return run;
