@@ -137,19 +137,8 @@ extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(u
   static const std::string version = library_version();
   static const blobrt_plugin_v1 table = [] {
     blobrt_plugin_v1 t = kit::new_table("blis", version.c_str());
-    t.device_count = device_count;
-    t.device_properties = device_properties;
-    t.open_device = open_device;
-    t.close_device = close_device;
-    t.allocate = allocate;
-    t.release = release;
+    BLOBRT_KIT_SET_REQUIRED(t);
     // No host_allocate/host_alias: device memory is host memory.
-    t.copy_to_device = copy_to_device;
-    t.copy_to_host = copy_to_host;
-    t.copy_device = copy_device;
-    t.memset = memset_;
-    BLOBRT_KIT_SET_LEVEL1(t);
-    t.synchronize = synchronize;
     return t;
   }();
   return &table;

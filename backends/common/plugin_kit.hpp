@@ -3,9 +3,9 @@
 //
 //  - new_table() starts a function table with struct_size and the ABI version this kit was
 //    built with; the plugin then sets its entry points by name (never by position, so a
-//    field appended in a later minor version cannot shift them), and
-//    BLOBRT_KIT_SET_LEVEL1 sets both precisions of the level-1 operations from function
-//    templates named axpy, dot, asum and scal.
+//    field appended in a later minor version cannot shift them): BLOBRT_KIT_SET_REQUIRED
+//    sets the required ones from functions with the conventional names, both precisions
+//    of the level-1 operations from the templates axpy, dot, asum and scal.
 //  - fail_call() turns a library's failed call into a status and the message
 //    "CALL returned NAME (DETAIL)"; a failed allocation becomes BLOBRT_ERR_OUT_OF_MEMORY,
 //    which the core throws as blobrt::OutOfMemoryError.
@@ -33,16 +33,32 @@ inline blobrt_plugin_v1 new_table(const char* name, const char* library_version)
   return table;
 }
 
-#define BLOBRT_KIT_SET_LEVEL1(table) \
-  do {                               \
-    (table).saxpy = axpy<float>;     \
-    (table).daxpy = axpy<double>;    \
-    (table).sdot = dot<float>;       \
-    (table).ddot = dot<double>;      \
-    (table).sasum = asum<float>;     \
-    (table).dasum = asum<double>;    \
-    (table).sscal = scal<float>;     \
-    (table).dscal = scal<double>;    \
+// Sets every required entry point from functions with the conventional names in scope:
+// device_count, device_properties, open_device, close_device, allocate, release,
+// copy_to_device, copy_to_host, copy_device, memset_ (so as not to clash with memset),
+// synchronize, and the templates axpy, dot, asum, scal for both precisions. The optional
+// ones (host_allocate, host_release, host_alias) stay NULL until the plugin sets them.
+#define BLOBRT_KIT_SET_REQUIRED(table)             \
+  do {                                             \
+    (table).device_count = device_count;           \
+    (table).device_properties = device_properties; \
+    (table).open_device = open_device;             \
+    (table).close_device = close_device;           \
+    (table).allocate = allocate;                   \
+    (table).release = release;                     \
+    (table).copy_to_device = copy_to_device;       \
+    (table).copy_to_host = copy_to_host;           \
+    (table).copy_device = copy_device;             \
+    (table).memset = memset_;                      \
+    (table).saxpy = axpy<float>;                   \
+    (table).daxpy = axpy<double>;                  \
+    (table).sdot = dot<float>;                     \
+    (table).ddot = dot<double>;                    \
+    (table).sasum = asum<float>;                   \
+    (table).dasum = asum<double>;                  \
+    (table).sscal = scal<float>;                   \
+    (table).dscal = scal<double>;                  \
+    (table).synchronize = synchronize;             \
   } while (0)
 
 inline int fail_call(blobrt_error* err, bool out_of_memory, const char* call, const char* status_name,

@@ -426,21 +426,10 @@ extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(u
   static const blobrt_plugin_v1 table = [] {
     blobrt_plugin_v1 t =
         kit::new_table("opencl", "CLBlast " BLOBRT_CLBLAST_VERSION " over the OpenCL ICD loader");
-    t.device_count = device_count;
-    t.device_properties = device_properties;
-    t.open_device = open_device;
-    t.close_device = close_device;
-    t.allocate = allocate;
-    t.release = release;
+    BLOBRT_KIT_SET_REQUIRED(t);
     t.host_allocate = host_allocate;
     t.host_release = host_release;
     t.host_alias = host_alias;
-    t.copy_to_device = copy_to_device;
-    t.copy_to_host = copy_to_host;
-    t.copy_device = copy_device;
-    t.memset = memset_;
-    BLOBRT_KIT_SET_LEVEL1(t);
-    t.synchronize = synchronize;
     return t;
   }();
   return &table;

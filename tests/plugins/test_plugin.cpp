@@ -122,9 +122,9 @@ int device_count(int32_t* count, blobrt_error* err) {
 }
 
 int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err) {
-  if (index != 0) return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "no device %d", index);
-  std::snprintf(out->name, sizeof out->name, "simulated discrete device (%s)", TEST_PLUGIN_NAME);
-  std::snprintf(out->details, sizeof out->details, "test plugin; opaque handles, separate memory");
+  if (int status = blobrt::plugin_kit::check_index(err, TEST_PLUGIN_NAME, index, 1)) return status;
+  blobrt::plugin_kit::set_text(out->name, "simulated discrete device (%s)", TEST_PLUGIN_NAME);
+  blobrt::plugin_kit::set_text(out->details, "test plugin; opaque handles, separate memory");
   out->memory_bytes = 1ull << 30;
   out->kind = BLOBRT_DEVICE_KIND_CPU;
   out->host_memory = 0;
@@ -138,7 +138,7 @@ int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error
 }
 
 int open_device(int32_t index, void** context, blobrt_error* err) {
-  if (index != 0) return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "no device %d", index);
+  if (int status = blobrt::plugin_kit::check_index(err, TEST_PLUGIN_NAME, index, 1)) return status;
 #if defined(TEST_PLUGIN_OPEN_CRASH)
   std::raise(SIGSEGV);
 #elif defined(TEST_PLUGIN_OPEN_EXIT)
@@ -259,21 +259,10 @@ extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(u
 #ifdef TEST_PLUGIN_SMALL_TABLE
     t.struct_size = 16;
 #endif
-    t.device_count = device_count;
-    t.device_properties = device_properties;
-    t.open_device = open_device;
-    t.close_device = close_device;
-    t.allocate = allocate;
-    t.release = release;
-    t.copy_to_device = copy_to_device;
-    t.copy_to_host = copy_to_host;
-    t.copy_device = copy_device;
-    t.memset = memset_;
-    BLOBRT_KIT_SET_LEVEL1(t);
+    BLOBRT_KIT_SET_REQUIRED(t);
 #ifdef TEST_PLUGIN_NULL_OP
     t.sdot = nullptr;
 #endif
-    t.synchronize = synchronize;
     return t;
   }();
   return &table;
