@@ -87,6 +87,7 @@ suite_env=(
   BLOBRT_PLUGIN_PATH="$here/lib/blobrt/plugins.d:$tests/simgpu"
   BLOBRT_PLUGIN_SYSTEM_PATH=
   BLOBRT_LOG=off
+  XDG_CACHE_HOME="$logs/cache"  # plugin verdicts of this run only, never the node user's
   BLOBRT_TEST_DATA_DIR="$tests/data"
   BLOBRT_TEST_PLUGINS_DIR="$tests/plugins"
   BLOBRT_TOOL="$here/bin/blobrt"
