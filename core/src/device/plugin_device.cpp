@@ -6,6 +6,7 @@
 #include <tuple>
 #include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include "blobrt/error.hpp"
 #include "exit_guard.hpp"
@@ -29,6 +30,23 @@ LiveDevices& live_devices() {
   return *live;
 }
 void close_devices_at_exit() noexcept;
+
+// Memory a device could not free because its plugin may no longer be called (the process
+// is exiting, or this is a fork()ed child): it goes with the process. Kept here so that
+// it stays reachable, which is what it is, and leak checkers do not report it as lost.
+struct KeptUntilExit {
+  std::mutex mutex;
+  std::vector<const void*> pointers;
+};
+void keep_until_exit(const void* pointer) noexcept {
+  static KeptUntilExit* const kept = new KeptUntilExit;
+  try {
+    std::lock_guard<std::mutex> lock(kept->mutex);
+    kept->pointers.push_back(pointer);
+  } catch (...) {
+    // Out of memory at exit: the pointer is dropped, the memory still goes with the process.
+  }
+}
 
 class PluginDevice final : public Device {
  public:
@@ -86,7 +104,11 @@ class PluginDevice final : public Device {
       std::lock_guard<std::mutex> lock(buffers_mutex_);
       buffers_.erase(buffer);
     }
-    if (usable_here()) table_->release(context_, buffer);
+    if (usable_here()) {
+      table_->release(context_, buffer);
+    } else {
+      keep_until_exit(buffer);
+    }
   }
   bool is_buffer(ConstDeviceBuffer handle) const noexcept override {
     std::lock_guard<std::mutex> lock(buffers_mutex_);
@@ -102,7 +124,12 @@ class PluginDevice final : public Device {
     return pointer;
   }
   void release_host(void* pointer) noexcept override {
-    if (table_->host_release && usable_here()) table_->host_release(context_, pointer);
+    if (!table_->host_release) return;
+    if (usable_here()) {
+      table_->host_release(context_, pointer);
+    } else {
+      keep_until_exit(pointer);
+    }
   }
 
   void* host_alias(ConstDeviceBuffer buffer) noexcept override {
