@@ -21,6 +21,7 @@
 
 #include "blobrt/plugin_abi.h"
 #include "blobrt_kernels/huge_pages.hpp"
+#include "cpu_reductions.hpp"
 #include "plugin_kit.hpp"
 #include "status_names.hpp"
 
@@ -109,7 +110,14 @@ struct Context {
   size_t alignment = 128;
   cl_ulong max_alloc = 0;
   cl_mem scratch = nullptr;  // reduction results land here before the read-back
-  std::mutex mutex;          // guards scratch and pinned
+  std::mutex mutex;          // guards scratch, pinned and the reduction kernels
+  // CPU devices reduce with the plugin's own kernels (cpu_reductions.hpp), built at the
+  // first reduction; `parts` chunks at most, their partial sums in `partials`.
+  bool cpu = false;
+  size_t parts = 1;
+  cl_program reductions = nullptr;
+  cl_kernel sdot = nullptr, sasum = nullptr, ddot = nullptr, dasum = nullptr;
+  cl_mem partials = nullptr;
   std::unordered_map<void*, cl_mem> pinned;  // host pointer -> the buffer it maps
 };
 
@@ -207,6 +215,9 @@ int open_device(int32_t index, void** context, blobrt_error* err) {
   c->alignment = std::max<size_t>(64, device_value<cl_uint>(c->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8);
   c->max_alloc = device_value<cl_ulong>(c->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
   tune_for_cpu(c->device);
+  c->cpu = (device_value<cl_device_type>(c->device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
+  // A few chunks per compute unit, so that a core that finishes early takes another.
+  c->parts = std::min<size_t>(1024, 4 * std::max<cl_uint>(1, device_value<cl_uint>(c->device, CL_DEVICE_MAX_COMPUTE_UNITS)));
   *context = c;
   return BLOBRT_OK;
 }
@@ -219,6 +230,11 @@ void close_device(void* context) {
     clReleaseMemObject(mem);
   }
   clFinish(c->queue);
+  for (cl_kernel k : {c->sdot, c->sasum, c->ddot, c->dasum}) {
+    if (k) clReleaseKernel(k);
+  }
+  if (c->reductions) clReleaseProgram(c->reductions);
+  if (c->partials) clReleaseMemObject(c->partials);
   clReleaseMemObject(c->scratch);
   clReleaseCommandQueue(c->queue);
   clReleaseContext(c->context);
@@ -383,6 +399,77 @@ int scal(void* context, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* e
                      clblast::Scal<T>(n, alpha, as_mem(x), xo, 1, &c->queue, nullptr));
 }
 
+// Builds the CPU reduction kernels once per context (called under c->mutex).
+int build_cpu_reductions(Context* c, blobrt_error* err) {
+  if (c->reductions) return BLOBRT_OK;
+  const char* source = blobrt_opencl::cpu_reduction_source();
+  cl_int status = CL_SUCCESS;
+  cl_program program = clCreateProgramWithSource(c->context, 1, &source, nullptr, &status);
+  if (status != CL_SUCCESS) return cl_fail(err, "clCreateProgramWithSource (reduction kernels)", status);
+  status = clBuildProgram(program, 1, &c->device, c->fp64 ? "-DHAVE_FP64" : "", nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    char log[512] = {0};
+    clGetProgramBuildInfo(program, c->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, nullptr);
+    clReleaseProgram(program);
+    return blobrt_fail(err, BLOBRT_ERR_FAILED, "clBuildProgram (reduction kernels) returned %s (%d): %s",
+                       cl_status_name(status), static_cast<int>(status), log);
+  }
+  cl_kernel* kernels[] = {&c->sdot, &c->sasum, &c->ddot, &c->dasum};
+  const char* names[] = {"blobrt_sdot", "blobrt_sasum", "blobrt_ddot", "blobrt_dasum"};
+  for (int i = 0; i < (c->fp64 ? 4 : 2) && status == CL_SUCCESS; ++i) *kernels[i] = clCreateKernel(program, names[i], &status);
+  if (status == CL_SUCCESS) {
+    c->partials = clCreateBuffer(c->context, CL_MEM_READ_WRITE, c->parts * sizeof(double), nullptr, &status);
+  }
+  if (status != CL_SUCCESS) {
+    // Nothing half-built stays behind: the next reduction tries again.
+    for (cl_kernel* k : kernels) {
+      if (*k) clReleaseKernel(*k);
+      *k = nullptr;
+    }
+    clReleaseProgram(program);
+    return cl_fail(err, "clCreateKernel/clCreateBuffer (reduction kernels)", status);
+  }
+  c->reductions = program;  // released with the kernels in close_device
+  return BLOBRT_OK;
+}
+
+// A reduction with the plugin's kernel on a CPU device: `set_vectors(kernel)` sets the
+// vector arguments 2.. (handles and offsets); arguments 0, 1 and the last are n, the
+// chunk length and the partial sums. Called under c->mutex, the kernels built.
+template <typename T, typename SetVectors>
+int cpu_reduce(Context* c, cl_kernel kernel, cl_uint partial_arg, int64_t n, T* result, const char* name,
+               SetVectors set_vectors, blobrt_error* err) {
+  constexpr cl_ulong kBlock = 1024;  // BLOCK in cpu_reductions.hpp: chunks are whole blocks
+  cl_ulong count = static_cast<cl_ulong>(n);
+  cl_ulong parts = std::min<cl_ulong>(c->parts, (count + kBlock - 1) / kBlock);
+  cl_ulong chunk = ((count + parts - 1) / parts + kBlock - 1) / kBlock * kBlock;
+  parts = (count + chunk - 1) / chunk;
+  cl_int status = clSetKernelArg(kernel, 0, sizeof count, &count);
+  if (status == CL_SUCCESS) status = clSetKernelArg(kernel, 1, sizeof chunk, &chunk);
+  if (status == CL_SUCCESS) status = set_vectors(kernel);
+  if (status == CL_SUCCESS) status = clSetKernelArg(kernel, partial_arg, sizeof(cl_mem), &c->partials);
+  if (status != CL_SUCCESS) return cl_fail(err, name, status);
+  size_t global = parts;
+  size_t local = 1;  // one work-item per work-group: the groups spread over the cores
+  CL_CHECK(clEnqueueNDRangeKernel(c->queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr), name);
+  // The float kernels add in double where the device has it, as the double ones do.
+  const bool wide = sizeof(T) == 8 || c->fp64;
+  double sum = 0;
+  if (wide) {
+    double partial[1024];
+    CL_CHECK(clEnqueueReadBuffer(c->queue, c->partials, CL_TRUE, 0, parts * sizeof(double), partial, 0, nullptr,
+                                 nullptr), "clEnqueueReadBuffer (reduction partial sums)");
+    for (cl_ulong i = 0; i < parts; ++i) sum += partial[i];
+  } else {
+    float partial[1024];
+    CL_CHECK(clEnqueueReadBuffer(c->queue, c->partials, CL_TRUE, 0, parts * sizeof(float), partial, 0, nullptr,
+                                 nullptr), "clEnqueueReadBuffer (reduction partial sums)");
+    for (cl_ulong i = 0; i < parts; ++i) sum += partial[i];
+  }
+  *result = static_cast<T>(sum);
+  return BLOBRT_OK;
+}
+
 // Runs a CLBlast reduction into the scratch buffer and reads the scalar back.
 template <typename T, typename Launch>
 int reduce(Context* c, int64_t n, T* result, const char* name, Launch launch, blobrt_error* err) {
@@ -401,6 +488,21 @@ int reduce(Context* c, int64_t n, T* result, const char* name, Launch launch, bl
 template <typename T>
 int dot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error* err) {
   Context* c = as_context(context);
+  if (c->cpu && n > 0) {
+    if (int s = check_precision<T>(c, err)) return s;
+    std::lock_guard<std::mutex> lock(c->mutex);
+    if (int s = build_cpu_reductions(c, err)) return s;
+    cl_mem xm = as_mem(x), ym = as_mem(y);
+    cl_ulong xu = static_cast<cl_ulong>(xo), yu = static_cast<cl_ulong>(yo);
+    return cpu_reduce<T>(c, sizeof(T) == 4 ? c->sdot : c->ddot, 6, n, r,
+                         kit::by_precision<T>("blobrt_sdot", "blobrt_ddot"), [&](cl_kernel k) {
+                           cl_int s = clSetKernelArg(k, 2, sizeof xm, &xm);
+                           if (s == CL_SUCCESS) s = clSetKernelArg(k, 3, sizeof xu, &xu);
+                           if (s == CL_SUCCESS) s = clSetKernelArg(k, 4, sizeof ym, &ym);
+                           if (s == CL_SUCCESS) s = clSetKernelArg(k, 5, sizeof yu, &yu);
+                           return s;
+                         }, err);
+  }
   return reduce<T>(c, n, r, kit::by_precision<T>("clblast::Dot<float>", "clblast::Dot<double>"), [&](cl_mem out) {
     return clblast::Dot<T>(n, out, 0, as_mem(x), xo, 1, as_mem(y), yo, 1, &c->queue, nullptr);
   }, err);
@@ -409,6 +511,19 @@ int dot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int6
 template <typename T>
 int asum(void* context, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err) {
   Context* c = as_context(context);
+  if (c->cpu && n > 0) {
+    if (int s = check_precision<T>(c, err)) return s;
+    std::lock_guard<std::mutex> lock(c->mutex);
+    if (int s = build_cpu_reductions(c, err)) return s;
+    cl_mem xm = as_mem(x);
+    cl_ulong xu = static_cast<cl_ulong>(xo);
+    return cpu_reduce<T>(c, sizeof(T) == 4 ? c->sasum : c->dasum, 4, n, r,
+                         kit::by_precision<T>("blobrt_sasum", "blobrt_dasum"), [&](cl_kernel k) {
+                           cl_int s = clSetKernelArg(k, 2, sizeof xm, &xm);
+                           if (s == CL_SUCCESS) s = clSetKernelArg(k, 3, sizeof xu, &xu);
+                           return s;
+                         }, err);
+  }
   return reduce<T>(c, n, r, kit::by_precision<T>("clblast::Asum<float>", "clblast::Asum<double>"), [&](cl_mem out) {
     return clblast::Asum<T>(n, out, 0, as_mem(x), xo, 1, &c->queue, nullptr);
   }, err);
