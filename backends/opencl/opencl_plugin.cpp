@@ -433,12 +433,17 @@ int build_cpu_reductions(Context* c, blobrt_error* err) {
   return BLOBRT_OK;
 }
 
-// A reduction with the plugin's kernel on a CPU device: `set_vectors(kernel)` sets the
-// vector arguments 2.. (handles and offsets); arguments 0, 1 and the last are n, the
-// chunk length and the partial sums. Called under c->mutex, the kernels built.
+// A reduction with the plugin's kernel on a CPU device (n > 0): `single`/`double_kernel`
+// name the Context's kernel for each precision; `set_vectors(kernel)` sets the vector
+// arguments 2.. (handles and offsets); arguments 0, 1 and the last are n, the chunk
+// length and the partial sums.
 template <typename T, typename SetVectors>
-int cpu_reduce(Context* c, cl_kernel kernel, cl_uint partial_arg, int64_t n, T* result, const char* name,
-               SetVectors set_vectors, blobrt_error* err) {
+int cpu_reduce(Context* c, cl_kernel Context::*single, cl_kernel Context::*double_kernel, cl_uint partial_arg,
+               int64_t n, T* result, const char* name, SetVectors set_vectors, blobrt_error* err) {
+  if (int s = check_precision<T>(c, err)) return s;
+  std::lock_guard<std::mutex> lock(c->mutex);
+  if (int s = build_cpu_reductions(c, err)) return s;
+  cl_kernel kernel = c->*(sizeof(T) == 4 ? single : double_kernel);
   constexpr cl_ulong kBlock = 1024;  // BLOCK in cpu_reductions.hpp: chunks are whole blocks
   cl_ulong count = static_cast<cl_ulong>(n);
   cl_ulong parts = std::min<cl_ulong>(c->parts, (count + kBlock - 1) / kBlock);
@@ -489,12 +494,9 @@ template <typename T>
 int dot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error* err) {
   Context* c = as_context(context);
   if (c->cpu && n > 0) {
-    if (int s = check_precision<T>(c, err)) return s;
-    std::lock_guard<std::mutex> lock(c->mutex);
-    if (int s = build_cpu_reductions(c, err)) return s;
     cl_mem xm = as_mem(x), ym = as_mem(y);
     cl_ulong xu = static_cast<cl_ulong>(xo), yu = static_cast<cl_ulong>(yo);
-    return cpu_reduce<T>(c, sizeof(T) == 4 ? c->sdot : c->ddot, 6, n, r,
+    return cpu_reduce<T>(c, &Context::sdot, &Context::ddot, 6, n, r,
                          kit::by_precision<T>("blobrt_sdot", "blobrt_ddot"), [&](cl_kernel k) {
                            cl_int s = clSetKernelArg(k, 2, sizeof xm, &xm);
                            if (s == CL_SUCCESS) s = clSetKernelArg(k, 3, sizeof xu, &xu);
@@ -512,12 +514,9 @@ template <typename T>
 int asum(void* context, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err) {
   Context* c = as_context(context);
   if (c->cpu && n > 0) {
-    if (int s = check_precision<T>(c, err)) return s;
-    std::lock_guard<std::mutex> lock(c->mutex);
-    if (int s = build_cpu_reductions(c, err)) return s;
     cl_mem xm = as_mem(x);
     cl_ulong xu = static_cast<cl_ulong>(xo);
-    return cpu_reduce<T>(c, sizeof(T) == 4 ? c->sasum : c->dasum, 4, n, r,
+    return cpu_reduce<T>(c, &Context::sasum, &Context::dasum, 4, n, r,
                          kit::by_precision<T>("blobrt_sasum", "blobrt_dasum"), [&](cl_kernel k) {
                            cl_int s = clSetKernelArg(k, 2, sizeof xm, &xm);
                            if (s == CL_SUCCESS) s = clSetKernelArg(k, 3, sizeof xu, &xu);

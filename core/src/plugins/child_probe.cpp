@@ -18,6 +18,7 @@
 #include "blobrt_config.h"
 #include "environment.hpp"
 #include "log.hpp"
+#include "plugin_text.hpp"
 
 extern char** environ;
 
@@ -45,13 +46,6 @@ int timeout_seconds() {
 std::string signal_name(int sig) {
   const char* name = sigabbrev_np(sig);
   return name ? std::string("SIG") + name : "signal " + std::to_string(sig);
-}
-
-std::string one_line(std::string text) {
-  for (char& c : text) {
-    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
-  }
-  return text;
 }
 
 // What one run of the scanner left behind.
@@ -110,8 +104,8 @@ std::optional<ScannerRun> run_scanner(const std::string& scanner, const std::str
 
   ScannerRun run;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limit);
-  auto left_ms = [&] {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+  auto ms_until = [](std::chrono::steady_clock::time_point when) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(when - std::chrono::steady_clock::now()).count();
   };
   pollfd fds[2] = {{answer_pipe[0], POLLIN, 0}, {output_pipe[0], POLLIN, 0}};
   std::string* sinks[2] = {&run.answer, &run.output_tail};
@@ -122,8 +116,7 @@ std::optional<ScannerRun> run_scanner(const std::string& scanner, const std::str
     if (fds[0].fd < 0 && read_until == deadline) {
       read_until = std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(200));
     }
-    long long left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(read_until - std::chrono::steady_clock::now()).count();
+    long long left = ms_until(read_until);
     if (left <= 0) {
       run.timed_out = fds[0].fd >= 0;  // no complete answer pipe by the deadline
       break;
@@ -155,7 +148,7 @@ std::optional<ScannerRun> run_scanner(const std::string& scanner, const std::str
     pid_t waited = ::waitpid(child, &run.status, WNOHANG);
     if (waited == child) return run;
     if (waited < 0 && errno != EINTR) return run;
-    if (run.timed_out || left_ms() <= 0) break;
+    if (run.timed_out || ms_until(deadline) <= 0) break;
     std::this_thread::sleep_for(pause);
     if (pause < std::chrono::milliseconds(20)) pause *= 2;
   }

@@ -22,6 +22,15 @@ inline std::string plugin_message(const blobrt_error& err, const char* fallback)
   return text.empty() ? fallback : text;
 }
 
+// Plugin text on one line (tabs and line breaks become spaces), for the line-based scanner
+// answer and verdict cache.
+inline std::string one_line(std::string text) {
+  for (char& c : text) {
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  }
+  return text;
+}
+
 }  // namespace blobrt
 
 #endif

@@ -14,6 +14,7 @@
 #include "blobrt_config.h"
 #include "environment.hpp"
 #include "log.hpp"
+#include "plugin_text.hpp"
 
 namespace blobrt {
 namespace {
@@ -111,11 +112,8 @@ void VerdictCache::remember(const std::string& manifest, const std::string& libr
   if (path_.empty()) return;
   std::string k = key(manifest, library);
   if (k.empty()) return;
-  std::string reason = verdict.reason;
-  for (char& c : reason) {
-    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
-  }
-  entries_[k] = std::string(verdict.usable ? "1" : "0") + '\t' + std::to_string(verdict.devices) + '\t' + reason;
+  entries_[k] = std::string(verdict.usable ? "1" : "0") + '\t' + std::to_string(verdict.devices) + '\t' +
+                one_line(verdict.reason);
   changed_ = true;
 }
 
