@@ -322,5 +322,61 @@ TEST_P(SyncedMemoryTest, FreedThroughItsOwnDeviceAfterASwitch) {
   select_backend(GetParam());
 }
 
+// Views (Device::view, plugin ABI 1.1): a SyncedMemory re-pointed at a view of a larger
+// buffer reads and writes that buffer's bytes, in every memory model, and keeps the buffer
+// alive through its owner after everyone else let go of it.
+TEST_P(SyncedMemoryTest, ViewOfALargerBufferServesAsItsDeviceSide) {
+  const DeviceDescription& d = device().description();
+  if (d.view_alignment == 0) GTEST_SKIP() << d.id() << " offers no views";
+  std::shared_ptr<Device> dev = active_device();
+  const std::size_t offset = d.view_alignment * 2, bytes = 10 * sizeof(float);
+  DeviceBuffer whole = dev->allocate(offset + bytes + d.view_alignment);
+  std::vector<float> zeros((offset + bytes) / sizeof(float) + 64, 0.f);
+  dev->copy_to_device(zeros.data(), whole, 0, offset + bytes + d.view_alignment);
+  DeviceBuffer view = dev->view(whole, offset, bytes);
+  auto owner = std::shared_ptr<void>(whole, [dev, view](void* buffer) {
+    dev->release_view(view);
+    dev->release(buffer);
+  });
+  {
+    SyncedMemory mem(bytes);
+    mem.set_gpu_data(view, owner);
+    owner.reset();  // mem keeps the buffer alive now
+    float* host = static_cast<float*>(mem.mutable_cpu_data());
+    for (int i = 0; i < 10; ++i) host[i] = static_cast<float>(i + 1);
+    mem.gpu_data();  // head back on the device
+    float sum = 0;
+    dev->asum(10, view, 0, &sum);
+    EXPECT_EQ(sum, 55.f);
+    std::vector<float> back(zeros.size(), -1.f);
+    dev->copy_to_host(whole, 0, back.data(), offset + bytes);
+    EXPECT_EQ(back[offset / sizeof(float) - 1], 0.f) << "the byte before the view is untouched";
+    EXPECT_EQ(back[offset / sizeof(float)], 1.f);
+    EXPECT_EQ(back[offset / sizeof(float) + 9], 10.f);
+  }
+}
+
+TEST_P(SyncedMemoryTest, MisalignedViewIsAnErrorNamingTheAlignment) {
+  const DeviceDescription& d = device().description();
+  if (d.view_alignment <= 1) GTEST_SKIP() << d.id() << " takes any offset or no views";
+  DeviceBuffer whole = device().allocate(4 * d.view_alignment);
+  try {
+    device().view(whole, 4, 16);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("view alignment " + std::to_string(d.view_alignment)), std::string::npos)
+        << e.what();
+  }
+  device().release(whole);
+}
+
+TEST_P(SyncedMemoryTest, DeviceWithoutViewsSaysSo) {
+  const DeviceDescription& d = device().description();
+  if (d.view_alignment != 0) GTEST_SKIP() << d.id() << " offers views";
+  DeviceBuffer whole = device().allocate(64);
+  EXPECT_THROW(device().view(whole, 0, 16), UnsupportedError);
+  device().release(whole);
+}
+
 }  // namespace
 }  // namespace blobrt

@@ -103,6 +103,7 @@ int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error
   out->supports_fp64 = 1;
   out->has_pinned_host = 1;
   out->host_alias_buffers = 0;
+  if (BLOBRT_STRUCT_HAS(blobrt_device_properties, out, view_alignment)) out->view_alignment = 256;  // cudaMalloc's
   return BLOBRT_OK;
 }
 
@@ -151,6 +152,13 @@ void release(void* context, void* handle) {
   cudaStreamSynchronize(c->stream);  // nothing queued may still use it
   cudaFree(handle);
 }
+
+// Handles are device pointers: a view is the pointer at the offset, and owns nothing.
+int view(void*, void* buffer, size_t offset, size_t, void** handle, blobrt_error*) {
+  *handle = static_cast<char*>(buffer) + offset;
+  return BLOBRT_OK;
+}
+void release_view(void*, void*) {}
 
 int host_allocate(void* context, size_t bytes, void** pointer, blobrt_error* err) {
   Context* c = as_context(context);
@@ -298,6 +306,8 @@ extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(u
     t.host_allocate = host_allocate;
     t.host_release = host_release;
     // No host_alias: device memory is separate.
+    t.view = view;
+    t.release_view = release_view;
     return t;
   }();
   return &table;

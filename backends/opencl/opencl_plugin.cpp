@@ -172,6 +172,10 @@ int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error
   out->supports_fp64 = device_value<cl_device_fp_config>(d, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
   out->has_pinned_host = unified ? 0 : 1;
   out->host_alias_buffers = unified ? 1 : 0;
+  // Sub-buffer origins must be multiples of CL_DEVICE_MEM_BASE_ADDR_ALIGN (in bits).
+  if (BLOBRT_STRUCT_HAS(blobrt_device_properties, out, view_alignment)) {
+    out->view_alignment = std::max<cl_uint>(device_value<cl_uint>(d, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8, 1);
+  }
   return BLOBRT_OK;
 }
 
@@ -282,6 +286,18 @@ void release(void* context, void* handle) {
   clReleaseMemObject(as_mem(handle));
   std::free(host);
 }
+
+// A view is a sub-buffer: on a unified device its CL_MEM_HOST_PTR is the parent's host
+// memory at the offset, so host_alias and the map/unmap transitions work on it unchanged.
+int view(void*, void* buffer, size_t offset, size_t bytes, void** handle, blobrt_error* err) {
+  cl_buffer_region region{offset, bytes ? bytes : 1};
+  cl_int status = CL_SUCCESS;
+  cl_mem sub = clCreateSubBuffer(as_mem(buffer), CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
+  if (status != CL_SUCCESS) return cl_fail(err, "clCreateSubBuffer", status);
+  *handle = sub;
+  return BLOBRT_OK;
+}
+void release_view(void*, void* handle) { clReleaseMemObject(as_mem(handle)); }  // the parent owns the memory
 
 int host_allocate(void* context, size_t bytes, void** pointer, blobrt_error* err) {
   Context* c = as_context(context);
@@ -544,6 +560,8 @@ extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(u
     t.host_allocate = host_allocate;
     t.host_release = host_release;
     t.host_alias = host_alias;
+    t.view = view;
+    t.release_view = release_view;
     return t;
   }();
   return &table;

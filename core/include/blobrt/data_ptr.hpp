@@ -23,6 +23,13 @@ class DataPtr {
       : pointer_(pointer), device_(std::move(device)), deleter_(deleter) {}
   // Memory this DataPtr uses but never frees.
   static DataPtr borrowed(void* pointer) noexcept { return DataPtr(pointer, nullptr, nullptr); }
+  // Memory owned elsewhere and kept alive while this DataPtr holds `owner` (a view into a
+  // larger allocation, as libblobrt-dist lays many blobs' diffs out in one).
+  static DataPtr shared(void* pointer, std::shared_ptr<void> owner) noexcept {
+    DataPtr d(pointer, nullptr, nullptr);
+    d.owner_ = std::move(owner);
+    return d;
+  }
 
   DataPtr(DataPtr&& other) noexcept { swap(other); }
   DataPtr& operator=(DataPtr&& other) noexcept {
@@ -43,6 +50,7 @@ class DataPtr {
     pointer_ = nullptr;
     device_.reset();
     deleter_ = nullptr;
+    owner_.reset();
   }
 
   // The deleters SyncedMemory uses.
@@ -54,11 +62,13 @@ class DataPtr {
     std::swap(pointer_, other.pointer_);
     device_.swap(other.device_);
     std::swap(deleter_, other.deleter_);
+    owner_.swap(other.owner_);
   }
 
   void* pointer_ = nullptr;
   std::shared_ptr<Device> device_;  // kept alive until the memory is freed
   Deleter deleter_ = nullptr;
+  std::shared_ptr<void> owner_;  // keeps shared() memory alive
 };
 
 }  // namespace blobrt

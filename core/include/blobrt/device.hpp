@@ -36,6 +36,8 @@ struct DeviceDescription {
   bool host_alias_buffers = false;  // buffers live in host memory lent via host_alias()
   bool supports_fp64 = true;
   bool has_pinned_host = false;
+  // view() takes byte offsets that are multiples of this; 0 when the device has no views.
+  std::size_t view_alignment = 0;
   std::string id() const { return backend + ":" + std::to_string(index); }
   MemoryModel memory_model() const {
     return host_memory ? MemoryModel::kShared : host_alias_buffers ? MemoryModel::kAliased : MemoryModel::kSeparate;
@@ -55,6 +57,14 @@ class Device {
   // Optional: the host memory backing `buffer`, or nullptr (see plugin_abi.h, host_alias).
   // Valid until the buffer is released; copies between a buffer and its alias synchronise.
   virtual void* host_alias(ConstDeviceBuffer /*buffer*/) noexcept { return nullptr; }
+
+  // Optional: a handle for bytes [offset, offset + bytes) of `buffer`, usable wherever a
+  // buffer of this device is (copies, BLAS, SyncedMemory::set_gpu_data). offset must be a
+  // multiple of description().view_alignment. Freed with release_view(), before `buffer`.
+  // Devices whose handles are host pointers answer with the pointer; the others need
+  // their plugin's view() and otherwise throw UnsupportedError.
+  virtual DeviceBuffer view(DeviceBuffer buffer, std::size_t offset, std::size_t bytes);
+  virtual void release_view(DeviceBuffer /*view*/) noexcept {}
 
   // Whether `handle` is a live buffer this device allocated (exactly as allocate()
   // returned it). Devices whose memory is host memory need not say (every pointer is

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define BLOBRT_PLUGIN_ABI_MAJOR 1
-#define BLOBRT_PLUGIN_ABI_MINOR 0
+#define BLOBRT_PLUGIN_ABI_MINOR 1
 #define BLOBRT_PLUGIN_ENTRY_SYMBOL "blobrt_plugin_entry_v1"
 
 #define BLOBRT_ERROR_MESSAGE_SIZE 1024
@@ -69,6 +69,8 @@ typedef struct blobrt_device_properties {
   int32_t supports_fp64;  /* 0: the double operations fail with a clear message */
   int32_t has_pinned_host;/* 1: host_allocate/host_release give page-locked memory */
   int32_t host_alias_buffers; /* 1: host_alias() returns the host memory behind buffers */
+  /* ABI 1.1: the byte offsets view() accepts are multiples of this (0: no views). */
+  uint64_t view_alignment;
 } blobrt_device_properties;
 
 typedef struct blobrt_plugin_v1 {
@@ -126,6 +128,17 @@ typedef struct blobrt_plugin_v1 {
                blobrt_error* err);
 
   int (*synchronize)(void* context, blobrt_error* err);
+
+  /* ABI 1.1, optional (NULL when absent): a handle for bytes [offset, offset + bytes) of
+   * `buffer`, usable wherever a buffer handle of this device is (copies, memset, BLAS,
+   * host_alias). An OpenCL sub-buffer; a CUDA pointer plus offset. offset is a multiple of
+   * the device's view_alignment. release_view frees the handle, never the memory, and is
+   * called before the buffer itself is released. What lets libblobrt-dist lay many blobs'
+   * diffs out in one allocation (Caffe's parallel.cpp) on devices whose handles are not
+   * host pointers. */
+  int (*view)(void* context, void* buffer, size_t offset, size_t bytes, void** handle,
+              blobrt_error* err);
+  void (*release_view)(void* context, void* handle);
 } blobrt_plugin_v1;
 
 /* The one symbol a plugin exports. host_abi_major lets a plugin that supports several

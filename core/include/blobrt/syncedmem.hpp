@@ -39,6 +39,9 @@ class SyncedMemory {
   void set_cpu_data(void* data);  // never freed by blobrt
   const void* gpu_data();         // a device handle (a cl_mem for OpenCL)
   void set_gpu_data(void* data);  // a handle of the bound device; never freed by blobrt
+  // set_gpu_data for a handle whose memory `owner` keeps alive: this SyncedMemory holds
+  // `owner` until it lets go of the handle (a view into a larger allocation).
+  void set_gpu_data(void* data, std::shared_ptr<void> owner);
   void* mutable_cpu_data();
   void* mutable_gpu_data();
 

@@ -34,6 +34,7 @@ class HostDevice final : public Device {
     }
     description_.kind = DeviceKind::kCpu;
     description_.host_memory = true;
+    description_.view_alignment = 64;
     description_.supports_fp64 = true;
   }
 

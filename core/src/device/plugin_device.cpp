@@ -136,6 +136,30 @@ class PluginDevice final : public Device {
     return table_->host_alias && usable_here() ? table_->host_alias(context_, buffer) : nullptr;
   }
 
+  DeviceBuffer view(DeviceBuffer buffer, std::size_t offset, std::size_t bytes) override {
+    if (!has_views()) return Device::view(buffer, offset, bytes);
+    if (offset % description_.view_alignment) {
+      detail::fail(description_.id(), ": view offset ", offset, " is not a multiple of the device's view alignment ",
+                   description_.view_alignment);
+    }
+    void* handle = nullptr;
+    call("view", table_->view, buffer, offset, bytes, &handle);
+    if (!handle) detail::fail(description_.id(), ": view returned no handle");
+    if (!description_.host_memory) {
+      std::lock_guard<std::mutex> lock(buffers_mutex_);
+      buffers_.insert(handle);
+    }
+    return handle;
+  }
+  void release_view(DeviceBuffer view) noexcept override {
+    if (!has_views()) return;
+    if (!description_.host_memory) {
+      std::lock_guard<std::mutex> lock(buffers_mutex_);
+      buffers_.erase(view);
+    }
+    if (usable_here()) table_->release_view(context_, view);
+  }
+
   void copy_to_device(const void* host, DeviceBuffer dst, std::size_t dst_offset,
                       std::size_t bytes) override {
     call("copy_to_device", table_->copy_to_device, host, dst, dst_offset, bytes);
@@ -226,6 +250,9 @@ class PluginDevice final : public Device {
   // False once the process is exiting (exit_guard.hpp), and in a fork()ed child of the
   // process that opened this device unless the plugin declares itself fork-safe
   // (fork_guard.hpp).
+  bool has_views() const noexcept {
+    return BLOBRT_STRUCT_HAS(blobrt_plugin_v1, table_, release_view) && table_->view && table_->release_view;
+  }
   bool usable_here() const noexcept {
     return !exit_guard::exiting() && (fork_safe_ || fork_guard::generation() == generation_);
   }

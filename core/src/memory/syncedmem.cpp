@@ -159,11 +159,14 @@ const void* SyncedMemory::gpu_data() {
   return gpu_.get();
 }
 
-void SyncedMemory::set_gpu_data(void* data) {
+void SyncedMemory::set_gpu_data(void* data) { set_gpu_data(data, nullptr); }
+
+void SyncedMemory::set_gpu_data(void* data, std::shared_ptr<void> owner) {
   check_device();
   if (!data) detail::fail("SyncedMemory::set_gpu_data: null handle (size ", size_, " bytes)");
   release_gpu();
-  gpu_ = DataPtr::borrowed(data);
+  if (!cpu_views_gpu_ && model_ == MemoryModel::kAliased) release_cpu();  // the new buffer has its own alias
+  gpu_ = DataPtr::shared(data, std::move(owner));
   if (shared()) {
     release_cpu();
     cpu_ = DataPtr::borrowed(data);

@@ -60,6 +60,10 @@ std::string explain_load_error(const std::string& what) {
 constexpr std::size_t kMinimumTableSize =
     offsetof(blobrt_plugin_v1, synchronize) + sizeof(blobrt_plugin_v1::synchronize);
 
+bool has_views(const blobrt_plugin_v1* table) {
+  return BLOBRT_STRUCT_HAS(blobrt_plugin_v1, table, release_view) && table->view && table->release_view;
+}
+
 std::string check_table(const blobrt_plugin_v1* table, const Manifest& manifest) {
   if (!table) return "entry point returned no table for ABI major " +
                      std::to_string(BLOBRT_PLUGIN_ABI_MAJOR);
@@ -109,7 +113,8 @@ std::string check_table(const blobrt_plugin_v1* table, const Manifest& manifest)
 }
 
 DeviceDescription describe(const PluginReport& report, int index,
-                           const blobrt_device_properties& p, bool table_has_alias) {
+                           const blobrt_device_properties& p, bool table_has_alias,
+                           bool table_has_views) {
   DeviceDescription d;
   d.backend = report.name;
   d.index = index;
@@ -123,6 +128,13 @@ DeviceDescription describe(const PluginReport& report, int index,
   d.supports_fp64 = p.supports_fp64 != 0;
   d.has_pinned_host = p.has_pinned_host != 0;
   d.host_alias_buffers = p.host_alias_buffers != 0 && table_has_alias;
+  // Views (ABI 1.1): where the plugin offers them, at its alignment; on host-memory
+  // devices the core makes them itself (pointer arithmetic), cache-line aligned.
+  if (table_has_views && BLOBRT_STRUCT_HAS(blobrt_device_properties, &p, view_alignment)) {
+    d.view_alignment = p.view_alignment ? static_cast<std::size_t>(p.view_alignment) : 1;
+  } else if (d.host_memory) {
+    d.view_alignment = 64;
+  }
   return d;
 }
 
@@ -193,7 +205,7 @@ LoadedPlugin load(const Manifest& manifest, PluginReport& report) {
       report.devices.clear();
       break;
     }
-    report.devices.push_back(describe(report, i, properties, table->host_alias != nullptr));
+    report.devices.push_back(describe(report, i, properties, table->host_alias != nullptr, has_views(table)));
   }
   report.usable = report.reason.empty();
   loaded.library = library;
