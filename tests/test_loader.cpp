@@ -132,7 +132,7 @@ TEST(LoaderTest, ManifestAbiIsCheckedBeforeAnyPluginCodeRuns) {
     dir.copy_module("marker");
     dir.manifest("marker", "libtest-marker.so", "2.0");
     const PluginReport r = only(discover_in(dir.str()));
-    EXPECT_REASON(r, "manifest declares ABI 2.0, this blobrt speaks 1.0");
+    EXPECT_REASON(r, "manifest declares ABI 2.0, this blobrt speaks 1." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR));
     EXPECT_FALSE(std::filesystem::exists(marker)) << "the plugin's code ran despite its ABI";
   }
   {
@@ -149,7 +149,7 @@ TEST(LoaderTest, ManifestAbiIsCheckedBeforeAnyPluginCodeRuns) {
 TEST(LoaderTest, TableWithAnotherAbi) {
   PluginDir dir("tableabi");
   dir.add("tableabi");
-  EXPECT_REASON(only(discover_in(dir.str())), "function table reports ABI 2.0");
+  EXPECT_REASON(only(discover_in(dir.str())), "function table reports ABI 2." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR));
 }
 
 TEST(LoaderTest, TableTooSmall) {
@@ -496,7 +496,8 @@ TEST(VerdictCacheTest, UnreadableOrForeignCacheFilesAreIgnored) {
   std::ifstream in(cache_home.str() + "/blobrt/plugin-verdicts");
   std::string header;
   std::getline(in, header);
-  EXPECT_EQ(header, std::string("blobrt-plugin-verdicts 1 ") + version());
+  EXPECT_EQ(header, std::string("blobrt-plugin-verdicts 1 ") + version() + " abi " +
+                        std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR));
   ::unsetenv("XDG_CACHE_HOME");
 }
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "blobrt_config.h"
+#include "blobrt/plugin_abi.h"
 #include "environment.hpp"
 #include "log.hpp"
 #include "plugin_text.hpp"
@@ -19,9 +20,10 @@
 namespace blobrt {
 namespace {
 
-// The first line; a file from another format or another libblobrt is ignored (its
-// checks, and so its verdicts, may differ).
-const std::string kHeader = std::string("blobrt-plugin-verdicts 1 ") + BLOBRT_VERSION;
+// The first line; a file from another format, another libblobrt or another plugin ABI is
+// ignored (its checks, and so its verdicts, may differ).
+const std::string kHeader = std::string("blobrt-plugin-verdicts 1 ") + BLOBRT_VERSION + " abi " +
+                            std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR);
 constexpr std::size_t kMaxFileBytes = 1 << 20;
 
 // "path\tinode\tsize\tmtime_ns", or "" for a file that cannot be identified (then no
