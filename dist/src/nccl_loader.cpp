@@ -1,0 +1,51 @@
+#include "nccl_loader.hpp"
+
+#include <boost/dll/shared_library.hpp>
+#include <cstdlib>
+#include <exception>
+#include <memory>
+
+#include "blobrt_dist_config.h"
+
+namespace blobrt::dist {
+namespace {
+
+NcclPart load() {
+  NcclPart part;
+  const char* env = std::getenv("BLOBRT_DIST_NCCL");
+  part.path = env && *env ? env : BLOBRT_DIST_NCCL_PATH;
+  try {
+    // Never unloaded: see the header.
+    static auto* library = new boost::dll::shared_library();
+    library->load(part.path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
+    if (!library->has(BLOBRT_DIST_NCCL_ENTRY_SYMBOL)) {
+      part.reason = part.path + " has no " BLOBRT_DIST_NCCL_ENTRY_SYMBOL;
+      return part;
+    }
+    auto entry = library->get<const blobrt_dist_nccl_v1*()>(BLOBRT_DIST_NCCL_ENTRY_SYMBOL);
+    const blobrt_dist_nccl_v1* table = entry();
+    if (!table || table->struct_size < sizeof(blobrt_dist_nccl_v1)) {
+      part.reason = part.path + ": table too small for this libblobrt-dist";
+      return part;
+    }
+    char text[256] = {};
+    if (table->version(text, sizeof text) != 0) {
+      part.reason = part.path + ": ncclGetVersion failed";
+      return part;
+    }
+    part.version = text;
+    part.table = table;
+  } catch (const std::exception& e) {
+    part.reason = "cannot load " + part.path + ": " + e.what();
+  }
+  return part;
+}
+
+}  // namespace
+
+const NcclPart& nccl_part() {
+  static const NcclPart* part = new NcclPart(load());
+  return *part;
+}
+
+}  // namespace blobrt::dist
