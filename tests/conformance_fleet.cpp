@@ -1,0 +1,203 @@
+#include "conformance_fleet.hpp"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <sstream>
+
+#include "blobrt/dist/communicator.hpp"
+#include "blobrt/runtime.hpp"
+#include "conformance_checks.hpp"
+#include "json_writer.hpp"
+
+namespace blobrt::fleet {
+namespace {
+
+// Fields are tab-separated and rows newline-separated: neither may appear inside one.
+std::string clean(std::string s) {
+  for (char& c : s) {
+    if (c == '\t' || c == '\n' || c == '\r') c = ' ';
+  }
+  return s;
+}
+
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t end; (end = s.find(sep, start)) != std::string::npos; start = end + 1) {
+    parts.push_back(s.substr(start, end - start));
+  }
+  parts.push_back(s.substr(start));
+  return parts;
+}
+
+Row check_device(const std::string& node, int rank, const std::string& id) {
+  Row row;
+  row.node = node;
+  row.rank = rank;
+  row.device = id;
+  row.backend = id.substr(0, id.find(':'));
+  try {
+    std::shared_ptr<Device> device = open_device(id);
+    row.name = device->description().name;
+    for (const conformance::Case& c : conformance::standard_cases()) {
+      conformance::Result r = conformance::run_case(*device, c);
+      if (r.skipped) {
+        ++row.skipped;
+      } else if (r.passed) {
+        ++row.passed;
+      } else {
+        if (row.failed++ < 3) row.detail += (row.detail.empty() ? "" : "; ") + c.name() + ": " + r.detail;
+      }
+    }
+  } catch (const std::exception& e) {
+    ++row.failed;
+    row.detail = std::string("cannot open: ") + e.what();
+  }
+  row.status = row.failed ? "failed" : row.passed ? "passed" : "skipped";
+  if (!row.failed && row.skipped) row.detail = std::to_string(row.skipped) + " cases skipped (e.g. no fp64)";
+  return row;
+}
+
+}  // namespace
+
+std::vector<Row> local_rows(const std::string& node, int rank) {
+  std::vector<Row> rows;
+  for (const std::string& id : available_devices()) rows.push_back(check_device(node, rank, id));
+  for (const PluginReport& p : inventory().plugins) {
+    if (p.usable) continue;
+    Row row;
+    row.node = node;
+    row.rank = rank;
+    row.backend = p.name.empty() ? "?" : p.name;
+    row.device = "-";
+    row.name = p.manifest;
+    row.status = "skipped";
+    row.detail = p.reason;
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string serialize(const std::vector<Row>& rows) {
+  std::ostringstream s;
+  for (const Row& r : rows) {
+    s << clean(r.node) << '\t' << r.rank << '\t' << clean(r.backend) << '\t' << clean(r.device) << '\t'
+      << clean(r.name) << '\t' << r.status << '\t' << r.passed << '\t' << r.failed << '\t' << r.skipped << '\t'
+      << clean(r.detail) << '\n';
+  }
+  return s.str();
+}
+
+std::vector<Row> deserialize(const std::string& text) {
+  std::vector<Row> rows;
+  for (const std::string& line : split(text, '\n')) {
+    std::vector<std::string> f = split(line, '\t');
+    if (f.size() != 10) continue;
+    Row r;
+    r.node = f[0];
+    r.rank = std::stoi(f[1]);
+    r.backend = f[2];
+    r.device = f[3];
+    r.name = f[4];
+    r.status = f[5];
+    r.passed = std::stoi(f[6]);
+    r.failed = std::stoi(f[7]);
+    r.skipped = std::stoi(f[8]);
+    r.detail = f[9];
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+std::string table(const std::vector<Row>& rows) {
+  const std::vector<std::string> head = {"node", "rank", "backend", "device", "result", "cases", "why / first failures"};
+  std::vector<std::vector<std::string>> cells;
+  for (const Row& r : rows) {
+    std::string cases = r.device == "-" ? "-"
+                                         : std::to_string(r.passed) + " ok, " + std::to_string(r.failed) + " failed, " +
+                                               std::to_string(r.skipped) + " skipped";
+    cells.push_back({r.node, std::to_string(r.rank), r.backend, r.device + (r.name.empty() || r.device == "-" ? "" : " (" + r.name + ")"),
+                     r.status, cases, r.detail});
+  }
+  std::vector<std::size_t> width(head.size());
+  for (std::size_t i = 0; i < head.size(); ++i) width[i] = head[i].size();
+  for (const auto& row : cells) {
+    for (std::size_t i = 0; i + 1 < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
+  }
+  std::ostringstream s;
+  auto line = [&](const std::vector<std::string>& row) {
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      s << row[i];
+      if (i + 1 < row.size()) s << std::string(width[i] - row[i].size() + 2, ' ');
+    }
+    s << '\n';
+  };
+  line(head);
+  for (const auto& row : cells) line(row);
+  int failed = 0, nodes_rows = static_cast<int>(rows.size());
+  for (const Row& r : rows) failed += r.status == "failed";
+  s << nodes_rows << " rows, " << failed << " failed\n";
+  return s.str();
+}
+
+std::string json(const std::vector<Row>& rows) {
+  using tools::json_string;
+  std::ostringstream s;
+  bool any_failed = false;
+  s << "{\"rows\": [";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
+    any_failed = any_failed || r.status == "failed";
+    s << (i ? ",\n  " : "\n  ") << "{\"node\": " << json_string(r.node) << ", \"rank\": " << r.rank
+      << ", \"backend\": " << json_string(r.backend) << ", \"device\": " << json_string(r.device)
+      << ", \"name\": " << json_string(r.name) << ", \"status\": " << json_string(r.status)
+      << ", \"passed\": " << r.passed << ", \"failed\": " << r.failed << ", \"skipped\": " << r.skipped
+      << ", \"detail\": " << json_string(r.detail) << "}";
+  }
+  s << "\n], \"failed\": " << (any_failed ? "true" : "false") << "}\n";
+  return s.str();
+}
+
+int run(int argc, char** argv) {
+  bool as_json = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--json") == 0) as_json = true;
+  }
+  dist::MpiSession mpi(&argc, &argv);
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "?");
+
+  const std::string mine = serialize(local_rows(host, rank));
+  int length = static_cast<int>(mine.size());
+  std::vector<int> lengths(ranks), offsets(ranks);
+  MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  int total = 0;
+  for (int r = 0; r < ranks; ++r) {
+    offsets[r] = total;
+    total += lengths[r];
+  }
+  std::string all(rank == 0 ? static_cast<std::size_t>(total) : 0, '\0');
+  MPI_Gatherv(mine.data(), length, MPI_CHAR, all.data(), lengths.data(), offsets.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+
+  int failed = 0;
+  if (rank == 0) {
+    std::vector<Row> rows = deserialize(all);
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) {
+      return std::tie(a.node, a.rank) < std::tie(b.node, b.rank);
+    });
+    for (const Row& r : rows) failed = failed || r.status == "failed";
+    std::fputs((as_json ? json(rows) : table(rows)).c_str(), stdout);
+    std::fflush(stdout);
+  }
+  MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return failed ? 1 : 0;
+}
+
+}  // namespace blobrt::fleet

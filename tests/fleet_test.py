@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""blobrt-conformance --fleet under mpirun: a fleet of ranks with different plugins.
+
+usage: fleet_test.py MPIRUN CONFORMANCE BLIS_DIR BROKEN_MODULE ABI
+Rank 0 sees every plugin of the build (BLOBRT_PLUGIN_PATH from the test environment),
+rank 1 only BLIS, and in the second run rank 1 only a plugin whose axpy is wrong.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+mpirun, conformance, blis_dir, broken_module, abi = sys.argv[1:6]
+MPI = [mpirun, "--allow-run-as-root", "--oversubscribe", "--timeout", "240",
+       "--mca", "btl", "self,vader", "--mca", "btl_vader_single_copy_mechanism", "none"]
+failures = []
+
+
+def check(cond, what, output=""):
+    if not cond:
+        failures.append(what + ("\n--- output:\n" + output if output else ""))
+
+
+def fleet(rank1_path, *extra):
+    cmd = MPI + ["-np", "1", conformance, "--fleet", *extra, ":",
+                 "-np", "1", "-x", "BLOBRT_PLUGIN_PATH=" + rank1_path, conformance, "--fleet", *extra]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=280)
+    return p.returncode, p.stdout, p.stdout + p.stderr
+
+
+# 1. A healthy, heterogeneous fleet: exit 0, one row per device and unusable plugin.
+code, out, log = fleet(blis_dir, "--json")
+check(code == 0, "healthy fleet exits 0, got %d" % code, log)
+try:
+    report = json.loads(out)
+except ValueError as e:
+    report = {"rows": [], "failed": True}
+    check(False, "--json output parses: %s" % e, log)
+rows = report["rows"]
+by_rank = {0: [], 1: []}
+for r in rows:
+    by_rank.setdefault(r["rank"], []).append(r)
+check(report["failed"] is False, "healthy fleet: failed is false", out)
+rank1 = sorted(r["device"] for r in by_rank[1])
+check(rank1 == ["blis:0", "host:0"], "rank 1 sees exactly host and blis, got %s" % rank1, out)
+for r in rows:
+    if r["device"] == "-":
+        check(r["status"] == "skipped" and r["detail"], "an unusable plugin is skipped with its reason: %s" % r, out)
+    else:
+        check(r["status"] == "passed" and r["passed"] > 100 and r["failed"] == 0, "device passes: %s" % r, out)
+rank0 = {r["device"] for r in by_rank[0]}
+check({"host:0", "blis:0"} <= rank0, "rank 0 sees host and blis at least, got %s" % sorted(rank0), out)
+check(all(r["node"] for r in rows), "every row names its node", out)
+
+# 2. The same as a table.
+code, out, log = fleet(blis_dir)
+check(code == 0 and out.startswith("node  rank  backend"), "table mode prints the table", log)
+check("rows, 0 failed" in out, "table mode ends with the count of failures", log)
+
+# 3. A rank with a broken plugin: the table says which node, rank and case, and the job fails.
+broken = tempfile.mkdtemp(prefix="blobrt-fleet-")
+try:
+    shutil.copy(broken_module, broken)
+    with open(os.path.join(broken, "wrongaxpy.plugin"), "w") as f:
+        f.write("name = wrongaxpy\nlibrary = %s\nabi = %s\npriority = 5\n" % (os.path.basename(broken_module), abi))
+    code, out, log = fleet(broken, "--json")
+    check(code != 0, "a failure on one rank fails the job", log)
+    report = json.loads(out) if out.strip().startswith("{") else {"rows": [], "failed": False}
+    check(report["failed"] is True, "--json says failed", out)
+    bad = [r for r in report["rows"] if r["backend"] == "wrongaxpy"]
+    check(len(bad) == 1 and bad[0]["rank"] == 1 and bad[0]["status"] == "failed" and "axpy" in bad[0]["detail"],
+          "the broken plugin's row names rank 1 and an axpy case: %s" % bad, out)
+finally:
+    shutil.rmtree(broken)
+
+if failures:
+    print("\n\n".join(failures))
+    sys.exit(1)
+print("fleet conformance: ok")
