@@ -16,6 +16,7 @@
 #include "blobrt/plugin_abi.h"
 #include "blobrt/runtime.hpp"
 #include "json_writer.hpp"
+#include "scale_out_info.hpp"
 #include "selftest.hpp"
 
 namespace {
@@ -109,7 +110,7 @@ int cmd_info(bool json) {
               << ",\n  \"selection\": [";
     for (std::size_t i = 0; i < notes.size(); ++i) std::cout << (i ? ", " : "") << json_string(notes[i]);
     std::cout << "],\n  \"error\": " << (selection_error.empty() ? "null" : json_string(selection_error))
-              << "\n}\n";
+              << ",\n  \"scale_out\": " << blobrt::tools::scale_out_json() << "\n}\n";
   } else {
     std::cout << "blobrt " << blobrt::version() << " (plugin ABI " << BLOBRT_PLUGIN_ABI_MAJOR << "."
               << BLOBRT_PLUGIN_ABI_MINOR << ")\n\nPlugin search path:\n";
@@ -136,6 +137,7 @@ int cmd_info(bool json) {
     std::cout << "\nSelection:\n";
     for (const auto& n : notes) std::cout << "  " << n << "\n";
     if (!active.empty()) std::cout << "\nActive device: " << active << "\n";
+    std::cout << blobrt::tools::scale_out_text();
   }
   if (!selection_error.empty()) {
     std::cerr << "blobrt: " << selection_error << "\n";

@@ -8,6 +8,7 @@
 #include "engines.hpp"
 #include "list_check.hpp"
 #include "mpi_call.hpp"
+#include "nccl_loader.hpp"
 
 namespace blobrt::dist {
 
@@ -250,6 +251,11 @@ std::vector<EngineReport> engine_reports() {
     for (const DeviceDescription& d : p.devices) reports.push_back(plan_engine(d));
   }
   return reports;
+}
+
+NcclPartReport nccl_part_report() {
+  const NcclPart& part = nccl_part();
+  return NcclPartReport{part.table != nullptr, part.path, part.version, part.reason};
 }
 
 std::string mpi_library_version() {

@@ -1,6 +1,7 @@
 #include "nccl_loader.hpp"
 
 #include <boost/dll/shared_library.hpp>
+#include <boost/filesystem/operations.hpp>
 #include <cstdlib>
 #include <exception>
 #include <memory>
@@ -14,6 +15,12 @@ NcclPart load() {
   NcclPart part;
   const char* env = std::getenv("BLOBRT_DIST_NCCL");
   part.path = env && *env ? env : BLOBRT_DIST_NCCL_PATH;
+  boost::system::error_code ec;
+  if (!boost::filesystem::exists(part.path, ec)) {
+    part.reason = part.path + " is not installed (GPU nodes get it with the `cuda` install tag; "
+                  "BLOBRT_DIST_NCCL names another)";
+    return part;
+  }
   try {
     // Never unloaded: see the header.
     static auto* library = new boost::dll::shared_library();

@@ -4,6 +4,7 @@
 #include <mpi.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <string>
@@ -12,6 +13,7 @@
 #include "blobrt/blob.hpp"
 #include "blobrt/dist/communicator.hpp"
 #include "blobrt/runtime.hpp"
+#include "engines.hpp"
 
 namespace blobrt::dist {
 namespace {
@@ -294,6 +296,31 @@ TEST_F(DistTest, EngineIsNamedForTheActiveDevice) {
   if (m == MemoryModel::kShared) EXPECT_EQ(r.engine, "mpi in place");
   if (m == MemoryModel::kAliased) EXPECT_EQ(r.engine, "mpi on host aliases");
   if (m == MemoryModel::kSeparate) EXPECT_EQ(r.engine, "mpi via host staging");
+}
+
+// The NCCL part (libblobrt-dist-nccl.so) loads through Boost.DLL and answers with NCCL's
+// version on any node, GPU or not; a CUDA device would then reduce with it.
+TEST(NcclPart, LoadsWhereBuiltOrSaysWhyNot) {
+  const NcclPartReport r = nccl_part_report();
+  const char* built = std::getenv("BLOBRT_DIST_NCCL");
+  if (!built || !*built) {
+    EXPECT_FALSE(r.loaded);
+    EXPECT_NE(r.reason.find("not installed"), std::string::npos) << r.reason;
+    GTEST_SKIP() << "no NCCL part in this build: " << r.reason;
+  }
+  ASSERT_TRUE(r.loaded) << r.reason;
+  EXPECT_EQ(r.version.rfind("NCCL 2.", 0), 0u) << r.version;
+  DeviceDescription cuda;
+  cuda.backend = "cuda";
+  cuda.view_alignment = 256;
+  cuda.kind = DeviceKind::kGpu;
+  const EngineReport plan = plan_engine(cuda);
+  EXPECT_EQ(plan.engine, "nccl") << plan.details;
+  EXPECT_NE(plan.details.find(r.version), std::string::npos) << plan.details;
+  DeviceDescription other_gpu = cuda;
+  other_gpu.backend = "opencl";
+  other_gpu.has_pinned_host = true;
+  EXPECT_EQ(plan_engine(other_gpu).engine, "mpi via host staging");
 }
 
 }  // namespace

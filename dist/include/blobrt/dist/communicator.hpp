@@ -132,6 +132,15 @@ class Communicator {
 std::vector<EngineReport> engine_reports();
 std::string mpi_library_version();
 
+// libblobrt-dist-nccl.so, the part installed on GPU nodes: loaded or why not.
+struct NcclPartReport {
+  bool loaded = false;
+  std::string path;
+  std::string version;  // "NCCL 2.x.y (CUDA runtime N)"
+  std::string reason;
+};
+NcclPartReport nccl_part_report();
+
 }  // namespace blobrt::dist
 
 #endif  // BLOBRT_DIST_COMMUNICATOR_HPP

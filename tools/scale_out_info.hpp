@@ -1,0 +1,16 @@
+// The "Scale-out" part of `blobrt info`: libblobrt-dist's MPI, its NCCL part, and the
+// engine each device here would reduce with (docs/scale-out.md). Built only with
+// libblobrt-dist; without it `blobrt info` says so.
+#ifndef BLOBRT_TOOLS_SCALE_OUT_INFO_HPP
+#define BLOBRT_TOOLS_SCALE_OUT_INFO_HPP
+
+#include <string>
+
+namespace blobrt::tools {
+
+std::string scale_out_text();
+std::string scale_out_json();  // a JSON object, or null
+
+}  // namespace blobrt::tools
+
+#endif
