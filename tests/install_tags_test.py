@@ -42,8 +42,10 @@ def run_info(dest, *extra):
 
 with tempfile.TemporaryDirectory() as cpu_node:
     files = install("runtime,devel", cpu_node)
-    cuda_files = [f for f in files if "cuda" in os.path.basename(f).lower()]
-    check(not cuda_files, f"runtime,devel installs no CUDA file {cuda_files}")
+    cuda_files = [f for f in files if "cuda" in os.path.basename(f).lower() or "nccl" in os.path.basename(f).lower()]
+    check(not cuda_files, f"runtime,devel installs no CUDA or NCCL file {cuda_files}")
+    if os.path.exists(os.path.join(build, "dist", "libblobrt-dist.so")):
+        check(any(os.path.basename(f).startswith("libblobrt-dist.so") for f in files), "runtime installs libblobrt-dist")
     check(any(f.endswith("/blobrt") for f in files), "runtime installs the blobrt command")
     check(any(f.endswith("blobrt-conformance") for f in files), "runtime installs blobrt-conformance")
     check(any(f.endswith("include/blobrt/blob.hpp") for f in files), "devel installs the headers")
@@ -63,7 +65,7 @@ with tempfile.TemporaryDirectory() as cpu_node:
     info = run_info(cpu_node)
     check(info.returncode == 0, f"blobrt info on the CPU install exits 0 ({info.stderr.strip()})")
     check("blis  " in info.stdout and "usable" in info.stdout, "blobrt info finds the installed blis plugin")
-    check("cuda" not in info.stdout, "blobrt info on the CPU install lists no cuda plugin")
+    check("\n  cuda  " not in info.stdout, "blobrt info on the CPU install lists no cuda plugin")
     as_json = run_info(cpu_node, "--json")
     try:
         parsed = json.loads(as_json.stdout)
@@ -77,6 +79,8 @@ if cuda == "with-cuda":
         files = install("runtime,devel,cuda", gpu_node)
         check(any(f.endswith("plugins.d/libblobrt-cuda.so") for f in files), "cuda tag adds the plugin")
         check(any(f.endswith("plugins.d/cuda.plugin") for f in files), "cuda tag adds its manifest")
+        if os.path.exists(os.path.join(build, "dist", "libblobrt-dist-nccl.so")):
+            check(any(f.endswith("blobrt/libblobrt-dist-nccl.so") for f in files), "cuda tag adds the NCCL part")
         info = run_info(gpu_node)
         check(info.returncode == 0, "blobrt info on the GPU install exits 0")
         check("cuda  " in info.stdout, "blobrt info on the GPU install lists cuda")

@@ -25,9 +25,9 @@ fi
 
 echo "== configuring $build"
 if [ -f "$build/build.ninja" ]; then
-  meson setup --reconfigure "$build" -Dtests=enabled ${MESON_ARGS:-} >/dev/null
+  meson setup --reconfigure "$build" -Dtests=enabled -Dmpi=enabled ${MESON_ARGS:-} >/dev/null
 else
-  meson setup "$build" -Dtests=enabled ${MESON_ARGS:-} >/dev/null
+  meson setup "$build" -Dtests=enabled -Dmpi=enabled ${MESON_ARGS:-} >/dev/null
 fi
 echo "== building"
 ninja -C "$build" >/dev/null

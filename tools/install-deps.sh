@@ -11,6 +11,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd clinfo
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
   libgoogle-glog-dev
+  libopenmpi-dev openmpi-bin
   "$@"
 )
 missing=()
