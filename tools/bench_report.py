@@ -24,6 +24,9 @@ PATTERN = {"memset": "fill", "h2d": "copy", "d2h": "copy", "d2d": "copy", "axpy"
 TO_NS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
+KEEP_MARKER = "<!-- scale-out results: tools/bench-dist.sh -->"
+
+
 def load(path):
     with open(path) as f:
         data = json.load(f)
@@ -176,8 +179,15 @@ def main():
           f"{fmt(mem.get('rss_bytes_per_element_data_diff'))} |")
     w("")
 
+    # Sections written by other runs (tools/bench-dist.sh) are kept as they are.
+    kept = ""
+    if os.path.exists(out_md):
+        with open(out_md) as f:
+            old = f.read()
+        if KEEP_MARKER in old:
+            kept = "\n" + old[old.index(KEEP_MARKER):]
     with open(out_md, "w") as f:
-        f.write("\n".join(lines) + "\n")
+        f.write("\n".join(lines) + "\n" + kept)
 
     if out_png:
         plot(r, devices, sizes, out_png)

@@ -1,6 +1,8 @@
 #include "blobrt/dist/communicator.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "blobrt/error.hpp"
@@ -48,6 +50,19 @@ struct FusedBuffer {
 
 std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
 
+// BLOBRT_DIST_BUCKET_BYTES (a positive byte count, e.g. 1048576), else 25 MiB.
+std::size_t default_bucket_bytes() {
+  const char* env = std::getenv("BLOBRT_DIST_BUCKET_BYTES");
+  if (!env || !*env) return kDefaultBucketBytes;
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(env, &end, 10);
+  if (errno || *end || v == 0 || env[0] == '-') {
+    detail::fail("BLOBRT_DIST_BUCKET_BYTES='", env, "' is not a positive number of bytes");
+  }
+  return static_cast<std::size_t>(v);
+}
+
 }  // namespace
 
 // The parameters' diffs in one canonical order and layout, the same on every rank: float
@@ -84,7 +99,7 @@ Communicator::Communicator(MPI_Comm comm, Options options) : options_(options) {
     detail::fail("blobrt::dist::Communicator: MPI is not initialised; create a blobrt::dist::MpiSession "
                  "(or call MPI_Init) first");
   }
-  if (options_.bucket_bytes == 0) detail::fail("blobrt::dist::Communicator: bucket_bytes must be positive, not 0");
+  if (options_.bucket_bytes == 0) options_.bucket_bytes = default_bucket_bytes();
   mpi_call("MPI_Comm_dup", MPI_Comm_dup(comm, &comm_));
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);

@@ -298,6 +298,21 @@ TEST_F(DistTest, EngineIsNamedForTheActiveDevice) {
   if (m == MemoryModel::kSeparate) EXPECT_EQ(r.engine, "mpi via host staging");
 }
 
+TEST_F(DistTest, BucketSizeFromTheEnvironmentWhenNotGiven) {
+  ::setenv("BLOBRT_DIST_BUCKET_BYTES", "4096", 1);
+  EXPECT_EQ(Communicator().options().bucket_bytes, 4096u);
+  EXPECT_EQ(Communicator(MPI_COMM_WORLD, Options{1024}).options().bucket_bytes, 1024u) << "an explicit size wins";
+  ::setenv("BLOBRT_DIST_BUCKET_BYTES", "25M", 1);
+  try {
+    Communicator c;
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("BLOBRT_DIST_BUCKET_BYTES='25M'"), std::string::npos) << e.what();
+  }
+  ::unsetenv("BLOBRT_DIST_BUCKET_BYTES");
+  EXPECT_EQ(Communicator().options().bucket_bytes, kDefaultBucketBytes);
+}
+
 // The NCCL part (libblobrt-dist-nccl.so) loads through Boost.DLL and answers with NCCL's
 // version on any node, GPU or not; a CUDA device would then reduce with it.
 TEST(NcclPart, LoadsWhereBuiltOrSaysWhyNot) {

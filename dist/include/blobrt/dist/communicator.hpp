@@ -53,9 +53,11 @@ class ParamRef {
 };
 
 struct Options {
-  // Bytes one collective moves at most; buckets never split an element.
-  std::size_t bucket_bytes = std::size_t{25} << 20;
+  // Bytes one collective moves at most; buckets never split an element. 0: the
+  // environment's BLOBRT_DIST_BUCKET_BYTES, else 25 MiB (PyTorch DDP's default).
+  std::size_t bucket_bytes = 0;
 };
+constexpr std::size_t kDefaultBucketBytes = std::size_t{25} << 20;
 
 // What the last allreduce_diffs did (for tests and benchmarks).
 struct ReduceStats {

@@ -1,0 +1,195 @@
+// blobrt-bench-dist: libblobrt-dist's allreduce against the raw MPI call, under mpirun.
+//   mpirun -np 4 blobrt-bench-dist [--blobrt_smoke] [Google Benchmark flags]
+// Every rank runs every benchmark for the same fixed number of iterations; an iteration's
+// time is the slowest rank's (MPI_Allreduce MAX of each rank's time between barriers), and
+// rank 0 reports. The parameter list has the shapes of ResNet-50's learnable blobs in
+// Caffe (161 blobs, 25,557,032 floats, 97.5 MiB). At the end rank 0 prints the ratios the
+// issue asks for, from this run's own numbers.
+#include <benchmark/benchmark.h>
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "blobrt/blob.hpp"
+#include "blobrt/dist/communicator.hpp"
+#include "blobrt/runtime.hpp"
+
+namespace {
+
+bool smoke = false;
+
+// ResNet-50 (He et al. 2015, Caffe's deploy prototxt): conv weights without bias, a
+// scale and a bias per batch norm, the final fc weight and bias.
+std::vector<std::vector<int>> resnet50_shapes() {
+  std::vector<std::vector<int>> shapes;
+  auto conv_bn = [&](int out, int in, int k) {
+    shapes.push_back({out, in, k, k});
+    shapes.push_back({out});
+    shapes.push_back({out});
+  };
+  conv_bn(64, 3, 7);
+  int in = 64;
+  const int blocks[] = {3, 4, 6, 3};
+  for (int stage = 0; stage < 4; ++stage) {
+    const int width = 64 << stage, out = width * 4;
+    for (int b = 0; b < blocks[stage]; ++b) {
+      if (b == 0) conv_bn(out, in, 1);  // projection shortcut
+      conv_bn(width, b == 0 ? in : out, 1);
+      conv_bn(width, width, 3);
+      conv_bn(out, width, 1);
+    }
+    in = out;
+  }
+  shapes.push_back({1000, 2048});
+  shapes.push_back({1000});
+  return shapes;
+}
+
+struct Model {
+  std::vector<std::unique_ptr<blobrt::Blob<float>>> blobs;
+  std::vector<blobrt::dist::ParamRef> params;
+  std::int64_t count = 0;
+  Model() {
+    for (const auto& shape : resnet50_shapes()) {
+      std::vector<int> s = shape;
+      if (smoke) s = {static_cast<int>(std::min<std::int64_t>(blobrt::Blob<float>(shape).count(), 64))};
+      blobs.push_back(std::make_unique<blobrt::Blob<float>>(s));
+      float* d = blobs.back()->mutable_cpu_diff();
+      for (std::int64_t i = 0; i < blobs.back()->count(); ++i) d[i] = 1.0f;
+      count += blobs.back()->count();
+      params.emplace_back(blobs.back().get());
+    }
+  }
+};
+
+Model& model() {
+  static Model m;
+  return m;
+}
+
+// Times one call across ranks: the slowest rank's time, so every rank agrees.
+template <typename F>
+void timed(benchmark::State& state, F&& f) {
+  for (auto _ : state) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
+    f();
+    double mine = MPI_Wtime() - t0, slowest = 0;
+    MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    state.SetIterationTime(slowest);
+  }
+  state.SetBytesProcessed(state.iterations() * model().count * static_cast<std::int64_t>(sizeof(float)));
+  state.counters["blobs"] = static_cast<double>(model().params.size());
+}
+
+void raw_single_buffer(benchmark::State& state) {
+  std::vector<float> buffer(static_cast<std::size_t>(model().count), 1.0f);
+  timed(state, [&] {
+    MPI_Allreduce(MPI_IN_PLACE, buffer.data(), static_cast<int>(buffer.size()), MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+  });
+}
+
+void naive_per_blob(benchmark::State& state) {
+  timed(state, [&] {
+    for (auto& b : model().blobs) {
+      MPI_Allreduce(MPI_IN_PLACE, b->mutable_cpu_diff(), static_cast<int>(b->count()), MPI_FLOAT, MPI_SUM,
+                    MPI_COMM_WORLD);
+    }
+  });
+}
+
+void blobrt_allreduce(benchmark::State& state) {
+  blobrt::dist::Communicator comm(MPI_COMM_WORLD, blobrt::dist::Options{static_cast<std::size_t>(state.range(0))});
+  comm.allreduce_diffs(model().params);  // lays out once, as the first training step does
+  timed(state, [&] { comm.allreduce_diffs(model().params); });
+  state.counters["collectives"] = comm.last_stats().collectives;
+  state.SetLabel(blobrt::active_backend() + ", " + comm.engine().engine);
+}
+
+// Rank 0 keeps each benchmark's mean time for the ratio summary.
+class Recorder : public benchmark::ConsoleReporter {
+ public:
+  std::map<std::string, double> seconds;
+  void ReportRuns(const std::vector<Run>& runs) override {
+    for (const Run& r : runs) {
+      if (r.run_type == Run::RT_Aggregate && r.aggregate_name != "mean") continue;
+      seconds[r.benchmark_name()] = r.GetAdjustedRealTime();
+    }
+    ConsoleReporter::ReportRuns(runs);
+  }
+};
+
+class Silent : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context&) override { return true; }
+  void ReportRuns(const std::vector<Run>&) override {}
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  blobrt::dist::MpiSession mpi(&argc, &argv);
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--blobrt_smoke") == 0) {
+      smoke = true;
+    } else {
+      args.push_back(argv[i]);
+    }
+  }
+  int count = static_cast<int>(args.size());
+  benchmark::Initialize(&count, args.data());
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+
+  const int iterations = smoke ? 2 : 10;
+  const int repetitions = smoke ? 1 : 3;
+  auto setup = [&](benchmark::internal::Benchmark* b) {
+    b->UseManualTime()->Iterations(iterations)->Repetitions(repetitions)->Unit(benchmark::kMillisecond);
+    if (repetitions > 1) b->ReportAggregatesOnly(true);
+  };
+  const std::string suffix = "/ranks:" + std::to_string(ranks);
+  setup(benchmark::RegisterBenchmark(("dist/raw_mpi_allreduce_one_buffer" + suffix).c_str(), raw_single_buffer));
+  setup(benchmark::RegisterBenchmark(("dist/naive_mpi_allreduce_per_blob" + suffix).c_str(), naive_per_blob));
+  setup(benchmark::RegisterBenchmark(("dist/blobrt_allreduce_diffs" + suffix).c_str(), blobrt_allreduce)
+            ->ArgName("bucket_bytes")
+            ->Arg(1 << 20)
+            ->Arg(4 << 20)
+            ->Arg(25 << 20)
+            ->Arg(1 << 30));
+
+  Recorder recorder;
+  Silent silent;
+  if (rank == 0) {
+    benchmark::RunSpecifiedBenchmarks(&recorder);
+  } else {
+    benchmark::RunSpecifiedBenchmarks(&silent);
+  }
+  if (rank == 0 && !smoke) {
+    auto mean = [&](const std::string& prefix) {
+      for (const auto& [name, s] : recorder.seconds) {
+        if (name.rfind(prefix, 0) == 0) return s;
+      }
+      return 0.0;
+    };
+    const double raw = mean("dist/raw_mpi_allreduce_one_buffer"), naive = mean("dist/naive_mpi_allreduce_per_blob");
+    std::printf("\nsummary: %d ranks, %zu blobs, %lld floats, on %s; raw one buffer %.1f ms, naive per blob %.1f ms\n",
+                ranks, model().params.size(), static_cast<long long>(model().count), blobrt::active_backend().c_str(),
+                raw * 1e3, naive * 1e3);
+    for (const char* bucket : {"1048576", "4194304", "26214400", "1073741824"}) {
+      const double ours = mean("dist/blobrt_allreduce_diffs" + suffix + "/bucket_bytes:" + bucket);
+      if (raw > 0 && naive > 0 && ours > 0) {
+        std::printf("summary: bucket %s B: %.1f ms; raw/blobrt %.2f (speed relative to the raw call), naive/blobrt %.2fx\n",
+                    bucket, ours * 1e3, raw / ours, naive / ours);
+      }
+    }
+  }
+  benchmark::Shutdown();
+  return 0;
+}
