@@ -38,8 +38,7 @@ void* StagingBuffer::get(std::size_t bytes) {
   return pointer_;
 }
 
-void allreduce_host(MPI_Comm comm, void* data, std::size_t bytes, bool is_double, Reduction reduction,
-                    ReduceStats& stats) {
+void mpi_allreduce_in_place(MPI_Comm comm, void* data, std::size_t bytes, bool is_double, ReduceStats& stats) {
   const std::size_t element = is_double ? sizeof(double) : sizeof(float);
   const std::size_t count = bytes / element;
   char* p = static_cast<char*>(data);
@@ -50,6 +49,12 @@ void allreduce_host(MPI_Comm comm, void* data, std::size_t bytes, bool is_double
     ++stats.collectives;
     done += n;
   }
+}
+
+void allreduce_host(MPI_Comm comm, void* data, std::size_t bytes, bool is_double, Reduction reduction,
+                    ReduceStats& stats) {
+  mpi_allreduce_in_place(comm, data, bytes, is_double, stats);
+  const std::size_t count = bytes / (is_double ? sizeof(double) : sizeof(float));
   if (reduction == Reduction::kMean && count) {
     int ranks = 1;
     MPI_Comm_size(comm, &ranks);
@@ -86,40 +91,32 @@ class InPlaceEngine final : public Engine {
   }
 };
 
-// OpenCL on a CPU: the buffer's host memory is lent through host_alias; copy_to_host and
-// copy_to_device between a buffer and its own alias are the map and unmap that order the
-// host's access after the device's and before its next use, and move no bytes.
-class AliasEngine final : public Engine {
+// Through host memory: copy the bucket out, reduce it there, copy it back.
+//  - on host aliases (OpenCL on a CPU): the host memory is the buffer's own, lent through
+//    host_alias; copy_to_host and copy_to_device between a buffer and its alias are the
+//    map and unmap that order the host's access after the device's and before its next
+//    use, and move no bytes;
+//  - staging (separate memory): the host memory is a (pinned) staging buffer.
+class HostRoundTripEngine final : public Engine {
  public:
-  using Engine::Engine;
+  HostRoundTripEngine(std::shared_ptr<Device> device, MPI_Comm comm, EngineReport report, bool on_alias)
+      : Engine(std::move(device), comm, std::move(report)), on_alias_(on_alias) {}
   void allreduce(DeviceBuffer buffer, std::size_t offset, std::size_t bytes, bool is_double, Reduction reduction,
                  ReduceStats& stats) override {
-    char* alias = static_cast<char*>(device_->host_alias(buffer));
-    if (!alias) detail::fail("blobrt::dist: ", device_->description().id(), " lent no host memory for a buffer");
-    device_->copy_to_host(buffer, offset, alias + offset, bytes);
-    allreduce_host(comm_, alias + offset, bytes, is_double, reduction, stats);
-    device_->copy_to_device(alias + offset, buffer, offset, bytes);
-  }
-  void broadcast(SyncedMemory& memory, int root) override {
-    broadcast_host(memory.mutable_cpu_data(), memory.size(), root);  // the alias: no copy
-  }
-};
-
-// Separate memory: through (pinned) host memory.
-class StagingEngine final : public Engine {
- public:
-  using Engine::Engine;
-  void allreduce(DeviceBuffer buffer, std::size_t offset, std::size_t bytes, bool is_double, Reduction reduction,
-                 ReduceStats& stats) override {
-    void* host = staging_.get(bytes);
+    char* host = on_alias_ ? static_cast<char*>(device_->host_alias(buffer)) : static_cast<char*>(staging_.get(bytes));
+    if (!host) detail::fail("blobrt::dist: ", device_->description().id(), " lent no host memory for a buffer");
+    if (on_alias_) host += offset;
     device_->copy_to_host(buffer, offset, host, bytes);
     allreduce_host(comm_, host, bytes, is_double, reduction, stats);
     device_->copy_to_device(host, buffer, offset, bytes);
-    stats.bytes_staged += 2 * bytes;
+    if (!on_alias_) stats.bytes_staged += 2 * bytes;
   }
   void broadcast(SyncedMemory& memory, int root) override {
-    broadcast_host(memory.mutable_cpu_data(), memory.size(), root);
+    broadcast_host(memory.mutable_cpu_data(), memory.size(), root);  // an alias: no copy
   }
+
+ private:
+  bool on_alias_;
 };
 
 // MPI that takes CUDA device pointers (Open MPI built with CUDA, MPIX_Query_cuda_support).
@@ -129,8 +126,7 @@ class CudaAwareMpiEngine final : public Engine {
   void allreduce(DeviceBuffer buffer, std::size_t offset, std::size_t bytes, bool is_double, Reduction reduction,
                  ReduceStats& stats) override {
     device_->synchronize();
-    char* p = static_cast<char*>(buffer) + offset;
-    allreduce_host_free(p, bytes, is_double, stats);
+    mpi_allreduce_in_place(comm_, static_cast<char*>(buffer) + offset, bytes, is_double, stats);
     if (reduction == Reduction::kMean) {
       int ranks = 1;
       MPI_Comm_size(comm_, &ranks);
@@ -149,19 +145,6 @@ class CudaAwareMpiEngine final : public Engine {
     void* p = memory.mutable_gpu_data();
     device_->synchronize();
     broadcast_host(p, memory.size(), root);
-  }
-
- private:
-  void allreduce_host_free(char* p, std::size_t bytes, bool is_double, ReduceStats& stats) {
-    const std::size_t element = is_double ? sizeof(double) : sizeof(float);
-    const std::size_t count = bytes / element;
-    for (std::size_t done = 0; done < count;) {
-      const std::size_t n = std::min(count - done, kMaxMpiCount);
-      mpi_call("MPI_Allreduce (CUDA-aware)", MPI_Allreduce(MPI_IN_PLACE, p + done * element, static_cast<int>(n),
-                                                           is_double ? MPI_DOUBLE : MPI_FLOAT, MPI_SUM, comm_));
-      ++stats.collectives;
-      done += n;
-    }
   }
 };
 
@@ -290,16 +273,15 @@ std::unique_ptr<Engine> make_engine(const std::shared_ptr<Device>& device, MPI_C
   if (is_cuda(d)) {
     report.engine = cuda_aware_mpi() ? "cuda-aware mpi" : "mpi via host staging";
     if (cuda_aware_mpi()) return std::make_unique<CudaAwareMpiEngine>(device, comm, report);
-    return std::make_unique<StagingEngine>(device, comm, report);
+    return std::make_unique<HostRoundTripEngine>(device, comm, report, false);
   }
   switch (d.memory_model()) {
     case MemoryModel::kShared: return std::make_unique<InPlaceEngine>(device, comm, report);
     case MemoryModel::kAliased:
-      if (d.view_alignment) return std::make_unique<AliasEngine>(device, comm, report);
-      return std::make_unique<StagingEngine>(device, comm, report);
+      return std::make_unique<HostRoundTripEngine>(device, comm, report, d.view_alignment != 0);
     case MemoryModel::kSeparate: break;
   }
-  return std::make_unique<StagingEngine>(device, comm, report);
+  return std::make_unique<HostRoundTripEngine>(device, comm, report, false);
 }
 
 }  // namespace blobrt::dist

@@ -40,6 +40,10 @@ class StagingBuffer {
   bool pinned_ = false;
 };
 
+// MPI_Allreduce(MPI_SUM) in place (in pieces when longer than an MPI count), on memory
+// MPI can read: host memory, or device memory for a CUDA-aware MPI.
+void mpi_allreduce_in_place(MPI_Comm comm, void* data, std::size_t bytes, bool is_double, ReduceStats& stats);
+
 // MPI_Allreduce in place on host memory (in pieces when longer than an MPI count), then
 // the scaling of a mean by the host kernels.
 void allreduce_host(MPI_Comm comm, void* data, std::size_t bytes, bool is_double, Reduction reduction,

@@ -101,6 +101,11 @@ int count_mismatches(const std::vector<ParamRef>& list, Expect expect, double to
 class DistTest : public ::testing::Test {
  protected:
   std::string where() const { return "rank " + std::to_string(world_rank()) + " on " + active_backend(); }
+  // Every diff equals the exact sum over ranks of fill_diffs' values.
+  void expect_exact_sums(const std::vector<ParamRef>& list) {
+    std::string first;
+    EXPECT_EQ(count_mismatches(list, expected_sum, 0.0, &first), 0) << where() << ": " << first;
+  }
 };
 
 TEST_F(DistTest, SumIsExactForIntegerValuedDiffs) {
@@ -108,13 +113,12 @@ TEST_F(DistTest, SumIsExactForIntegerValuedDiffs) {
   Communicator comm;
   fill_diffs(params.list, comm.rank());
   comm.allreduce_diffs(params.list);
-  std::string first;
-  EXPECT_EQ(count_mismatches(params.list, expected_sum, 0.0, &first), 0) << where() << ": " << first;
+  expect_exact_sums(params.list);
   EXPECT_TRUE(comm.last_stats().relaid_out);
   // Again, with new values written on the host between: the layout is kept.
   fill_diffs(params.list, comm.rank());
   comm.allreduce_diffs(params.list);
-  EXPECT_EQ(count_mismatches(params.list, expected_sum, 0.0, &first), 0) << where() << ": " << first;
+  expect_exact_sums(params.list);
   EXPECT_FALSE(comm.last_stats().relaid_out) << where();
 }
 
@@ -190,8 +194,7 @@ TEST_P(BucketSizes, SameSumsAndOneCollectivePerBucket) {
   Communicator comm(MPI_COMM_WORLD, Options{GetParam()});
   fill_diffs(params.list, comm.rank());
   comm.allreduce_diffs(params.list);
-  std::string first;
-  EXPECT_EQ(count_mismatches(params.list, expected_sum, 0.0, &first), 0) << where() << ": " << first;
+  expect_exact_sums(params.list);
   if (GetParam() >= (1u << 20)) EXPECT_EQ(comm.last_stats().collectives, 2) << where() << ": one per precision";
   if (GetParam() == 1024) EXPECT_GT(comm.last_stats().collectives, 4) << where();
 }
@@ -269,8 +272,7 @@ TEST_F(DistTest, ReshapedBlobIsLaidOutAgain) {
   fill_diffs(params.list, comm.rank());
   comm.allreduce_diffs(params.list);
   EXPECT_TRUE(comm.last_stats().relaid_out) << where();
-  std::string first;
-  EXPECT_EQ(count_mismatches(params.list, expected_sum, 0.0, &first), 0) << where() << ": " << first;
+  expect_exact_sums(params.list);
 }
 
 TEST_F(DistTest, FusedDiffsOutliveTheCommunicator) {
@@ -280,8 +282,7 @@ TEST_F(DistTest, FusedDiffsOutliveTheCommunicator) {
     fill_diffs(params.list, comm.rank());
     comm.allreduce_diffs(params.list);
   }
-  std::string first;
-  EXPECT_EQ(count_mismatches(params.list, expected_sum, 0.0, &first), 0) << where() << ": " << first;
+  expect_exact_sums(params.list);
   params.f[2]->scale_diff(2.0f);  // still a working buffer on the device
   EXPECT_EQ(params.f[2]->cpu_diff()[0], 2.0f * static_cast<float>(expected_sum(3, 0)));
 }
