@@ -4,9 +4,11 @@
 //
 // On devices whose memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY, e.g. PoCL)
 // buffers are created with CL_MEM_USE_HOST_PTR over memory this plugin allocates, and
-// lent to the core as the host mirror (host_alias): a head transition is then a
-// map/unmap of that memory, and no byte is copied. Elsewhere the host mirror is pinned
-// (CL_MEM_ALLOC_HOST_PTR, mapped) and transfers are real reads and writes.
+// lent to the core as the host mirror (host_alias): a head transition moves no byte. If
+// the device is seen to use that memory in place (checked when it opens: see
+// uses_host_memory_in_place), a transition to the host only waits for the queue, and one
+// to the device does nothing; otherwise it is a map/unmap. Elsewhere the host mirror is
+// pinned (CL_MEM_ALLOC_HOST_PTR, mapped) and transfers are real reads and writes.
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <clblast.h>
@@ -106,6 +108,7 @@ struct Context {
   cl_context context = nullptr;
   cl_command_queue queue = nullptr;
   bool unified = false;
+  bool in_place = false;  // unified, and buffers' host memory is the device's own (no map needed)
   bool fp64 = false;
   size_t alignment = 128;
   cl_ulong max_alloc = 0;
@@ -184,6 +187,37 @@ int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error
 // work-groups there. WGS1 = 64 / WGS2 = 1024 was the best of a sweep over WGS1 16..1024
 // x WGS2 64..4096 (the figures are in docs/opencl.md). axpy and scal are at their best
 // with the defaults.
+// Whether the device reads and writes a CL_MEM_USE_HOST_PTR buffer's host memory itself
+// (PoCL's CPU devices do) rather than a copy it would synchronise at map/unmap: a fill is
+// seen in host memory after clFinish, and a host write is seen by the next command, with
+// no map. OpenCL leaves host access to an unmapped USE_HOST_PTR buffer undefined, so this
+// is checked on the device rather than assumed; BLOBRT_OPENCL_MAP_TRANSITIONS=1 keeps
+// map/unmap regardless.
+bool uses_host_memory_in_place(cl_context context, cl_command_queue queue, size_t alignment) {
+  const char* env = std::getenv("BLOBRT_OPENCL_MAP_TRANSITIONS");
+  if (env && std::strcmp(env, "1") == 0) return false;
+  const size_t bytes = 1 << 16;
+  auto* host = static_cast<unsigned char*>(blobrt_kernels::allocate_host(bytes, alignment));
+  if (!host) return false;
+  std::memset(host, 0, bytes);
+  cl_int status = CL_SUCCESS;
+  cl_mem mem = clCreateBuffer(context, CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR, bytes, host, &status);
+  bool in_place = false;
+  if (status == CL_SUCCESS) {
+    const unsigned char pattern = 0x5a;
+    unsigned char seen[2] = {0, 0};
+    host[bytes - 1] = 0x33;
+    in_place = clEnqueueFillBuffer(queue, mem, &pattern, 1, 0, bytes / 2, 0, nullptr, nullptr) == CL_SUCCESS &&
+               clFinish(queue) == CL_SUCCESS && host[0] == pattern && host[bytes / 2 - 1] == pattern &&
+               clEnqueueReadBuffer(queue, mem, CL_TRUE, bytes / 2 - 1, 1, &seen[0], 0, nullptr, nullptr) == CL_SUCCESS &&
+               clEnqueueReadBuffer(queue, mem, CL_TRUE, bytes - 1, 1, &seen[1], 0, nullptr, nullptr) == CL_SUCCESS &&
+               seen[0] == pattern && seen[1] == 0x33;
+    clReleaseMemObject(mem);
+  }
+  std::free(host);
+  return in_place;
+}
+
 void tune_for_cpu(cl_device_id device) {
   if (!(device_value<cl_device_type>(device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU)) return;
   const std::unordered_map<std::string, size_t> xdot = {{"WGS1", 64}, {"WGS2", 1024}};
@@ -218,6 +252,7 @@ int open_device(int32_t index, void** context, blobrt_error* err) {
   c->fp64 = device_value<cl_device_fp_config>(c->device, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
   c->alignment = std::max<size_t>(64, device_value<cl_uint>(c->device, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8);
   c->max_alloc = device_value<cl_ulong>(c->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
+  c->in_place = c->unified && uses_host_memory_in_place(c->context, c->queue, c->alignment);
   tune_for_cpu(c->device);
   c->cpu = (device_value<cl_device_type>(c->device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
   // A few chunks per compute unit, so that a core that finishes early takes another.
@@ -335,9 +370,16 @@ void* host_alias(void* context, const void* handle) {
   return as_context(context)->unified ? backing_host_pointer(handle) : nullptr;
 }
 
-// A map/unmap pair over [offset, offset + bytes): the synchronisation point between the
-// device's view and the host memory that backs a CL_MEM_USE_HOST_PTR buffer.
+// The synchronisation point between the device's view and the host memory that backs a
+// CL_MEM_USE_HOST_PTR buffer: a map/unmap pair over [offset, offset + bytes), or, where
+// the device uses that memory in place, waiting for the queue before the host reads.
 int sync_alias(Context* c, cl_mem mem, size_t offset, size_t bytes, cl_map_flags flags, blobrt_error* err) {
+  if (c->in_place) {
+    // The host reads after every queued command has run (clFinish: ~40 ns on an idle
+    // queue); a host write needs nothing, the next command reads the same memory.
+    if (flags == CL_MAP_READ) CL_CHECK(clFinish(c->queue), "clFinish");
+    return BLOBRT_OK;
+  }
   cl_int status = CL_SUCCESS;
   void* mapped = clEnqueueMapBuffer(c->queue, mem, CL_TRUE, flags, offset, bytes, 0, nullptr, nullptr, &status);
   if (status != CL_SUCCESS) return cl_fail(err, "clEnqueueMapBuffer", status);
