@@ -23,6 +23,7 @@
 
 #include "blobrt/plugin_abi.h"
 #include "blobrt_kernels/huge_pages.hpp"
+#include "blobrt_kernels/level1.hpp"
 #include "cpu_reductions.hpp"
 #include "plugin_kit.hpp"
 #include "status_names.hpp"
@@ -394,10 +395,25 @@ bool is_alias(Context* c, const void* handle, size_t offset, const void* host) {
   return backing && backing + offset == host;
 }
 
+// On a device that uses its buffers' host memory in place (see uses_host_memory_in_place)
+// copies and fills run on that memory directly, once every queued command has run
+// (clFinish): memcpy/memset split across cores like the host device's, instead of one
+// command on one of the OpenCL runtime's worker threads. Else nullptr.
+char* in_place(Context* c, const void* handle, size_t offset) {
+  if (!c->in_place) return nullptr;
+  char* host = static_cast<char*>(backing_host_pointer(handle));
+  return host ? host + offset : nullptr;
+}
+
 int copy_to_device(void* context, const void* host, void* dst, size_t offset, size_t bytes, blobrt_error* err) {
   Context* c = as_context(context);
   if (bytes == 0) return BLOBRT_OK;
   if (is_alias(c, dst, offset, host)) return sync_alias(c, as_mem(dst), offset, bytes, CL_MAP_WRITE_INVALIDATE_REGION, err);
+  if (char* d = in_place(c, dst, offset)) {
+    CL_CHECK(clFinish(c->queue), "clFinish");
+    blobrt_kernels::copy_bytes(d, host, bytes);
+    return BLOBRT_OK;
+  }
   CL_CHECK(clEnqueueWriteBuffer(c->queue, as_mem(dst), CL_TRUE, offset, bytes, host, 0, nullptr, nullptr),
            "clEnqueueWriteBuffer");
   return BLOBRT_OK;
@@ -407,6 +423,11 @@ int copy_to_host(void* context, const void* src, size_t offset, void* host, size
   Context* c = as_context(context);
   if (bytes == 0) return BLOBRT_OK;
   if (is_alias(c, src, offset, host)) return sync_alias(c, as_mem(src), offset, bytes, CL_MAP_READ, err);
+  if (const char* s = in_place(c, src, offset)) {
+    CL_CHECK(clFinish(c->queue), "clFinish");
+    blobrt_kernels::copy_bytes(host, s, bytes);
+    return BLOBRT_OK;
+  }
   CL_CHECK(clEnqueueReadBuffer(c->queue, as_mem(src), CL_TRUE, offset, bytes, host, 0, nullptr, nullptr),
            "clEnqueueReadBuffer");
   return BLOBRT_OK;
@@ -414,18 +435,31 @@ int copy_to_host(void* context, const void* src, size_t offset, void* host, size
 
 int copy_device(void* context, const void* src, size_t src_offset, void* dst, size_t dst_offset, size_t bytes,
                 blobrt_error* err) {
+  Context* c = as_context(context);
   if (bytes == 0) return BLOBRT_OK;
-  CL_CHECK(clEnqueueCopyBuffer(as_context(context)->queue, as_mem(src), as_mem(dst), src_offset, dst_offset,
-                               bytes, 0, nullptr, nullptr),
+  const char* s = in_place(c, src, src_offset);
+  char* d = in_place(c, dst, dst_offset);
+  if (s && d) {
+    CL_CHECK(clFinish(c->queue), "clFinish");
+    blobrt_kernels::copy_bytes(d, s, bytes);  // memmove semantics for overlapping views
+    return BLOBRT_OK;
+  }
+  CL_CHECK(clEnqueueCopyBuffer(c->queue, as_mem(src), as_mem(dst), src_offset, dst_offset, bytes, 0, nullptr,
+                               nullptr),
            "clEnqueueCopyBuffer");
   return BLOBRT_OK;
 }
 
 int memset_(void* context, void* dst, size_t offset, int32_t value, size_t bytes, blobrt_error* err) {
+  Context* c = as_context(context);
   if (bytes == 0) return BLOBRT_OK;
+  if (char* d = in_place(c, dst, offset)) {
+    CL_CHECK(clFinish(c->queue), "clFinish");
+    blobrt_kernels::fill_bytes(d, value, bytes);
+    return BLOBRT_OK;
+  }
   unsigned char pattern = static_cast<unsigned char>(value);
-  CL_CHECK(clEnqueueFillBuffer(as_context(context)->queue, as_mem(dst), &pattern, 1, offset, bytes, 0, nullptr,
-                               nullptr),
+  CL_CHECK(clEnqueueFillBuffer(c->queue, as_mem(dst), &pattern, 1, offset, bytes, 0, nullptr, nullptr),
            "clEnqueueFillBuffer");
   return BLOBRT_OK;
 }
