@@ -53,6 +53,22 @@ if [ "$mode" = test ]; then
   cp "$build/meson-logs/testlog.junit.xml" "$build/meson-logs/bench.junit.xml"
   logs+=("$build/meson-logs/bench.junit.xml")
 
+  echo "== Python package: pip install . into a fresh virtual environment, pytest against it"
+  venv="$build-venv"
+  wheel_junit="$(realpath -m "$build/meson-logs/python-wheel.junit.xml")"
+  rm -rf "$venv"
+  python3 -m venv "$venv"
+  if "$venv/bin/pip" install -q numpy pytest && "$venv/bin/pip" install -q "$root"; then
+    (cd "$venv" && env -u BLOBRT_PLUGIN_PATH -u BLOBRT_PLUGIN_SYSTEM_PATH \
+       BLOBRT_TEST_DATA_DIR="$root/tests/data" BLOBRT_EXPECT_PACKAGED_PLUGINS=1 \
+       "$venv/bin/python" -m pytest -q -p no:cacheprovider --junitxml "$wheel_junit" \
+       "$root/tests/python") || status=1
+    logs+=("$build/meson-logs/python-wheel.junit.xml")
+  else
+    echo "pip install . failed"
+    status=1
+  fi
+
   echo "== GPU bundle: built, size-checked, moved, and run here on the CPU backends (docs/cuda.md)"
   if [ -x /usr/local/cuda/bin/nvcc ]; then
     bundle_work="$build-gpu-bundle-test"
@@ -65,7 +81,8 @@ if [ "$mode" = test ]; then
   echo "== the whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer"
   asan="$build-asan"
   if [ ! -f "$asan/build.ninja" ]; then
-    meson setup "$asan" -Dtests=enabled -Dcuda=disabled -Db_sanitize=address,undefined -Db_lundef=false \
+    # No Python package: an ASan-built extension cannot load into an uninstrumented python.
+    meson setup "$asan" -Dtests=enabled -Dcuda=disabled -Dpython=disabled -Db_sanitize=address,undefined -Db_lundef=false \
       -Dbuildtype=debugoptimized >/dev/null
   fi
   ninja -C "$asan" >/dev/null

@@ -27,7 +27,7 @@ command -v nvcc >/dev/null || { echo "gpu-bundle: nvcc not found (the CUDA toolk
 echo "== configuring $build (release, CUDA for sm_$arch + PTX, prefix $dir)"
 options=(--prefix="$dir" --libdir=lib -Dbuildtype=release -Dtests=enabled -Dinstall_tests=true
          -Dcuda=enabled -Dblis=enabled -Dopencl=enabled -Dnvcc_arch="$arch"
-         -Dmpi=disabled)  # the GPU machine's MPI is not known; libblobrt-dist is not bundled yet
+         -Dmpi=disabled -Dpython=disabled)  # the GPU machine's MPI and Python differ from these; not bundled yet
 if [ -f "$build/build.ninja" ]; then
   meson setup --reconfigure "$build" "${options[@]}" >/dev/null
 else

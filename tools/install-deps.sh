@@ -28,3 +28,14 @@ if ((${#missing[@]})); then
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# Python: nanobind builds the extension, numpy and pytest test it (PyPI). meson-python is
+# not installed here: `pip install .` fetches it into an isolated build environment, and
+# its meson must not shadow Debian's for the other builds.
+python_packages=(nanobind numpy pytest)
+if ! python3 -c 'import nanobind, numpy, pytest' 2>/dev/null; then
+  echo "== installing from PyPI: ${python_packages[*]}"
+  python3 -m pip install -q "${python_packages[@]}" 2>/dev/null ||
+    python3 -m pip install -q --break-system-packages "${python_packages[@]}"
+fi
+

@@ -17,6 +17,7 @@
 
 #include "blobrt_config.h"
 #include "environment.hpp"
+#include "relocation.hpp"
 #include "log.hpp"
 #include "plugin_text.hpp"
 
@@ -32,7 +33,10 @@ const std::string kGreeting = "blobrt-plugin-scanner protocol=";
 
 std::string scanner_path() {
   if (auto path = environment::get("BLOBRT_PLUGIN_SCANNER")) return *path;
-  return BLOBRT_SCANNER_PATH;
+  // The configured path, or beside libblobrt in a relocated install (relocation.hpp).
+  if (::access(BLOBRT_SCANNER_PATH, X_OK) == 0) return BLOBRT_SCANNER_PATH;
+  const std::string beside = next_to_libblobrt("blobrt-plugin-scanner");
+  return !beside.empty() && ::access(beside.c_str(), X_OK) == 0 ? beside : BLOBRT_SCANNER_PATH;
 }
 
 int timeout_seconds() {

@@ -8,6 +8,7 @@
 #include "backend_spec.hpp"
 #include "blobrt_config.h"
 #include "environment.hpp"
+#include "relocation.hpp"
 
 namespace blobrt {
 namespace fs = std::filesystem;
@@ -55,6 +56,13 @@ std::vector<SearchDirectory> plugin_search_path() {
     for (const auto& p : split_path_list(*system)) add(p, "BLOBRT_PLUGIN_SYSTEM_PATH");
   } else {
     add(BLOBRT_PLUGINS_DIR, "installed");
+    // A relocated install (a Python wheel): the plugins.d beside libblobrt, when that is
+    // not the configured one.
+    const std::string beside = next_to_libblobrt("plugins.d");
+    std::error_code ec;
+    if (!beside.empty() && !fs::equivalent(beside, BLOBRT_PLUGINS_DIR, ec) && fs::is_directory(beside, ec)) {
+      add(beside, "next to libblobrt");
+    }
   }
   return directories;
 }

@@ -1,0 +1,27 @@
+"""pytest fixtures for the blobrt package: every test that takes `device` runs once per
+device this machine can open (blobrt.available_devices(), as the C++ suites do)."""
+import os
+
+import pytest
+
+import blobrt
+
+DATA = os.environ.get("BLOBRT_TEST_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "data"))
+
+
+def pytest_generate_tests(metafunc):
+    if "device" in metafunc.fixturenames:
+        metafunc.parametrize("device", blobrt.available_devices())
+
+
+@pytest.fixture(autouse=True)
+def _select(request):
+    """Selects the test's device (or host) before it runs."""
+    callspec = getattr(request.node, "callspec", None)
+    device = callspec.params.get("device") if callspec else None
+    blobrt.select_backend(device or "host")
+    yield
+
+
+def host_memory(device_id):
+    return next(d for d in blobrt.devices() if d["id"] == device_id)["memory_model"] == "shared"

@@ -1,0 +1,279 @@
+"""The blobrt Python package on every device this machine has (docs/python.md)."""
+import ctypes
+import gc
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+
+import numpy as np
+import pytest
+
+import blobrt
+from conftest import DATA, host_memory
+
+REF = os.path.join(DATA, "ref_float_2x3x4x5_diff")
+
+
+def capsule_name(capsule):
+    get_name = ctypes.pythonapi.PyCapsule_GetName
+    get_name.restype = ctypes.c_char_p
+    get_name.argtypes = [ctypes.py_object]
+    return get_name(capsule).decode()
+
+
+# --- construction and shape -------------------------------------------------------
+
+def test_shape_and_legacy_accessors(device):
+    b = blobrt.Blob((2, 3, 4, 5))
+    assert b.shape == (2, 3, 4, 5) and b.count == 120 and b.num_axes == 4
+    assert (b.num, b.channels, b.height, b.width) == (2, 3, 4, 5)
+    assert b.dtype == np.float32
+    assert blobrt.Blob((2,), dtype=np.float64).dtype == np.float64
+    b.reshape(6, 20)
+    assert b.shape == (6, 20)
+    b.reshape((120,))
+    assert b.shape == (120,)
+
+
+def test_first_touch_is_zero(device):
+    b = blobrt.Blob((7,), dtype=np.float64)
+    assert b.asum_data() == 0 and not b.data.any()
+
+
+# --- zero copy ------------------------------------------------------------------------
+
+def test_data_is_a_view_written_in_place(device):
+    b = blobrt.Blob((4, 5))
+    view = b.data
+    view[...] = 1.5
+    assert b.asum_data() == 30.0              # computed on the device, from the view's writes
+    assert np.shares_memory(view, b.data)     # the same memory on every access
+    b.scale_data(2.0)                         # on the device; the next access sees it
+    assert b.data[0, 0] == 3.0
+
+
+def test_data_pointer_is_the_device_buffer_on_host_memory_devices(device):
+    if not host_memory(device):
+        pytest.skip("%s keeps its own buffers (the host side is a mirror or an alias)" % device)
+    b = blobrt.Blob((1000,))
+    b.data[...] = 2.0
+    dev = np.from_dlpack(b.device_data)
+    assert dev.ctypes.data == b.data.ctypes.data
+    assert np.shares_memory(dev, b.data)
+
+
+def test_view_outlives_the_blob(device):
+    b = blobrt.Blob((3, 3))
+    b.data[...] = 4.0
+    view = b.data
+    del b
+    gc.collect()
+    view += 1
+    assert view.sum() == 45.0
+
+
+def test_diff_and_update(device):
+    b = blobrt.Blob((10,), dtype=np.float64)
+    b.data[...] = np.arange(10)
+    b.diff[...] = 1
+    b.update()
+    np.testing.assert_array_equal(b.data, np.arange(10) - 1)
+    assert b.asum_diff() == 10 and b.sumsq_diff() == 10
+
+
+# --- DLPack ---------------------------------------------------------------------------
+
+def test_dlpack_round_trip_with_numpy(device):
+    a = np.linspace(-1, 1, 24, dtype=np.float32).reshape(2, 3, 4)
+    b = blobrt.Blob.from_dlpack(a)                 # a copy into a new Blob
+    assert b.shape == (2, 3, 4)
+    np.testing.assert_array_equal(b.data, a)
+    a[0, 0, 0] = 99
+    assert b.data[0, 0, 0] != 99                   # copied, not shared
+    if not host_memory(device):
+        with pytest.raises(blobrt.Error, match="cannot be exported through DLPack"):
+            b.device_data
+        return
+    back = np.from_dlpack(b.device_data)
+    np.testing.assert_array_equal(back, b.data)
+    back[0, 0, 0] = -5                             # the device memory itself
+    assert b.asum_data() == pytest.approx(np.abs(b.data).sum())
+    assert b.data[0, 0, 0] == -5
+
+
+def test_dlpack_versioned_and_legacy_protocols(device):
+    if not host_memory(device):
+        pytest.skip("%s cannot export" % device)
+    b = blobrt.Blob((5,))
+    exporter = b.device_data
+    assert exporter.__dlpack_device__() == (1, 0)
+    assert capsule_name(exporter.__dlpack__()) == "dltensor"
+    assert capsule_name(exporter.__dlpack__(max_version=(1, 0))) == "dltensor_versioned"
+    with pytest.raises(blobrt.Error, match="stream must be None"):
+        exporter.__dlpack__(stream=1)
+    copy = np.from_dlpack(exporter, copy=True)
+    assert not np.shares_memory(copy, b.data)
+
+
+def test_dlpack_with_torch(device):
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed here")
+    if not host_memory(device):
+        pytest.skip("%s cannot export" % device)
+    b = blobrt.Blob((3, 4))
+    b.data[...] = 1
+    t = torch.from_dlpack(b.device_data)
+    assert t.data_ptr() == b.data.ctypes.data
+    t.mul_(3)
+    assert b.asum_data() == 36
+    c = blobrt.Blob.from_dlpack(torch.arange(6, dtype=torch.float64))
+    np.testing.assert_array_equal(c.data, np.arange(6))
+
+
+# --- files ----------------------------------------------------------------------------
+
+def expect_reference(b):
+    assert b.shape == (2, 3, 4, 5) and b.dtype == np.float32
+    i = np.arange(120, dtype=np.float32).reshape(2, 3, 4, 5)
+    np.testing.assert_array_equal(b.data, i * 0.5 - 7)          # exact: written by Caffe
+    np.testing.assert_array_equal(b.diff, (120 - i) * 0.25)
+    assert b.asum_data() == 2835 and b.sumsq_data() == 98105     # Caffe's own figures
+    b.update()
+    assert b.asum_data() == 2777.5 and b.sumsq_data() == 87971.25
+
+
+def test_caffe_reference_files_load_exactly(device):
+    expect_reference(blobrt.load(REF + ".binaryproto"))
+    expect_reference(blobrt.load(REF + ".prototxt"))
+
+
+def test_save_writes_what_caffe_wrote(device, tmp_path):
+    b = blobrt.load(REF + ".binaryproto")
+    out = tmp_path / "again.binaryproto"
+    b.save(str(out), binary=True, write_diff=True)
+    with open(REF + ".binaryproto", "rb") as f:
+        assert out.read_bytes() == f.read()         # byte-identical to BVLC Caffe's file
+    b.save(str(tmp_path / "t.prototxt"), binary=False)
+    t = blobrt.load(str(tmp_path / "t.prototxt"))
+    np.testing.assert_array_equal(t.data, b.data)
+
+
+def test_double_blobs_round_trip_as_double_data(device, tmp_path):
+    b = blobrt.Blob.from_numpy(np.array([1e-300, 2.5, -3.0]))
+    b.save(str(tmp_path / "d.binaryproto"))
+    back = blobrt.load(str(tmp_path / "d.binaryproto"))
+    assert back.dtype == np.float64
+    np.testing.assert_array_equal(back.data, [1e-300, 2.5, -3.0])
+
+
+def test_inspect(device):
+    r = blobrt.inspect(REF + ".binaryproto")
+    assert r["shape"] == (2, 3, 4, 5) and r["dtype"] == "float32" and r["has_diff"]
+    assert r["data"]["asum"] == 2835 and r["diff"]["max"] == 30.0
+
+
+# --- runtime --------------------------------------------------------------------------
+
+def test_info_and_devices():
+    info = blobrt.info()
+    assert info["version"] == blobrt.version()
+    assert {"search_path", "plugins", "selection", "active"} <= set(info)
+    ids = [d["id"] for d in blobrt.devices()]
+    assert ids == blobrt.available_devices() and ids[0] == "host:0"
+    assert blobrt.active_device() == "host:0"
+
+
+def test_backend_from_the_environment():
+    # A fresh interpreter picks its backend from BLOBRT_BACKEND, as C++ does.
+    env = dict(os.environ, BLOBRT_BACKEND="blis" if "blis:0" in blobrt.available_devices() else "host")
+    out = subprocess.run([sys.executable, "-c", "import blobrt; print(blobrt.active_device())"],
+                         env=env, capture_output=True, text=True, check=True).stdout.strip()
+    assert out == env["BLOBRT_BACKEND"] + ":0"
+
+
+# --- errors ---------------------------------------------------------------------------
+
+def test_every_error_is_blobrt_error(device, tmp_path):
+    assert issubclass(blobrt.Error, RuntimeError)
+    with pytest.raises(blobrt.Error, match="dtype int32 is not supported"):
+        blobrt.Blob((2,), dtype=np.int32)
+    with pytest.raises(blobrt.Error, match="dimension -1"):
+        blobrt.Blob((2, -1))
+    with pytest.raises(blobrt.Error, match="33 axes exceed"):
+        blobrt.Blob((1,) * 33)
+    with pytest.raises(blobrt.Error, match="missing.binaryproto"):
+        blobrt.load(str(tmp_path / "missing.binaryproto"))
+    garbage = tmp_path / "garbage"
+    garbage.write_bytes(b"\xff\x00not a proto")
+    with pytest.raises(blobrt.Error):
+        blobrt.load(str(garbage))
+    a, c = blobrt.Blob((2, 3)), blobrt.Blob((4,))
+    with pytest.raises(blobrt.Error, match="[Tt]rying to copy blobs of different sizes|shape"):
+        a.copy_from(c)
+    with pytest.raises(blobrt.Error, match="dtypes differ"):
+        a.copy_from(blobrt.Blob((2, 3), dtype=np.float64))
+    with pytest.raises(blobrt.Error, match="dtype int64"):
+        blobrt.Blob.from_numpy(np.arange(3))
+    with pytest.raises(blobrt.Error):
+        blobrt.select_backend("nosuchbackend")
+
+
+def test_share_data_and_copy_from(device):
+    a, b = blobrt.Blob((2, 2)), blobrt.Blob((2, 2))
+    a.data[...] = 3
+    b.share_data(a)
+    assert b.asum_data() == 12
+    c = blobrt.Blob((1,))
+    c.copy_from(a, reshape=True)
+    assert c.shape == (2, 2) and c.asum_data() == 12
+
+
+# --- threads --------------------------------------------------------------------------
+
+def test_many_threads(device):
+    errors = []
+
+    def work(seed):
+        try:
+            for _ in range(20):
+                b = blobrt.Blob((257,), dtype=np.float64)
+                b.data[...] = seed
+                b.diff[...] = 1
+                b.update()
+                assert b.asum_data() == pytest.approx(257 * abs(seed - 1))
+        except Exception as e:  # noqa: BLE001  (collected and reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(s,)) for s in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[:3]
+
+
+# --- stubs ----------------------------------------------------------------------------
+
+def test_type_stubs_are_current():
+    pytest.importorskip("nanobind.stubgen")
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tools"))
+    import gen_python_stubs
+    shipped = os.path.join(os.path.dirname(blobrt.__file__), "_blobrt.pyi")
+    with open(shipped) as f:
+        assert f.read() == gen_python_stubs.stub_text(), \
+            "python/blobrt/_blobrt.pyi is stale: rerun tools/gen_python_stubs.py"
+
+
+# --- the installed package ---------------------------------------------------------------
+
+@pytest.mark.skipif(os.environ.get("BLOBRT_EXPECT_PACKAGED_PLUGINS") != "1",
+                    reason="run from the build tree (the pip-installed package is checked by tools/build.sh test)")
+def test_plugins_come_from_inside_the_installed_package():
+    package_root = os.path.dirname(os.path.dirname(blobrt.__file__))  # site-packages
+    plugins = [p for p in blobrt.info()["plugins"] if p["usable"]]
+    assert plugins, blobrt.info()
+    for p in plugins:
+        assert p["manifest"].startswith(package_root), p["manifest"]
+    origins = [d["origin"] for d in blobrt.info()["search_path"]]
+    assert "next to libblobrt" in origins
