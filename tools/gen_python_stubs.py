@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Writes python/blobrt/_blobrt.pyi from the built extension with nanobind's stubgen,
-declaring the members blobrt/__init__.py adds to Blob (device_data, device_diff,
-from_numpy, from_dlpack) in the class, where type checkers look for them.
+declaring the members blobrt/__init__.py adds to Blob (from_numpy, from_dlpack) in the
+class, where type checkers look for them.
 
 usage: PYTHONPATH=build/python python3 tools/gen_python_stubs.py OUTPUT.pyi
-(tests/python/test_stubs.py checks that the checked-in stub is what this writes)."""
+(tests/python/test_blobrt.py checks that the checked-in stub is what this writes)."""
 import re
 import sys
 
@@ -22,14 +22,6 @@ def stub_text():
     text = text.replace("from collections.abc import Sequence\n",
                         "from collections.abc import Sequence\n\nimport numpy\n", 1)
     members = '''
-    @property
-    def device_data(self) -> "blobrt.DeviceArray":
-        """The active device's data memory as a DLPack exporter (no copy)."""
-
-    @property
-    def device_diff(self) -> "blobrt.DeviceArray":
-        """The active device's diff memory as a DLPack exporter (no copy)."""
-
     @classmethod
     def from_numpy(cls, array: numpy.ndarray) -> "Blob":
         """A new Blob with a copy of a float32 or float64 array."""

@@ -12,6 +12,7 @@ import numpy as _np
 
 from ._blobrt import (  # noqa: F401  (re-exported)
     Blob,
+    DeviceArray,
     Error,
     available_devices,
     load,
@@ -24,65 +25,6 @@ __all__ = ["Blob", "Error", "DeviceArray", "load", "inspect", "info", "devices",
            "available_devices", "select_backend", "version"]
 
 _KDL_CPU = 1
-_KDL_CUDA = 2
-
-
-class DeviceArray:
-    """A Blob's data or diff on its device, for DLPack consumers (``np.from_dlpack``,
-    ``torch.from_dlpack``, ``cupy.from_dlpack``): the device memory itself, no copy.
-
-    It holds a reference to the memory, so it (and what a consumer made from it) stays
-    valid after the Blob is gone. Every operation blobrt queued on the device has finished
-    before ``__dlpack__`` returns, so a consumer may read on any stream.
-    """
-
-    __slots__ = ("_array",)
-
-    def __init__(self, array):
-        self._array = array
-
-    def __dlpack_device__(self):
-        return self._array.__dlpack_device__()
-
-    def __dlpack__(self, *, stream=None, max_version=None, dl_device=None, copy=None):
-        device_type = self.__dlpack_device__()[0]
-        if device_type == _KDL_CPU and stream is not None:
-            raise Error("DeviceArray.__dlpack__: stream must be None for a CPU array, got %r" % (stream,))
-        if stream != -1:
-            # Makes the data ready for any consumer stream (the DLPack contract), at the
-            # price of waiting for the device's queue.
-            _blobrt._synchronize_active()
-        if copy:
-            if device_type != _KDL_CPU:
-                raise Error("DeviceArray.__dlpack__: copy=True is only offered for CPU arrays")
-            return _np.array(_np.from_dlpack(self._array), copy=True).__dlpack__(
-                **({} if max_version is None else {"max_version": max_version}))
-        kwargs = {}
-        if max_version is not None:
-            kwargs["max_version"] = max_version
-        if dl_device is not None:
-            kwargs["dl_device"] = dl_device
-        if copy is not None:
-            kwargs["copy"] = copy
-        return self._array.__dlpack__(**kwargs)
-
-    @property
-    def shape(self):
-        return tuple(self._array.shape)
-
-    def __repr__(self):
-        return "blobrt.DeviceArray(shape=%s, device=%s)" % (self.shape, self.__dlpack_device__())
-
-
-def _device_data(self):
-    """The active device's data memory as a DLPack exporter (raises blobrt.Error on
-    devices whose buffers are not addresses, e.g. OpenCL)."""
-    return DeviceArray(self._device_view(False))
-
-
-def _device_diff(self):
-    """The active device's diff memory as a DLPack exporter, like device_data."""
-    return DeviceArray(self._device_view(True))
 
 
 def _from_numpy(cls, array):
@@ -106,8 +48,6 @@ def _from_dlpack(cls, x):
     return _from_numpy(cls, _np.from_dlpack(x))
 
 
-Blob.device_data = property(_device_data)
-Blob.device_diff = property(_device_diff)
 Blob.from_numpy = classmethod(_from_numpy)
 Blob.from_dlpack = classmethod(_from_dlpack)
 

@@ -9,6 +9,29 @@ import numpy
 class Error(RuntimeError):
     pass
 
+class DeviceArray:
+    """
+    A Blob's data or diff on its device, for DLPack consumers (np.from_dlpack, torch.from_dlpack, cupy.from_dlpack): the device memory itself. It keeps the memory alive; __dlpack__ waits for the device's queue first unless stream=-1.
+    """
+
+    def __dlpack_device__(self) -> tuple: ...
+
+    def __dlpack__(self, *, stream: object | None = None, max_version: object | None = None, dl_device: object | None = None, copy: object | None = None) -> object: ...
+
+    @property
+    def shape(self) -> tuple: ...
+
+    def __repr__(self) -> str: ...
+
+    @classmethod
+    def from_numpy(cls, array: numpy.ndarray) -> "Blob":
+        """A new Blob with a copy of a float32 or float64 array."""
+
+    @classmethod
+    def from_dlpack(cls, x: object) -> "Blob":
+        """A new Blob with a copy of any DLPack exporter's CPU data."""
+
+
 class Blob:
     """
     Caffe's Blob: an N-d array with data and diff, on the active device.
@@ -58,6 +81,18 @@ class Blob:
     def diff(self) -> object:
         """The host side of diff, like .data."""
 
+    @property
+    def device_data(self) -> object:
+        """
+        The active device's data memory as a DLPack exporter (no copy); raises blobrt.Error on devices whose buffers are not addresses (OpenCL).
+        """
+
+    @property
+    def device_diff(self) -> object:
+        """
+        The active device's diff memory as a DLPack exporter, like device_data.
+        """
+
     def asum_data(self) -> float: ...
 
     def asum_diff(self) -> float: ...
@@ -86,25 +121,6 @@ class Blob:
 
     def __repr__(self) -> str: ...
 
-    @property
-    def device_data(self) -> "blobrt.DeviceArray":
-        """The active device's data memory as a DLPack exporter (no copy)."""
-
-    @property
-    def device_diff(self) -> "blobrt.DeviceArray":
-        """The active device's diff memory as a DLPack exporter (no copy)."""
-
-    @classmethod
-    def from_numpy(cls, array: numpy.ndarray) -> "Blob":
-        """A new Blob with a copy of a float32 or float64 array."""
-
-    @classmethod
-    def from_dlpack(cls, x: object) -> "Blob":
-        """A new Blob with a copy of any DLPack exporter's CPU data."""
-
-
-    @property
-    @property
 def load(path: str) -> Blob:
     """
     A Blob from a Caffe BlobProto file (binary or text; double_data gives float64).

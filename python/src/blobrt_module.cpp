@@ -73,6 +73,18 @@ class PyBlob {
 
   DType dtype() const { return dtype_; }
   bool is_double() const { return dtype_ == DType::kFloat64; }
+
+  // The last array handed out per side ([0] data, [1] diff), returned again while the
+  // memory, the pointer and the shape are the same: .data costs a head check, not a new
+  // NumPy array (pycaffe's hot path: net.blobs[...].data in a loop).
+  struct ViewCache {
+    const SyncedMemory* memory = nullptr;
+    const void* pointer = nullptr;
+    std::vector<int> shape;
+    nb::object array;
+  };
+  ViewCache host_cache[2];
+  ViewCache device_cache[2];
   Blob<float>& as_float() const { return *std::get<0>(blob_); }
   Blob<double>& as_double() const { return *std::get<1>(blob_); }
 
@@ -91,19 +103,37 @@ std::vector<std::size_t> shape_of(const std::vector<int>& shape) { return {shape
 
 // .data / .diff: the host side, current and marked newest, as a writable NumPy array.
 template <typename T>
-nb::object host_view(Blob<T>& blob, bool diff) {
-  const std::vector<std::size_t> shape = shape_of(blob.shape());
+nb::object host_view(Blob<T>& blob, bool diff, PyBlob::ViewCache& cache) {
   if (blob.count() == 0) {
+    const std::vector<std::size_t> shape = shape_of(blob.shape());
     return nb::cast(nb::ndarray<nb::numpy, T>(nullptr, shape.size(), shape.data(), nb::handle()));
   }
   T* p = diff ? blob.mutable_cpu_diff() : blob.mutable_cpu_data();
   const std::shared_ptr<SyncedMemory>& mem = diff ? blob.diff() : blob.data();
-  return nb::cast(nb::ndarray<nb::numpy, T>(p, shape.size(), shape.data(), owner_of(mem)));
+  if (cache.array.is_valid() && cache.pointer == p && cache.memory == mem.get() && cache.shape == blob.shape()) {
+    return cache.array;
+  }
+  const std::vector<std::size_t> shape = shape_of(blob.shape());
+  cache.array = nb::cast(nb::ndarray<nb::numpy, T>(p, shape.size(), shape.data(), owner_of(mem)));
+  cache.pointer = p;
+  cache.memory = mem.get();
+  cache.shape = blob.shape();
+  return cache.array;
 }
 
-// .device_data / .device_diff: the device side as a DLPack-capable nanobind array.
+// A Blob's data or diff on its device, for DLPack consumers: the device memory itself.
+// __dlpack__ makes the data ready for any consumer stream (waits for the device's queue)
+// unless stream=-1; on host-memory devices every operation has completed already.
+struct DeviceArray {
+  nb::object array;  // nanobind's array_api ndarray: the DLPack capsules themselves
+  std::shared_ptr<Device> device;
+  int device_type = 0;
+  int device_id = 0;
+};
+
+// .device_data / .device_diff.
 template <typename T>
-nb::object device_view(Blob<T>& blob, bool diff) {
+nb::object device_view(Blob<T>& blob, bool diff, PyBlob::ViewCache& cache) {
   const std::shared_ptr<SyncedMemory>& mem0 = diff ? blob.diff() : blob.data();
   if (!mem0) detail::fail("blobrt.Blob: no memory (shape ", blob.shape_string(), ")");
   const DeviceDescription& d = mem0->device()->description();
@@ -119,10 +149,22 @@ nb::object device_view(Blob<T>& blob, bool diff) {
         "is a cl_mem, not an address); use .", diff ? "diff" : "data", " for the host side instead");
   }
   T* p = diff ? blob.mutable_gpu_diff() : blob.mutable_gpu_data();
-  mem0->device()->synchronize();  // every queued write is done before a consumer reads
+  if (cache.array.is_valid() && cache.pointer == p && cache.memory == mem0.get() && cache.shape == blob.shape()) {
+    return cache.array;
+  }
   const std::vector<std::size_t> shape = shape_of(blob.shape());
-  return nb::cast(nb::ndarray<nb::array_api, T>(p, shape.size(), shape.data(), owner_of(mem0), nullptr, nb::dtype<T>(),
-                                 device_type, device_type == nb::device::cpu::value ? 0 : d.index));
+  DeviceArray out;
+  out.array = nb::cast(nb::ndarray<nb::array_api, T>(p, shape.size(), shape.data(), owner_of(mem0), nullptr,
+                                                     nb::dtype<T>(), device_type,
+                                                     device_type == nb::device::cpu::value ? 0 : d.index));
+  out.device = mem0->device();
+  out.device_type = device_type;
+  out.device_id = device_type == nb::device::cpu::value ? 0 : d.index;
+  cache.array = nb::cast(std::move(out));
+  cache.pointer = p;
+  cache.memory = mem0.get();
+  cache.shape = blob.shape();
+  return cache.array;
 }
 
 // Blob.from_dlpack / from_numpy: a copy into a new Blob on the active device.
@@ -184,6 +226,43 @@ NB_MODULE(_blobrt, m) {
     }
   });
 
+  nb::class_<DeviceArray>(m, "DeviceArray",
+                          "A Blob's data or diff on its device, for DLPack consumers (np.from_dlpack, "
+                          "torch.from_dlpack, cupy.from_dlpack): the device memory itself. It keeps the memory "
+                          "alive; __dlpack__ waits for the device's queue first unless stream=-1.")
+      .def("__dlpack_device__", [](const DeviceArray& a) { return nb::make_tuple(a.device_type, a.device_id); })
+      .def("__dlpack__",
+           [](DeviceArray& a, nb::handle stream, nb::handle max_version, nb::handle dl_device, nb::handle copy) {
+             const bool cpu = a.device_type == nb::device::cpu::value;
+             if (cpu && !stream.is_none()) {
+               detail::fail("DeviceArray.__dlpack__: stream must be None for a CPU array, got ",
+                            nb::cast<std::string>(nb::repr(stream)));
+             }
+             const bool no_sync = !stream.is_none() && nb::isinstance<nb::int_>(stream) && nb::cast<long>(stream) == -1;
+             if (!cpu && !no_sync) {
+               nb::gil_scoped_release release;
+               a.device->synchronize();
+             }
+             nb::dict kwargs;
+             if (!max_version.is_none()) kwargs["max_version"] = max_version;
+             if (!dl_device.is_none()) kwargs["dl_device"] = dl_device;
+             if (!copy.is_none() && nb::cast<bool>(copy)) {
+               if (!cpu) detail::fail("DeviceArray.__dlpack__: copy=True is only offered for CPU arrays");
+               nb::module_ np = nb::module_::import_("numpy");
+               nb::object copied = np.attr("array")(np.attr("from_dlpack")(a.array), "copy"_a = true);
+               return copied.attr("__dlpack__")(**kwargs);
+             }
+             if (!copy.is_none()) kwargs["copy"] = copy;
+             return a.array.attr("__dlpack__")(**kwargs);
+           },
+           nb::kw_only(), "stream"_a = nb::none(), "max_version"_a = nb::none(), "dl_device"_a = nb::none(),
+           "copy"_a = nb::none())
+      .def_prop_ro("shape", [](const DeviceArray& a) { return nb::tuple(a.array.attr("shape")); })
+      .def("__repr__", [](const DeviceArray& a) {
+        return "blobrt.DeviceArray(shape=" + nb::cast<std::string>(nb::repr(a.array.attr("shape"))) +
+               ", device=(" + std::to_string(a.device_type) + ", " + std::to_string(a.device_id) + "))";
+      });
+
   nb::class_<PyBlob>(m, "Blob",
                      "Caffe's Blob: an N-d array with data and diff, on the active device.\n\n"
                      "Blob(shape, dtype=numpy.float32); dtype is float32 or float64.")
@@ -222,14 +301,18 @@ NB_MODULE(_blobrt, m) {
              b.visit([&](auto& blob) { blob.Reshape(s); });
            },
            "reshape(*shape) or reshape(shape): Caffe's Reshape (keeps memory when it fits).")
-      .def_prop_ro("data", [](PyBlob& b) { return b.visit([](auto& blob) { return host_view(blob, false); }); },
+      .def_prop_ro("data", [](PyBlob& b) { return b.visit([&](auto& blob) { return host_view(blob, false, b.host_cache[0]); }); },
                    "The host side of data as a writable NumPy array (no copy on host-memory devices); "
                    "each access makes the host side current and marks it newest.")
-      .def_prop_ro("diff", [](PyBlob& b) { return b.visit([](auto& blob) { return host_view(blob, true); }); },
+      .def_prop_ro("diff", [](PyBlob& b) { return b.visit([&](auto& blob) { return host_view(blob, true, b.host_cache[1]); }); },
                    "The host side of diff, like .data.")
-      .def("_device_view",
-           [](PyBlob& b, bool diff) { return b.visit([&](auto& blob) { return device_view(blob, diff); }); },
-           "diff"_a)
+      .def_prop_ro("device_data",
+                   [](PyBlob& b) { return b.visit([&](auto& blob) { return device_view(blob, false, b.device_cache[0]); }); },
+                   "The active device's data memory as a DLPack exporter (no copy); raises blobrt.Error on "
+                   "devices whose buffers are not addresses (OpenCL).")
+      .def_prop_ro("device_diff",
+                   [](PyBlob& b) { return b.visit([&](auto& blob) { return device_view(blob, true, b.device_cache[1]); }); },
+                   "The active device's diff memory as a DLPack exporter, like device_data.")
       .def("asum_data", [](const PyBlob& b) { return b.visit([](auto& blob) { return double(blob.asum_data()); }); },
            nb::call_guard<nb::gil_scoped_release>())
       .def("asum_diff", [](const PyBlob& b) { return b.visit([](auto& blob) { return double(blob.asum_diff()); }); },
@@ -286,7 +369,6 @@ NB_MODULE(_blobrt, m) {
 
   m.def("_from_array_f32", [](const nb::ndarray<float, nb::c_contig, nb::device::cpu>& a) { return copy_in(a, DType::kFloat32); });
   m.def("_from_array_f64", [](const nb::ndarray<double, nb::c_contig, nb::device::cpu>& a) { return copy_in(a, DType::kFloat64); });
-  m.def("_synchronize_active", [] { active_device()->synchronize(); }, nb::call_guard<nb::gil_scoped_release>());
 
   m.def("load",
         [](const std::string& path) {

@@ -54,6 +54,16 @@ def test_data_is_a_view_written_in_place(device):
     assert b.data[0, 0] == 3.0
 
 
+def test_views_follow_reshape_and_new_memory(device):
+    b = blobrt.Blob((2, 3))
+    assert b.data.shape == (2, 3)
+    b.reshape(3, 2)                       # same memory, new shape
+    assert b.data.shape == (3, 2)
+    b.reshape(100)                        # larger: new memory
+    b.data[...] = 1
+    assert b.data.shape == (100,) and b.asum_data() == 100
+
+
 def test_data_pointer_is_the_device_buffer_on_host_memory_devices(device):
     if not host_memory(device):
         pytest.skip("%s keeps its own buffers (the host side is a mirror or an alias)" % device)
