@@ -54,7 +54,7 @@ if [ "$mode" = test ]; then
   logs+=("$build/meson-logs/bench.junit.xml")
 
   echo "== Python package: pip install . into a fresh virtual environment, pytest against it"
-  venv="$build-venv"
+  venv="$(realpath -m "$build-venv")"
   wheel_junit="$(realpath -m "$build/meson-logs/python-wheel.junit.xml")"
   rm -rf "$venv"
   python3 -m venv "$venv"
