@@ -132,6 +132,8 @@ void blobrt_allreduce(benchmark::State& state) {
 // Rank 0 keeps each benchmark's mean time for the ratio summary.
 class Recorder : public benchmark::ConsoleReporter {
  public:
+  // No colour: under mpirun stdout is a pseudo-terminal, and the escapes would reach logs.
+  Recorder() : ConsoleReporter(OO_Tabular) {}
   std::map<std::string, double> seconds;
   void ReportRuns(const std::vector<Run>& runs) override {
     for (const Run& r : runs) {

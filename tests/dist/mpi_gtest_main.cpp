@@ -7,6 +7,9 @@
 
 int main(int argc, char** argv) {
   blobrt::dist::MpiSession mpi(&argc, &argv);
+  // Plain output: mpirun forwards it through a pseudo-terminal, and colour escapes would end
+  // up in meson's JUnit log.
+  GTEST_FLAG_SET(color, "no");
   ::testing::InitGoogleTest(&argc, argv);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
