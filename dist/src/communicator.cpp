@@ -133,8 +133,6 @@ bool Communicator::layout_matches(const std::vector<ParamRef>& params) const {
   return true;
 }
 
-Engine& Communicator::engine_for_active_device() { return *engine_; }
-
 void Communicator::fuse(const std::vector<ParamRef>& params) {
   check_same_lists(comm_, describe(params), "allreduce_diffs");
   const std::shared_ptr<Device>& device = active_device();
@@ -196,7 +194,7 @@ void Communicator::allreduce_diffs(const std::vector<ParamRef>& params, Reductio
     fuse(params);
     stats_.relaid_out = true;
   }
-  Engine& engine = engine_for_active_device();
+  Engine& engine = *engine_;
   // Newest copy of every diff on the device, and marked so (the reduction writes there).
   for (const Layout::Group& g : layout_->groups) {
     for (const Layout::Slot& s : g.slots) s.memory->mutable_gpu_data();
