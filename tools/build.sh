@@ -58,6 +58,10 @@ if [ "$mode" = test ]; then
   wheel_junit="$(realpath -m "$build/meson-logs/python-wheel.junit.xml")"
   rm -rf "$venv"
   python3 -m venv "$venv"
+  # JAX (CPU wheels on PyPI) is a third-party DLPack consumer for the tests; PyTorch's PyPI
+  # wheels pull in gigabytes of CUDA libraries, so its test runs only where it is installed.
+  # A failed JAX install only skips those tests (with the reason), it does not fail the run.
+  "$venv/bin/pip" install -q jax || echo "JAX could not be installed: its DLPack tests are skipped"
   if "$venv/bin/pip" install -q numpy pytest && "$venv/bin/pip" install -q "$root"; then
     (cd "$venv" && env -u BLOBRT_PLUGIN_PATH -u BLOBRT_PLUGIN_SYSTEM_PATH \
        BLOBRT_TEST_DATA_DIR="$root/tests/data" BLOBRT_EXPECT_PACKAGED_PLUGINS=1 \

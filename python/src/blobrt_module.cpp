@@ -14,6 +14,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
@@ -167,17 +168,18 @@ nb::object device_view(Blob<T>& blob, bool diff, PyBlob::ViewCache& cache) {
   return cache.array;
 }
 
-// Blob.from_dlpack / from_numpy: a copy into a new Blob on the active device.
+// Blob.from_dlpack / from_numpy: a copy into a new Blob on the active device. The source is
+// taken as const so that read-only arrays (np.from_dlpack of an immutable JAX array, a
+// non-writeable NumPy array) are accepted.
 template <typename T>
-PyBlob copy_in(const nb::ndarray<T, nb::c_contig, nb::device::cpu>& a, DType dtype) {
+PyBlob copy_in(const nb::ndarray<const T, nb::c_contig, nb::device::cpu>& a, DType dtype) {
   std::vector<std::int64_t> shape;
   for (std::size_t i = 0; i < a.ndim(); ++i) shape.push_back(static_cast<std::int64_t>(a.shape(i)));
   PyBlob b(shape, dtype);
   b.visit([&](auto& blob) {
     if (blob.count() == 0) return;
     auto* dst = blob.mutable_cpu_data();
-    const T* src = a.data();
-    for (std::int64_t i = 0; i < blob.count(); ++i) dst[i] = src[i];
+    std::memcpy(dst, a.data(), static_cast<std::size_t>(blob.count()) * sizeof(T));
   });
   return b;
 }
@@ -367,8 +369,8 @@ NB_MODULE(_blobrt, m) {
         });
       });
 
-  m.def("_from_array_f32", [](const nb::ndarray<float, nb::c_contig, nb::device::cpu>& a) { return copy_in(a, DType::kFloat32); });
-  m.def("_from_array_f64", [](const nb::ndarray<double, nb::c_contig, nb::device::cpu>& a) { return copy_in(a, DType::kFloat64); });
+  m.def("_from_array_f32", [](const nb::ndarray<const float, nb::c_contig, nb::device::cpu>& a) { return copy_in(a, DType::kFloat32); });
+  m.def("_from_array_f64", [](const nb::ndarray<const double, nb::c_contig, nb::device::cpu>& a) { return copy_in(a, DType::kFloat64); });
 
   m.def("load",
         [](const std::string& path) {

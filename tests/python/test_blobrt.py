@@ -141,6 +141,31 @@ def test_dlpack_with_torch(device):
     np.testing.assert_array_equal(c.data, np.arange(6))
 
 
+
+def test_dlpack_with_jax(device):
+    jnp = pytest.importorskip("jax.numpy", reason="JAX is not installed here")
+    if not host_memory(device):
+        pytest.skip("%s cannot export" % device)
+    b = blobrt.Blob((4, 8))
+    b.data[...] = np.arange(32, dtype=np.float32).reshape(4, 8)
+    x = jnp.from_dlpack(b.device_data)             # JAX shares CPU memory it is handed
+    assert x.shape == (4, 8) and x.dtype == jnp.float32
+    assert x.unsafe_buffer_pointer() == b.data.ctypes.data
+    assert float(x.sum()) == 496.0
+    # JAX arrays are immutable: they export read-only DLPack tensors, which import (a copy).
+    c = blobrt.Blob.from_dlpack(jnp.arange(10, dtype=jnp.float32) * 2)
+    assert c.shape == (10,) and c.asum_data() == 90.0
+
+
+def test_from_numpy_accepts_read_only_arrays(device):
+    a = np.arange(6, dtype=np.float64).reshape(2, 3)
+    a.flags.writeable = False
+    b = blobrt.Blob.from_numpy(a)
+    assert b.dtype == np.float64 and b.shape == (2, 3)
+    np.testing.assert_array_equal(b.data, a)
+    b.data[...] = 0                                # the Blob's own copy stays writable
+    assert a.sum() == 15
+
 # --- files ----------------------------------------------------------------------------
 
 def expect_reference(b):
