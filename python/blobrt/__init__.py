@@ -31,9 +31,9 @@ def _from_numpy(cls, array):
     """A new Blob with a copy of ``array`` (float32 or float64; other dtypes raise)."""
     a = _np.asarray(array)
     if a.dtype == _np.float32:
-        return _blobrt._from_array_f32(_np.ascontiguousarray(a))
+        return _blobrt._from_array_f32(_np.require(a, requirements="C"))
     if a.dtype == _np.float64:
-        return _blobrt._from_array_f64(_np.ascontiguousarray(a))
+        return _blobrt._from_array_f64(_np.require(a, requirements="C"))
     raise Error("blobrt.Blob.from_numpy: dtype %s is not supported (float32 or float64)" % a.dtype)
 
 

@@ -312,3 +312,13 @@ def test_plugins_come_from_inside_the_installed_package():
         assert p["manifest"].startswith(package_root), p["manifest"]
     origins = [d["origin"] for d in blobrt.info()["search_path"]]
     assert "next to libblobrt" in origins
+
+
+def test_from_numpy_keeps_zero_axes_and_copies_strided_arrays(device):
+    scalar = blobrt.Blob.from_numpy(np.float32(3))
+    assert scalar.shape == () and scalar.num_axes == 0 and scalar.count == 1
+    assert scalar.asum_data() == 3
+    t = np.arange(12.0).reshape(3, 4).T            # not C-contiguous
+    b = blobrt.Blob.from_numpy(t)
+    assert b.shape == (4, 3)
+    np.testing.assert_array_equal(b.data, t)
