@@ -24,7 +24,7 @@
 #include "blobrt/plugin_abi.h"
 #include "blobrt_kernels/huge_pages.hpp"
 #include "blobrt_kernels/level1.hpp"
-#include "cpu_reductions.hpp"
+#include "cpu_kernels.hpp"
 #include "plugin_kit.hpp"
 #include "status_names.hpp"
 
@@ -104,6 +104,17 @@ const Enumeration& enumeration() {
   return result;
 }
 
+// The plugin's CPU kernels (cpu_kernels.hpp), float ones first, then double at the same
+// position + kDoubleKernels.
+enum CpuKernel { kDot, kAsum, kAxpy, kScal, kDoubleKernels, kCpuKernelCount = 2 * kDoubleKernels };
+const char* const kCpuKernelNames[kCpuKernelCount] = {"blobrt_sdot",  "blobrt_sasum", "blobrt_saxpy", "blobrt_sscal",
+                                                      "blobrt_ddot",  "blobrt_dasum", "blobrt_daxpy", "blobrt_dscal"};
+
+// Below this many elements, an operation on a device that uses its buffers' host memory in
+// place runs on that memory on the calling thread, after clFinish (docs/opencl.md, "Small
+// operations"): PoCL's launch costs ~18 us, longer than one core takes for 32 Ki elements.
+constexpr int64_t kHostPathElements = blobrt_kernels::kParallelThreshold;
+
 struct Context {
   cl_device_id device = nullptr;
   cl_context context = nullptr;
@@ -114,13 +125,13 @@ struct Context {
   size_t alignment = 128;
   cl_ulong max_alloc = 0;
   cl_mem scratch = nullptr;  // reduction results land here before the read-back
-  std::mutex mutex;          // guards scratch, pinned and the reduction kernels
-  // CPU devices reduce with the plugin's own kernels (cpu_reductions.hpp), built at the
-  // first reduction; `parts` chunks at most, their partial sums in `partials`.
-  bool cpu = false;
+  std::mutex mutex;          // guards scratch, pinned and the CPU kernels' arguments
+  // CPU devices run the plugin's own level-1 kernels (cpu_kernels.hpp), built at the first
+  // call; `parts` chunks at most, a reduction's partial sums in `partials`.
+  bool own_kernels = false;
   size_t parts = 1;
-  cl_program reductions = nullptr;
-  cl_kernel sdot = nullptr, sasum = nullptr, ddot = nullptr, dasum = nullptr;
+  cl_program cpu_program = nullptr;
+  cl_kernel kernels[kCpuKernelCount] = {};
   cl_mem partials = nullptr;
   std::unordered_map<void*, cl_mem> pinned;  // host pointer -> the buffer it maps
 };
@@ -228,9 +239,23 @@ void tune_for_cpu(cl_device_id device) {
   }
 }
 
+// BLOBRT_OPENCL_KERNELS: "auto" (or unset) runs the plugin's own level-1 kernels on CPU
+// devices and CLBlast elsewhere; "clblast" runs CLBlast everywhere (to compare the two, and
+// to test CLBlast's path on a CPU device).
+int kernel_choice(bool* clblast_only, blobrt_error* err) {
+  const char* env = std::getenv("BLOBRT_OPENCL_KERNELS");
+  *clblast_only = env && std::strcmp(env, "clblast") == 0;
+  if (env && *env && !*clblast_only && std::strcmp(env, "auto") != 0) {
+    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "BLOBRT_OPENCL_KERNELS='%s': expected 'auto' or 'clblast'", env);
+  }
+  return BLOBRT_OK;
+}
+
 int open_device(int32_t index, void** context, blobrt_error* err) {
   const Enumeration& e = enumeration();
   if (int status = kit::check_index(err, "OpenCL", index, e.devices.size())) return status;
+  bool clblast_only = false;
+  if (int status = kernel_choice(&clblast_only, err)) return status;
   auto* c = new Context;
   c->device = e.devices[index].device;
   cl_int status = CL_SUCCESS;
@@ -255,7 +280,7 @@ int open_device(int32_t index, void** context, blobrt_error* err) {
   c->max_alloc = device_value<cl_ulong>(c->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE);
   c->in_place = c->unified && uses_host_memory_in_place(c->context, c->queue, c->alignment);
   tune_for_cpu(c->device);
-  c->cpu = (device_value<cl_device_type>(c->device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
+  c->own_kernels = !clblast_only && (device_value<cl_device_type>(c->device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
   // A few chunks per compute unit, so that a core that finishes early takes another.
   c->parts = std::min<size_t>(1024, 4 * std::max<cl_uint>(1, device_value<cl_uint>(c->device, CL_DEVICE_MAX_COMPUTE_UNITS)));
   *context = c;
@@ -270,10 +295,10 @@ void close_device(void* context) {
     clReleaseMemObject(mem);
   }
   clFinish(c->queue);
-  for (cl_kernel k : {c->sdot, c->sasum, c->ddot, c->dasum}) {
+  for (cl_kernel k : c->kernels) {
     if (k) clReleaseKernel(k);
   }
-  if (c->reductions) clReleaseProgram(c->reductions);
+  if (c->cpu_program) clReleaseProgram(c->cpu_program);
   if (c->partials) clReleaseMemObject(c->partials);
   clReleaseMemObject(c->scratch);
   clReleaseCommandQueue(c->queue);
@@ -473,11 +498,110 @@ int check_precision(Context* c, blobrt_error* err) {
   return BLOBRT_OK;
 }
 
+// Builds the CPU kernels once per context (called under c->mutex).
+int build_cpu_kernels(Context* c, blobrt_error* err) {
+  if (c->cpu_program) return BLOBRT_OK;
+  const char* source = blobrt_opencl::cpu_kernel_source();
+  cl_int status = CL_SUCCESS;
+  cl_program program = clCreateProgramWithSource(c->context, 1, &source, nullptr, &status);
+  if (status != CL_SUCCESS) return cl_fail(err, "clCreateProgramWithSource (CPU kernels)", status);
+  status = clBuildProgram(program, 1, &c->device, c->fp64 ? "-DHAVE_FP64" : "", nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    char log[512] = {0};
+    clGetProgramBuildInfo(program, c->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, nullptr);
+    clReleaseProgram(program);
+    return blobrt_fail(err, BLOBRT_ERR_FAILED, "clBuildProgram (CPU kernels) returned %s (%d): %s",
+                       cl_status_name(status), static_cast<int>(status), log);
+  }
+  for (int i = 0; i < kCpuKernelCount && status == CL_SUCCESS; ++i) {
+    if (i < kDoubleKernels || c->fp64) c->kernels[i] = clCreateKernel(program, kCpuKernelNames[i], &status);
+  }
+  if (status == CL_SUCCESS) {
+    c->partials = clCreateBuffer(c->context, CL_MEM_READ_WRITE, c->parts * sizeof(double), nullptr, &status);
+  }
+  if (status != CL_SUCCESS) {
+    // Nothing half-built stays behind: the next call tries again.
+    for (cl_kernel& k : c->kernels) {
+      if (k) clReleaseKernel(k);
+      k = nullptr;
+    }
+    clReleaseProgram(program);
+    return cl_fail(err, "clCreateKernel/clCreateBuffer (CPU kernels)", status);
+  }
+  c->cpu_program = program;  // released with the kernels in close_device
+  return BLOBRT_OK;
+}
+
+// One launch of CPU kernel `which` (for precision T) over [0, n), n > 0, in whole
+// 1024-element chunks (BLOCK in cpu_kernels.hpp), at most c->parts of them; called under
+// c->mutex. Arguments 0 and 1 are n and the chunk length; `set_args(kernel)` sets the rest.
+// Returns the number of chunks in *parts.
+template <typename T, typename SetArgs>
+int launch_cpu_kernel(Context* c, CpuKernel which, int64_t n, cl_ulong* parts, SetArgs set_args, blobrt_error* err) {
+  if (int s = build_cpu_kernels(c, err)) return s;
+  const int index = which + (sizeof(T) == 8 ? kDoubleKernels : 0);
+  cl_kernel kernel = c->kernels[index];
+  const char* name = kCpuKernelNames[index];
+  constexpr cl_ulong kBlock = 1024;
+  cl_ulong count = static_cast<cl_ulong>(n);
+  cl_ulong most = std::min<cl_ulong>(c->parts, (count + kBlock - 1) / kBlock);
+  cl_ulong chunk = ((count + most - 1) / most + kBlock - 1) / kBlock * kBlock;
+  *parts = (count + chunk - 1) / chunk;
+  cl_int status = clSetKernelArg(kernel, 0, sizeof count, &count);
+  if (status == CL_SUCCESS) status = clSetKernelArg(kernel, 1, sizeof chunk, &chunk);
+  if (status == CL_SUCCESS) status = set_args(kernel);
+  if (status != CL_SUCCESS) return cl_fail(err, name, status);
+  size_t global = *parts;
+  size_t local = 1;  // one work-item per work-group: the groups spread over the cores
+  CL_CHECK(clEnqueueNDRangeKernel(c->queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr), name);
+  return BLOBRT_OK;
+}
+
+// Sets kernel arguments from `first` on: each value in turn (cl_mem, cl_ulong, T).
+template <typename... Args>
+cl_int set_kernel_args(cl_kernel kernel, cl_uint first, const Args&... args) {
+  cl_int status = CL_SUCCESS;
+  cl_uint index = first;
+  ((status = status == CL_SUCCESS ? clSetKernelArg(kernel, index++, sizeof(Args), &args) : status), ...);
+  return status;
+}
+
+// The host memory of an in-place device's buffer at element offset `offset`, if the
+// operation is small enough for the host path (kHostPathElements); else nullptr. Waits for
+// the queue first, so that every command enqueued before has run.
+template <typename T>
+T* host_path(Context* c, int64_t n, const void* handle, int64_t offset, int* status, blobrt_error* err) {
+  if (n >= kHostPathElements) return nullptr;
+  char* host = in_place(c, handle, static_cast<size_t>(offset) * sizeof(T));
+  if (!host) return nullptr;
+  cl_int finished = clFinish(c->queue);
+  if (finished != CL_SUCCESS) {
+    *status = cl_fail(err, "clFinish", finished);
+    return nullptr;
+  }
+  return reinterpret_cast<T*>(host);
+}
+
 template <typename T>
 int axpy(void* context, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err) {
   Context* c = as_context(context);
   if (int s = check_precision<T>(c, err)) return s;
   if (n <= 0) return BLOBRT_OK;
+  int status = BLOBRT_OK;
+  if (T* ys = host_path<T>(c, n, y, yo, &status, err)) {
+    if (const T* xs = reinterpret_cast<const T*>(in_place(c, x, static_cast<size_t>(xo) * sizeof(T)))) {
+      blobrt_kernels::chunk::axpy(n, alpha, xs, ys);
+      return BLOBRT_OK;
+    }
+  }
+  if (status != BLOBRT_OK) return status;
+  if (c->own_kernels) {
+    std::lock_guard<std::mutex> lock(c->mutex);
+    cl_ulong parts = 0;
+    return launch_cpu_kernel<T>(c, kAxpy, n, &parts, [&](cl_kernel k) {
+      return set_kernel_args(k, 2, alpha, as_mem(x), static_cast<cl_ulong>(xo), as_mem(y), static_cast<cl_ulong>(yo));
+    }, err);
+  }
   return check_blast(err, kit::by_precision<T>("clblast::Axpy<float>", "clblast::Axpy<double>"),
                      clblast::Axpy<T>(n, alpha, as_mem(x), xo, 1, as_mem(y), yo, 1, &c->queue, nullptr));
 }
@@ -487,68 +611,36 @@ int scal(void* context, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* e
   Context* c = as_context(context);
   if (int s = check_precision<T>(c, err)) return s;
   if (n <= 0) return BLOBRT_OK;
+  int status = BLOBRT_OK;
+  if (T* xs = host_path<T>(c, n, x, xo, &status, err)) {
+    blobrt_kernels::chunk::scal(n, alpha, xs);
+    return BLOBRT_OK;
+  }
+  if (status != BLOBRT_OK) return status;
+  if (c->own_kernels) {
+    std::lock_guard<std::mutex> lock(c->mutex);
+    cl_ulong parts = 0;
+    return launch_cpu_kernel<T>(c, kScal, n, &parts, [&](cl_kernel k) {
+      return set_kernel_args(k, 2, alpha, as_mem(x), static_cast<cl_ulong>(xo));
+    }, err);
+  }
   return check_blast(err, kit::by_precision<T>("clblast::Scal<float>", "clblast::Scal<double>"),
                      clblast::Scal<T>(n, alpha, as_mem(x), xo, 1, &c->queue, nullptr));
 }
 
-// Builds the CPU reduction kernels once per context (called under c->mutex).
-int build_cpu_reductions(Context* c, blobrt_error* err) {
-  if (c->reductions) return BLOBRT_OK;
-  const char* source = blobrt_opencl::cpu_reduction_source();
-  cl_int status = CL_SUCCESS;
-  cl_program program = clCreateProgramWithSource(c->context, 1, &source, nullptr, &status);
-  if (status != CL_SUCCESS) return cl_fail(err, "clCreateProgramWithSource (reduction kernels)", status);
-  status = clBuildProgram(program, 1, &c->device, c->fp64 ? "-DHAVE_FP64" : "", nullptr, nullptr);
-  if (status != CL_SUCCESS) {
-    char log[512] = {0};
-    clGetProgramBuildInfo(program, c->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, nullptr);
-    clReleaseProgram(program);
-    return blobrt_fail(err, BLOBRT_ERR_FAILED, "clBuildProgram (reduction kernels) returned %s (%d): %s",
-                       cl_status_name(status), static_cast<int>(status), log);
-  }
-  cl_kernel* kernels[] = {&c->sdot, &c->sasum, &c->ddot, &c->dasum};
-  const char* names[] = {"blobrt_sdot", "blobrt_sasum", "blobrt_ddot", "blobrt_dasum"};
-  for (int i = 0; i < (c->fp64 ? 4 : 2) && status == CL_SUCCESS; ++i) *kernels[i] = clCreateKernel(program, names[i], &status);
-  if (status == CL_SUCCESS) {
-    c->partials = clCreateBuffer(c->context, CL_MEM_READ_WRITE, c->parts * sizeof(double), nullptr, &status);
-  }
-  if (status != CL_SUCCESS) {
-    // Nothing half-built stays behind: the next reduction tries again.
-    for (cl_kernel* k : kernels) {
-      if (*k) clReleaseKernel(*k);
-      *k = nullptr;
-    }
-    clReleaseProgram(program);
-    return cl_fail(err, "clCreateKernel/clCreateBuffer (reduction kernels)", status);
-  }
-  c->reductions = program;  // released with the kernels in close_device
-  return BLOBRT_OK;
-}
-
-// A reduction with the plugin's kernel on a CPU device (n > 0): `single`/`double_kernel`
-// name the Context's kernel for each precision; `set_vectors(kernel)` sets the vector
-// arguments 2.. (handles and offsets); arguments 0, 1 and the last are n, the chunk
-// length and the partial sums.
+// A reduction with the plugin's kernel on a CPU device (n > 0); `set_vectors(kernel)` sets
+// the vector arguments (handles and offsets) from 2 on; the partial sums are the last.
 template <typename T, typename SetVectors>
-int cpu_reduce(Context* c, cl_kernel Context::*single, cl_kernel Context::*double_kernel, cl_uint partial_arg,
-               int64_t n, T* result, const char* name, SetVectors set_vectors, blobrt_error* err) {
-  if (int s = check_precision<T>(c, err)) return s;
+int cpu_reduce(Context* c, CpuKernel which, cl_uint partial_arg, int64_t n, T* result, SetVectors set_vectors,
+               blobrt_error* err) {
   std::lock_guard<std::mutex> lock(c->mutex);
-  if (int s = build_cpu_reductions(c, err)) return s;
-  cl_kernel kernel = c->*(sizeof(T) == 4 ? single : double_kernel);
-  constexpr cl_ulong kBlock = 1024;  // BLOCK in cpu_reductions.hpp: chunks are whole blocks
-  cl_ulong count = static_cast<cl_ulong>(n);
-  cl_ulong parts = std::min<cl_ulong>(c->parts, (count + kBlock - 1) / kBlock);
-  cl_ulong chunk = ((count + parts - 1) / parts + kBlock - 1) / kBlock * kBlock;
-  parts = (count + chunk - 1) / chunk;
-  cl_int status = clSetKernelArg(kernel, 0, sizeof count, &count);
-  if (status == CL_SUCCESS) status = clSetKernelArg(kernel, 1, sizeof chunk, &chunk);
-  if (status == CL_SUCCESS) status = set_vectors(kernel);
-  if (status == CL_SUCCESS) status = clSetKernelArg(kernel, partial_arg, sizeof(cl_mem), &c->partials);
-  if (status != CL_SUCCESS) return cl_fail(err, name, status);
-  size_t global = parts;
-  size_t local = 1;  // one work-item per work-group: the groups spread over the cores
-  CL_CHECK(clEnqueueNDRangeKernel(c->queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr), name);
+  cl_ulong parts = 0;
+  if (int s = launch_cpu_kernel<T>(c, which, n, &parts, [&](cl_kernel k) {
+        cl_int status = set_vectors(k);
+        return status == CL_SUCCESS ? set_kernel_args(k, partial_arg, c->partials) : status;
+      }, err)) {
+    return s;
+  }
   // The float kernels add in double where the device has it, as the double ones do.
   const bool wide = sizeof(T) == 8 || c->fp64;
   double sum = 0;
@@ -585,17 +677,19 @@ int reduce(Context* c, int64_t n, T* result, const char* name, Launch launch, bl
 template <typename T>
 int dot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error* err) {
   Context* c = as_context(context);
-  if (c->cpu && n > 0) {
-    cl_mem xm = as_mem(x), ym = as_mem(y);
-    cl_ulong xu = static_cast<cl_ulong>(xo), yu = static_cast<cl_ulong>(yo);
-    return cpu_reduce<T>(c, &Context::sdot, &Context::ddot, 6, n, r,
-                         kit::by_precision<T>("blobrt_sdot", "blobrt_ddot"), [&](cl_kernel k) {
-                           cl_int s = clSetKernelArg(k, 2, sizeof xm, &xm);
-                           if (s == CL_SUCCESS) s = clSetKernelArg(k, 3, sizeof xu, &xu);
-                           if (s == CL_SUCCESS) s = clSetKernelArg(k, 4, sizeof ym, &ym);
-                           if (s == CL_SUCCESS) s = clSetKernelArg(k, 5, sizeof yu, &yu);
-                           return s;
-                         }, err);
+  if (int s = check_precision<T>(c, err)) return s;
+  int status = BLOBRT_OK;
+  if (const T* xs = host_path<T>(c, n, x, xo, &status, err)) {
+    if (const T* ys = reinterpret_cast<const T*>(in_place(c, y, static_cast<size_t>(yo) * sizeof(T)))) {
+      *r = static_cast<T>(blobrt_kernels::chunk::dot(n, xs, ys));
+      return BLOBRT_OK;
+    }
+  }
+  if (status != BLOBRT_OK) return status;
+  if (c->own_kernels && n > 0) {
+    return cpu_reduce<T>(c, kDot, 6, n, r, [&](cl_kernel k) {
+      return set_kernel_args(k, 2, as_mem(x), static_cast<cl_ulong>(xo), as_mem(y), static_cast<cl_ulong>(yo));
+    }, err);
   }
   return reduce<T>(c, n, r, kit::by_precision<T>("clblast::Dot<float>", "clblast::Dot<double>"), [&](cl_mem out) {
     return clblast::Dot<T>(n, out, 0, as_mem(x), xo, 1, as_mem(y), yo, 1, &c->queue, nullptr);
@@ -605,15 +699,17 @@ int dot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int6
 template <typename T>
 int asum(void* context, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err) {
   Context* c = as_context(context);
-  if (c->cpu && n > 0) {
-    cl_mem xm = as_mem(x);
-    cl_ulong xu = static_cast<cl_ulong>(xo);
-    return cpu_reduce<T>(c, &Context::sasum, &Context::dasum, 4, n, r,
-                         kit::by_precision<T>("blobrt_sasum", "blobrt_dasum"), [&](cl_kernel k) {
-                           cl_int s = clSetKernelArg(k, 2, sizeof xm, &xm);
-                           if (s == CL_SUCCESS) s = clSetKernelArg(k, 3, sizeof xu, &xu);
-                           return s;
-                         }, err);
+  if (int s = check_precision<T>(c, err)) return s;
+  int status = BLOBRT_OK;
+  if (const T* xs = host_path<T>(c, n, x, xo, &status, err)) {
+    *r = static_cast<T>(blobrt_kernels::chunk::asum(n, xs));
+    return BLOBRT_OK;
+  }
+  if (status != BLOBRT_OK) return status;
+  if (c->own_kernels && n > 0) {
+    return cpu_reduce<T>(c, kAsum, 4, n, r, [&](cl_kernel k) {
+      return set_kernel_args(k, 2, as_mem(x), static_cast<cl_ulong>(xo));
+    }, err);
   }
   return reduce<T>(c, n, r, kit::by_precision<T>("clblast::Asum<float>", "clblast::Asum<double>"), [&](cl_mem out) {
     return clblast::Asum<T>(n, out, 0, as_mem(x), xo, 1, &c->queue, nullptr);
