@@ -486,6 +486,28 @@ TEST(VerdictCacheTest, SecondDiscoveryStartsNoScanner) {
   ::unsetenv("XDG_CACHE_HOME");
 }
 
+// A plugin whose code answered but whose device would not open is not kept out by the
+// remembered verdict: the next discovery asks it again (the device may be free by then).
+TEST(VerdictCacheTest, DeviceThatWouldNotOpenIsAskedAgain) {
+  PluginDir cache_home("cache_refuses");
+  ::setenv("XDG_CACHE_HOME", cache_home.str().c_str(), 1);
+  PluginDir dir("refuses");
+  dir.add("openrefuses");
+  ::setenv("BLOBRT_TEST_OPEN_REFUSES", "1", 1);
+  PluginReport refused = only(discover_in(dir.str()));
+  EXPECT_FALSE(refused.usable);
+  EXPECT_REASON(refused, "device busy (BLOBRT_TEST_OPEN_REFUSES is set)");
+  PluginReport again = only(discover_in(dir.str()));  // from the cache: asked again, same answer
+  EXPECT_FALSE(again.usable);
+  EXPECT_REASON(again, "device busy");
+  EXPECT_EQ(again.reason.find("remembered from"), std::string::npos) << again.reason;
+  ::unsetenv("BLOBRT_TEST_OPEN_REFUSES");
+  PluginReport freed = only(discover_in(dir.str()));
+  EXPECT_TRUE(freed.usable) << freed.reason;
+  EXPECT_EQ(freed.devices.size(), 1u);
+  ::unsetenv("XDG_CACHE_HOME");
+}
+
 TEST(VerdictCacheTest, UnreadableOrForeignCacheFilesAreIgnored) {
   PluginDir cache_home("cache_odd");
   ::setenv("XDG_CACHE_HOME", cache_home.str().c_str(), 1);
@@ -502,7 +524,7 @@ TEST(VerdictCacheTest, UnreadableOrForeignCacheFilesAreIgnored) {
   std::ifstream in(cache_home.str() + "/blobrt/plugin-verdicts");
   std::string header;
   std::getline(in, header);
-  EXPECT_EQ(header, std::string("blobrt-plugin-verdicts 1 ") + version() + " abi " +
+  EXPECT_EQ(header, std::string("blobrt-plugin-verdicts 2 ") + version() + " abi " +
                         std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR));
   ::unsetenv("XDG_CACHE_HOME");
 }

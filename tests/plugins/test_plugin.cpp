@@ -145,6 +145,12 @@ int open_device(int32_t index, void** context, blobrt_error* err) {
   ::_exit(7);
 #elif defined(TEST_PLUGIN_OPEN_HANG)
   for (;;) ::pause();
+#elif defined(TEST_PLUGIN_OPEN_REFUSES)
+  // A device that will not open for a reason outside the plugin's files (here: the
+  // environment), which may be gone at the next start.
+  if (std::getenv("BLOBRT_TEST_OPEN_REFUSES")) {
+    return blobrt_fail(err, BLOBRT_ERR_FAILED, "device busy (BLOBRT_TEST_OPEN_REFUSES is set)");
+  }
 #endif
   *context = nullptr;
   return BLOBRT_OK;

@@ -181,11 +181,20 @@ std::optional<std::string> field(const std::string& answer, const std::string& k
   return answer.substr(at, answer.find('\n', at) - at);
 }
 
+bool no_devices(const ProbeVerdict& verdict) { return verdict.answered && verdict.reason.rfind("0 devices", 0) == 0; }
+
+// Whether a remembered verdict still holds. What the plugin's code did (crashed, exited,
+// hung) holds for the same files; so do "usable" and "no device" (asked again in process
+// when it loads). A plugin that answered but was unusable for another reason (a device
+// that would not open, a missing dependency) is probed again: the cause may be outside its
+// files and gone by now (a device freed, a library installed, an environment variable).
+bool still_holds(const ProbeVerdict& verdict) { return !verdict.answered || verdict.usable || no_devices(verdict); }
+
 // Whether a verdict lets the plugin be loaded here; otherwise sets the reason.
 bool admit(const ProbeVerdict& verdict, PluginReport& report, const std::string& remembered_from) {
   // A plugin with no device is still loaded, so that its library version and its own
   // reason (asked again in process: the hardware may have changed) are shown.
-  if (verdict.usable || verdict.reason.rfind("0 devices", 0) == 0) return true;
+  if (verdict.usable || no_devices(verdict)) return true;
   report.reason = verdict.reason;
   if (!remembered_from.empty()) {
     report.reason += " (remembered from an earlier probe in " + remembered_from +
@@ -204,7 +213,7 @@ std::string encode_probe_result(const PluginReport& report) {
 bool probe_in_child(PluginReport& report, VerdictCache& cache) {
   auto mode = environment::get("BLOBRT_PLUGIN_PROBE");
   if (mode && *mode == "inprocess") return true;
-  if (auto cached = cache.find(report.manifest, report.library)) {
+  if (auto cached = cache.find(report.manifest, report.library); cached && still_holds(*cached)) {
     log::debug("plugin ", report.manifest, ": verdict from ", cache.path(), ": ",
                cached->usable ? "usable" : cached->reason);
     return admit(*cached, report, cache.path());
@@ -240,6 +249,7 @@ bool probe_in_child(PluginReport& report, VerdictCache& cache) {
                               : "exited with status " + std::to_string(code) +
                                     " while being probed (in a child process)" + tail;
   } else {
+    verdict.answered = true;
     verdict.usable = field(run->answer, "usable").value_or("0") == "1";
     verdict.devices = std::atoi(field(run->answer, "devices").value_or("0").c_str());
     verdict.reason = field(run->answer, "reason").value_or("");

@@ -22,7 +22,7 @@ namespace {
 
 // The first line; a file from another format, another libblobrt or another plugin ABI is
 // ignored (its checks, and so its verdicts, may differ).
-const std::string kHeader = std::string("blobrt-plugin-verdicts 1 ") + BLOBRT_VERSION + " abi " +
+const std::string kHeader = std::string("blobrt-plugin-verdicts 2 ") + BLOBRT_VERSION + " abi " +
                             std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR);
 constexpr std::size_t kMaxFileBytes = 1 << 20;
 
@@ -84,7 +84,7 @@ VerdictCache VerdictCache::open() {
   std::string line;
   if (!std::getline(in, line) || line != kHeader) return cache;
   while (std::getline(in, line)) {
-    // Eight identity fields, then usable, devices, reason.
+    // Eight identity fields, then usable, answered, devices, reason.
     std::size_t at = 0;
     for (int field = 0; field < 8 && at != std::string::npos; ++field) at = line.find('\t', at + (field ? 1 : 0));
     if (at == std::string::npos) continue;
@@ -97,14 +97,18 @@ std::optional<ProbeVerdict> VerdictCache::find(const std::string& manifest, cons
   std::string k = key(manifest, library);
   auto entry = k.empty() ? entries_.end() : entries_.find(k);
   if (entry == entries_.end()) return std::nullopt;
-  // "usable\tdevices\treason"
+  // "usable\tanswered\tdevices\treason"
   std::istringstream fields(entry->second);
-  std::string usable, devices, reason;
-  if (!std::getline(fields, usable, '\t') || !std::getline(fields, devices, '\t')) return std::nullopt;
+  std::string usable, answered, devices, reason;
+  if (!std::getline(fields, usable, '\t') || !std::getline(fields, answered, '\t') ||
+      !std::getline(fields, devices, '\t')) {
+    return std::nullopt;
+  }
   std::getline(fields, reason);
-  if (usable != "0" && usable != "1") return std::nullopt;
+  if ((usable != "0" && usable != "1") || (answered != "0" && answered != "1")) return std::nullopt;
   ProbeVerdict verdict;
   verdict.usable = usable == "1";
+  verdict.answered = answered == "1";
   verdict.devices = std::atoi(devices.c_str());
   verdict.reason = reason;
   return verdict;
@@ -114,8 +118,8 @@ void VerdictCache::remember(const std::string& manifest, const std::string& libr
   if (path_.empty()) return;
   std::string k = key(manifest, library);
   if (k.empty()) return;
-  entries_[k] = std::string(verdict.usable ? "1" : "0") + '\t' + std::to_string(verdict.devices) + '\t' +
-                one_line(verdict.reason);
+  entries_[k] = std::string(verdict.usable ? "1" : "0") + '\t' + (verdict.answered ? "1" : "0") + '\t' +
+                std::to_string(verdict.devices) + '\t' + one_line(verdict.reason);
   changed_ = true;
 }
 
