@@ -96,6 +96,21 @@ def main():
             w(f"| {dev} | {dtype} | " + " | ".join(cells) + " |")
     w("")
 
+    # 1b. Blob's own operations against the same probe.
+    w("### Blob operations: fraction of the streaming probe (float, same sizes and run)\n")
+    blob_ops = [("Update", "triad"), ("asum_data", "sum"), ("sumsq_data", "sum"), ("scale_data", "scale")]
+    w("| device | " + " | ".join(f"{op} ({pat})" for op, pat in blob_ops) + " |")
+    w("|---|" + "---|" * len(blob_ops))
+    for dev in devices:
+        cells = []
+        for op, pat in blob_ops:
+            vals = [got / ref for n in large
+                    for got, ref in [(r.get(f"blob/{dev}/{op}/float/{n}", {}).get("bps"), probe(pat, "float", n))]
+                    if got and ref]
+            cells.append(f"{min(vals):.2f} … {max(vals):.2f}" if vals else "–")
+        w(f"| {dev} | " + " | ".join(cells) + " |")
+    w("")
+
     # 2. Dispatch overhead at n = 1.
     w("### Dispatch overhead at n = 1 (ns over the raw library call, same run)\n")
     w("| path | blobrt | raw | overhead |")
@@ -109,6 +124,21 @@ def main():
         raw = r.get(f"raw/blis/{raw_op}/float/1", {}).get("ns")
         if mine and raw:
             w(f"| {label} on blis:0 vs bli_s{raw_op}v | {mine:.1f} | {raw:.1f} | {mine - raw:+.1f} |")
+    w("")
+
+    # 2b. OpenCL at n = 1: the same calls against CLBlast on its own queue (each waits for
+    # completion), where PoCL's launch latency is the cost to beat.
+    w("### OpenCL at n = 1 (ns, each call complete; raw = CLBlast on its own queue, same run)\n")
+    w("| path | blobrt opencl:0 | raw CLBlast | blobrt/raw |")
+    w("|---|---|---|---|")
+    cl_paths = [(f"Device::{op}", f"device/opencl:0/{op}", op) for op in ("axpy", "dot", "asum", "scal")]
+    cl_paths += [(f"Blob::{op} (1 element)", f"blob/opencl:0/{op}", raw_op)
+                 for op, raw_op in (("Update", "axpy"), ("asum_data", "asum"), ("scale_data", "scal"))]
+    for label, mine_key, raw_op in cl_paths:
+        mine = r.get(f"{mine_key}/float/1", {}).get("ns")
+        raw = r.get(f"raw/clblast/{raw_op}/float/1", {}).get("ns")
+        if mine and raw:
+            w(f"| {label} vs clblast::{raw_op.capitalize()} | {mine:.1f} | {raw:.1f} | {mine / raw:.4f} |")
     w("")
 
     # 3. Against the raw libraries at large n.
