@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "blobrt_kernels/parallel.hpp"
+#include "blobrt_kernels/stream_copy.hpp"
 
 namespace blobrt_kernels {
 
@@ -123,7 +124,8 @@ inline void fill_bytes(void* dst, int value, std::size_t bytes) {
       kParallelBytes);
 }
 
-// memmove semantics: overlapping ranges are copied on one thread.
+// memmove semantics: overlapping ranges are copied on one thread. Copies larger than the
+// cache use streaming stores (stream_copy.hpp).
 inline void copy_bytes(void* dst, const void* src, std::size_t bytes) {
   char* d = static_cast<char*>(dst);
   const char* s = static_cast<const char*>(src);
@@ -131,9 +133,16 @@ inline void copy_bytes(void* dst, const void* src, std::size_t bytes) {
     std::memmove(d, s, bytes);
     return;
   }
+  const bool streaming = bytes >= streaming_copy_bytes();
   parallel_for(
       static_cast<std::int64_t>(bytes),
-      [&](std::int64_t b, std::int64_t e) { std::memcpy(d + b, s + b, static_cast<std::size_t>(e - b)); },
+      [&](std::int64_t b, std::int64_t e) {
+        if (streaming) {
+          stream_copy(d + b, s + b, static_cast<std::size_t>(e - b));
+        } else {
+          std::memcpy(d + b, s + b, static_cast<std::size_t>(e - b));
+        }
+      },
       kParallelBytes);
 }
 
