@@ -6,6 +6,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -40,9 +41,13 @@ std::string name(const std::string& group, const std::string& subject, const std
 // miss the other OpenMP threads and every asynchronous device.
 // Single-element runs (the dispatch-overhead figures: nanoseconds) are repeated five
 // times and reported as the median, which a noisy virtual machine needs.
+// With repetitions (tools/bench.sh repeats the large sizes) each run also reports "min":
+// the fastest repetition, which tools/bench_report.py divides by (as STREAM reports its
+// best rate: interference only ever slows a memory-bound loop down).
 template <typename Fn>
 benchmark::internal::Benchmark* reg(const std::string& name, Fn fn) {
-  auto* b = benchmark::RegisterBenchmark(name.c_str(), fn)->UseRealTime();
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), fn)->UseRealTime()->ComputeStatistics(
+      "min", [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); });
   bool single = name.size() > 2 && name.compare(name.size() - 2, 2, "/1") == 0;
   if (single && !smoke()) b->Repetitions(5)->ReportAggregatesOnly(true);
   return b;

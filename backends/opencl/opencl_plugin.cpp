@@ -1,13 +1,15 @@
-// The OpenCL backend: buffers are cl_mem, level-1 BLAS goes to CLBlast, copies and memset
-// to the OpenCL API. Every platform and device the ICD loader reports is one blobrt
-// device, numbered in platform order (BLOBRT_BACKEND=opencl:N).
+// The OpenCL backend: buffers are cl_mem, level-1 BLAS goes to CLBlast on GPUs and
+// accelerators and to the plugin's own kernels on CPU devices (cpu_kernels.hpp), copies
+// and memset to the OpenCL API. Every platform and device the ICD loader reports is one
+// blobrt device, numbered in platform order (BLOBRT_BACKEND=opencl:N).
 //
 // On devices whose memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY, e.g. PoCL)
 // buffers are created with CL_MEM_USE_HOST_PTR over memory this plugin allocates, and
 // lent to the core as the host mirror (host_alias): a head transition moves no byte. If
 // the device is seen to use that memory in place (checked when it opens: see
 // uses_host_memory_in_place), a transition to the host only waits for the queue, and one
-// to the device does nothing; otherwise it is a map/unmap. Elsewhere the host mirror is
+// to the device does nothing; otherwise it is a map/unmap. On such devices copies, fills
+// and level-1 operations under 32 Ki elements run on that memory directly (host_path). Elsewhere the host mirror is
 // pinned (CL_MEM_ALLOC_HOST_PTR, mapped) and transfers are real reads and writes.
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
