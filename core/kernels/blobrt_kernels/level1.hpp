@@ -133,7 +133,7 @@ inline void copy_bytes(void* dst, const void* src, std::size_t bytes) {
     std::memmove(d, s, bytes);
     return;
   }
-  const bool streaming = bytes >= streaming_copy_bytes();
+  const bool streaming = bytes > kStreamingCopyBytes;
   parallel_for(
       static_cast<std::int64_t>(bytes),
       [&](std::int64_t b, std::int64_t e) {
