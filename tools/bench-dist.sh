@@ -4,13 +4,8 @@
 #   tools/bench-dist.sh                  # BLOBRT_BACKEND (default blis) picks the device
 # Open MPI's defaults otherwise (shared memory with CMA single copy where the kernel allows).
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-build="${BUILD_DIR:-build}"
-cd "$root"
-[ -f "$build/build.ninja" ] || tools/build.sh demo
-ninja -C "$build" >/dev/null
+source "$(dirname "$0")/bench-env.sh"
 backend="${BLOBRT_BACKEND:-blis}"
-plugin_path="$(meson devenv -C "$build" --dump | sed -n "s/^BLOBRT_PLUGIN_PATH=[\"']\{0,1\}\([^\"']*\).*/\1/p")"
 out="$build/bench/dist"
 mkdir -p "$out"
 for np in 2 4; do

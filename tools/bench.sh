@@ -5,14 +5,9 @@
 # (the ratio tables) and docs/performance.png (the plot). Takes 10-20 minutes on 2 cores;
 # run it on an idle machine. BENCH_ARGS adds Google Benchmark flags (e.g. a filter).
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-build="${BUILD_DIR:-build}"
-cd "$root"
-[ -f "$build/build.ninja" ] || tools/build.sh demo
-ninja -C "$build" >/dev/null
+source "$(dirname "$0")/bench-env.sh"
 command -v gnuplot >/dev/null || { apt-get install -y -qq gnuplot-nox >/dev/null; }
 mkdir -p "$build/bench"
-plugin_path="$(meson devenv -C "$build" --dump | sed -n "s/^BLOBRT_PLUGIN_PATH=[\"']\{0,1\}\([^\"']*\).*/\1/p")"
 # The figures the ratio tables divide (probe, Device and Blob operations at n >= 2^22) run
 # five times in random order; the report divides their best repetitions, so that a probe and the
 # operation it bounds are not measured minutes apart under different load; the rest once.

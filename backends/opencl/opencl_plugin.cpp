@@ -9,8 +9,9 @@
 // the device is seen to use that memory in place (checked when it opens: see
 // uses_host_memory_in_place), a transition to the host only waits for the queue, and one
 // to the device does nothing; otherwise it is a map/unmap. On such devices copies, fills
-// and level-1 operations under 32 Ki elements run on that memory directly (host_path). Elsewhere the host mirror is
-// pinned (CL_MEM_ALLOC_HOST_PTR, mapped) and transfers are real reads and writes.
+// and level-1 operations under 32 Ki elements run on that memory directly (host_operand).
+// Elsewhere the host mirror is pinned (CL_MEM_ALLOC_HOST_PTR, mapped) and transfers are
+// real reads and writes.
 #define CL_TARGET_OPENCL_VERSION 120
 #include <CL/cl.h>
 #include <clblast.h>
@@ -568,20 +569,13 @@ cl_int set_kernel_args(cl_kernel kernel, cl_uint first, const Args&... args) {
   return status;
 }
 
-// The host memory of an in-place device's buffer at element offset `offset`, if the
-// operation is small enough for the host path (kHostPathElements); else nullptr. Waits for
-// the queue first, so that every command enqueued before has run.
+// An n-element operand of an operation that takes the host path (kHostPathElements): the
+// in-place buffer's host memory at element offset `offset`; nullptr when the operation goes
+// to the queue. The caller waits for the queue (clFinish) once every operand is known.
 template <typename T>
-T* host_path(Context* c, int64_t n, const void* handle, int64_t offset, int* status, blobrt_error* err) {
+T* host_operand(Context* c, int64_t n, const void* handle, int64_t offset) {
   if (n >= kHostPathElements) return nullptr;
-  char* host = in_place(c, handle, static_cast<size_t>(offset) * sizeof(T));
-  if (!host) return nullptr;
-  cl_int finished = clFinish(c->queue);
-  if (finished != CL_SUCCESS) {
-    *status = cl_fail(err, "clFinish", finished);
-    return nullptr;
-  }
-  return reinterpret_cast<T*>(host);
+  return reinterpret_cast<T*>(in_place(c, handle, static_cast<size_t>(offset) * sizeof(T)));
 }
 
 template <typename T>
@@ -589,14 +583,12 @@ int axpy(void* context, int64_t n, T alpha, const void* x, int64_t xo, void* y, 
   Context* c = as_context(context);
   if (int s = check_precision<T>(c, err)) return s;
   if (n <= 0) return BLOBRT_OK;
-  int status = BLOBRT_OK;
-  if (T* ys = host_path<T>(c, n, y, yo, &status, err)) {
-    if (const T* xs = reinterpret_cast<const T*>(in_place(c, x, static_cast<size_t>(xo) * sizeof(T)))) {
-      blobrt_kernels::chunk::axpy(n, alpha, xs, ys);
-      return BLOBRT_OK;
-    }
+  T* ys = host_operand<T>(c, n, y, yo);
+  if (const T* xs = ys ? host_operand<T>(c, n, x, xo) : nullptr) {
+    CL_CHECK(clFinish(c->queue), "clFinish");  // every command enqueued before has run
+    blobrt_kernels::chunk::axpy(n, alpha, xs, ys);
+    return BLOBRT_OK;
   }
-  if (status != BLOBRT_OK) return status;
   if (c->own_kernels) {
     std::lock_guard<std::mutex> lock(c->mutex);
     cl_ulong parts = 0;
@@ -613,12 +605,11 @@ int scal(void* context, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* e
   Context* c = as_context(context);
   if (int s = check_precision<T>(c, err)) return s;
   if (n <= 0) return BLOBRT_OK;
-  int status = BLOBRT_OK;
-  if (T* xs = host_path<T>(c, n, x, xo, &status, err)) {
+  if (T* xs = host_operand<T>(c, n, x, xo)) {
+    CL_CHECK(clFinish(c->queue), "clFinish");
     blobrt_kernels::chunk::scal(n, alpha, xs);
     return BLOBRT_OK;
   }
-  if (status != BLOBRT_OK) return status;
   if (c->own_kernels) {
     std::lock_guard<std::mutex> lock(c->mutex);
     cl_ulong parts = 0;
@@ -661,10 +652,10 @@ int cpu_reduce(Context* c, CpuKernel which, cl_uint partial_arg, int64_t n, T* r
   return BLOBRT_OK;
 }
 
-// Runs a CLBlast reduction into the scratch buffer and reads the scalar back.
+// Runs a CLBlast reduction into the scratch buffer and reads the scalar back (the caller
+// has checked the precision).
 template <typename T, typename Launch>
 int reduce(Context* c, int64_t n, T* result, const char* name, Launch launch, blobrt_error* err) {
-  if (int s = check_precision<T>(c, err)) return s;
   if (n <= 0) {
     *result = 0;
     return BLOBRT_OK;
@@ -680,14 +671,12 @@ template <typename T>
 int dot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error* err) {
   Context* c = as_context(context);
   if (int s = check_precision<T>(c, err)) return s;
-  int status = BLOBRT_OK;
-  if (const T* xs = host_path<T>(c, n, x, xo, &status, err)) {
-    if (const T* ys = reinterpret_cast<const T*>(in_place(c, y, static_cast<size_t>(yo) * sizeof(T)))) {
-      *r = static_cast<T>(blobrt_kernels::chunk::dot(n, xs, ys));
-      return BLOBRT_OK;
-    }
+  const T* xs = host_operand<T>(c, n, x, xo);
+  if (const T* ys = xs ? host_operand<T>(c, n, y, yo) : nullptr) {
+    CL_CHECK(clFinish(c->queue), "clFinish");
+    *r = static_cast<T>(blobrt_kernels::chunk::dot(n, xs, ys));
+    return BLOBRT_OK;
   }
-  if (status != BLOBRT_OK) return status;
   if (c->own_kernels && n > 0) {
     return cpu_reduce<T>(c, kDot, 6, n, r, [&](cl_kernel k) {
       return set_kernel_args(k, 2, as_mem(x), static_cast<cl_ulong>(xo), as_mem(y), static_cast<cl_ulong>(yo));
@@ -702,12 +691,11 @@ template <typename T>
 int asum(void* context, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err) {
   Context* c = as_context(context);
   if (int s = check_precision<T>(c, err)) return s;
-  int status = BLOBRT_OK;
-  if (const T* xs = host_path<T>(c, n, x, xo, &status, err)) {
+  if (const T* xs = host_operand<T>(c, n, x, xo)) {
+    CL_CHECK(clFinish(c->queue), "clFinish");
     *r = static_cast<T>(blobrt_kernels::chunk::asum(n, xs));
     return BLOBRT_OK;
   }
-  if (status != BLOBRT_OK) return status;
   if (c->own_kernels && n > 0) {
     return cpu_reduce<T>(c, kAsum, 4, n, r, [&](cl_kernel k) {
       return set_kernel_args(k, 2, as_mem(x), static_cast<cl_ulong>(xo));

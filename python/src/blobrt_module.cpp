@@ -83,6 +83,17 @@ class PyBlob {
     const void* pointer = nullptr;
     std::vector<int> shape;
     nb::object array;
+
+    bool holds(const SyncedMemory* m, const void* p, const std::vector<int>& s) const {
+      return array.is_valid() && pointer == p && memory == m && shape == s;
+    }
+    const nb::object& keep(nb::object a, const SyncedMemory* m, const void* p, const std::vector<int>& s) {
+      array = std::move(a);
+      memory = m;
+      pointer = p;
+      shape = s;
+      return array;
+    }
   };
   ViewCache host_cache[2];
   ViewCache device_cache[2];
@@ -111,15 +122,10 @@ nb::object host_view(Blob<T>& blob, bool diff, PyBlob::ViewCache& cache) {
   }
   T* p = diff ? blob.mutable_cpu_diff() : blob.mutable_cpu_data();
   const std::shared_ptr<SyncedMemory>& mem = diff ? blob.diff() : blob.data();
-  if (cache.array.is_valid() && cache.pointer == p && cache.memory == mem.get() && cache.shape == blob.shape()) {
-    return cache.array;
-  }
+  if (cache.holds(mem.get(), p, blob.shape())) return cache.array;
   const std::vector<std::size_t> shape = shape_of(blob.shape());
-  cache.array = nb::cast(nb::ndarray<nb::numpy, T>(p, shape.size(), shape.data(), owner_of(mem)));
-  cache.pointer = p;
-  cache.memory = mem.get();
-  cache.shape = blob.shape();
-  return cache.array;
+  return cache.keep(nb::cast(nb::ndarray<nb::numpy, T>(p, shape.size(), shape.data(), owner_of(mem))), mem.get(), p,
+                    blob.shape());
 }
 
 // A Blob's data or diff on its device, for DLPack consumers: the device memory itself.
@@ -150,22 +156,15 @@ nb::object device_view(Blob<T>& blob, bool diff, PyBlob::ViewCache& cache) {
         "is a cl_mem, not an address); use .", diff ? "diff" : "data", " for the host side instead");
   }
   T* p = diff ? blob.mutable_gpu_diff() : blob.mutable_gpu_data();
-  if (cache.array.is_valid() && cache.pointer == p && cache.memory == mem0.get() && cache.shape == blob.shape()) {
-    return cache.array;
-  }
+  if (cache.holds(mem0.get(), p, blob.shape())) return cache.array;
   const std::vector<std::size_t> shape = shape_of(blob.shape());
   DeviceArray out;
-  out.array = nb::cast(nb::ndarray<nb::array_api, T>(p, shape.size(), shape.data(), owner_of(mem0), nullptr,
-                                                     nb::dtype<T>(), device_type,
-                                                     device_type == nb::device::cpu::value ? 0 : d.index));
   out.device = mem0->device();
   out.device_type = device_type;
   out.device_id = device_type == nb::device::cpu::value ? 0 : d.index;
-  cache.array = nb::cast(std::move(out));
-  cache.pointer = p;
-  cache.memory = mem0.get();
-  cache.shape = blob.shape();
-  return cache.array;
+  out.array = nb::cast(nb::ndarray<nb::array_api, T>(p, shape.size(), shape.data(), owner_of(mem0), nullptr,
+                                                     nb::dtype<T>(), out.device_type, out.device_id));
+  return cache.keep(nb::cast(std::move(out)), mem0.get(), p, blob.shape());
 }
 
 // Blob.from_dlpack / from_numpy: a copy into a new Blob on the active device. The source is
