@@ -9,6 +9,8 @@
 //  - fail_call() turns a library's failed call into a status and the message
 //    "CALL returned NAME (DETAIL)"; a failed allocation becomes BLOBRT_ERR_OUT_OF_MEMORY,
 //    which the core throws as blobrt::OutOfMemoryError.
+//  - getenv() reads a variable as libblobrt does (blobrt/environment.hpp): "" when unset or
+//    when the process is setuid/setgid. A plugin reads its settings only through it.
 //  - check_index() answers a device index that is out of range, set_text() fills the
 //    fixed-size text fields of blobrt_device_properties, by_precision() names a routine.
 #ifndef BLOBRT_PLUGIN_KIT_HPP
@@ -18,10 +20,16 @@
 #include <cstddef>
 #include <cstdio>
 
+#include <string>
+
+#include "blobrt/environment.hpp"
 #include "blobrt/plugin_abi.h"
 #include "plugin_error.h"
 
 namespace blobrt::plugin_kit {
+
+// A setting from the environment: "" when unset, and always "" in a setuid/setgid process.
+inline std::string getenv(const char* name) { return blobrt::environment::get(name).value_or(""); }
 
 inline blobrt_plugin_v1 new_table(const char* name, const char* library_version) {
   blobrt_plugin_v1 table{};

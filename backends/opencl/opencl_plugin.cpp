@@ -209,8 +209,7 @@ int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error
 // is checked on the device rather than assumed; BLOBRT_OPENCL_MAP_TRANSITIONS=1 keeps
 // map/unmap regardless.
 bool uses_host_memory_in_place(cl_context context, cl_command_queue queue, size_t alignment) {
-  const char* env = std::getenv("BLOBRT_OPENCL_MAP_TRANSITIONS");
-  if (env && std::strcmp(env, "1") == 0) return false;
+  if (kit::getenv("BLOBRT_OPENCL_MAP_TRANSITIONS") == "1") return false;
   const size_t bytes = 1 << 16;
   auto* host = static_cast<unsigned char*>(blobrt_kernels::allocate_host(bytes, alignment));
   if (!host) return false;
@@ -246,10 +245,11 @@ void tune_for_cpu(cl_device_id device) {
 // devices and CLBlast elsewhere; "clblast" runs CLBlast everywhere (to compare the two, and
 // to test CLBlast's path on a CPU device).
 int kernel_choice(bool* clblast_only, blobrt_error* err) {
-  const char* env = std::getenv("BLOBRT_OPENCL_KERNELS");
-  *clblast_only = env && std::strcmp(env, "clblast") == 0;
-  if (env && *env && !*clblast_only && std::strcmp(env, "auto") != 0) {
-    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "BLOBRT_OPENCL_KERNELS='%s': expected 'auto' or 'clblast'", env);
+  const std::string choice = kit::getenv("BLOBRT_OPENCL_KERNELS");
+  *clblast_only = choice == "clblast";
+  if (!choice.empty() && !*clblast_only && choice != "auto") {
+    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "BLOBRT_OPENCL_KERNELS='%s': expected 'auto' or 'clblast'",
+                       choice.c_str());
   }
   return BLOBRT_OK;
 }

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "environment.hpp"
+#include "blobrt/environment.hpp"
 
 namespace blobrt::log {
 

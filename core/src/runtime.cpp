@@ -11,7 +11,7 @@
 #include "blobrt/error.hpp"
 #include "backend_spec.hpp"
 #include "blobrt_config.h"
-#include "environment.hpp"
+#include "blobrt/environment.hpp"
 #include "host_device.hpp"
 #include "loader.hpp"
 #include "log.hpp"

@@ -1,4 +1,5 @@
 #include "blobrt/dist/communicator.hpp"
+#include "blobrt/environment.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -52,8 +53,10 @@ std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a;
 
 // BLOBRT_DIST_BUCKET_BYTES (a positive byte count, e.g. 1048576), else 25 MiB.
 std::size_t default_bucket_bytes() {
-  const char* env = std::getenv("BLOBRT_DIST_BUCKET_BYTES");
-  if (!env || !*env) return kDefaultBucketBytes;
+  // Read as libblobrt reads its variables: ignored in a setuid/setgid process.
+  const std::string value = blobrt::environment::get("BLOBRT_DIST_BUCKET_BYTES").value_or("");
+  if (value.empty()) return kDefaultBucketBytes;
+  const char* env = value.c_str();
   char* end = nullptr;
   errno = 0;
   unsigned long long v = std::strtoull(env, &end, 10);

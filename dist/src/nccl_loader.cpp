@@ -6,6 +6,7 @@
 #include <exception>
 #include <memory>
 
+#include "blobrt/environment.hpp"
 #include "blobrt_dist_config.h"
 
 namespace blobrt::dist {
@@ -13,8 +14,9 @@ namespace {
 
 NcclPart load() {
   NcclPart part;
-  const char* env = std::getenv("BLOBRT_DIST_NCCL");
-  part.path = env && *env ? env : BLOBRT_DIST_NCCL_PATH;
+  // Names a library to load: ignored in a setuid/setgid process, as every blobrt variable.
+  const std::string named = blobrt::environment::get("BLOBRT_DIST_NCCL").value_or("");
+  part.path = !named.empty() ? named : BLOBRT_DIST_NCCL_PATH;
   boost::system::error_code ec;
   if (!boost::filesystem::exists(part.path, ec)) {
     part.reason = part.path + " is not installed (GPU nodes get it with the `cuda` install tag; "

@@ -25,7 +25,7 @@
 #include "blobrt/error.hpp"
 #include "blobrt_kernels/huge_pages.hpp"
 #include "blobrt_kernels/parallel.hpp"
-#include "environment.hpp"
+#include "blobrt/environment.hpp"
 
 namespace blobrt {
 namespace {

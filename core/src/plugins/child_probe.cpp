@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "blobrt_config.h"
-#include "environment.hpp"
+#include "blobrt/environment.hpp"
 #include "relocation.hpp"
 #include "log.hpp"
 #include "plugin_text.hpp"

@@ -9,7 +9,7 @@
 #include <boost/dll/shared_library.hpp>
 
 #include "blobrt/error.hpp"
-#include "environment.hpp"
+#include "blobrt/environment.hpp"
 #include "log.hpp"
 #include "child_probe.hpp"
 #include "manifest.hpp"

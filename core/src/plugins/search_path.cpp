@@ -7,7 +7,7 @@
 
 #include "backend_spec.hpp"
 #include "blobrt_config.h"
-#include "environment.hpp"
+#include "blobrt/environment.hpp"
 #include "relocation.hpp"
 
 namespace blobrt {

@@ -13,7 +13,7 @@
 
 #include "blobrt_config.h"
 #include "blobrt/plugin_abi.h"
-#include "environment.hpp"
+#include "blobrt/environment.hpp"
 #include "log.hpp"
 #include "plugin_text.hpp"
 
