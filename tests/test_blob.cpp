@@ -455,6 +455,44 @@ TEST_P(BlobTest, GrowingReshapeAfterSharingReallocates) {
   EXPECT_EQ(given, std::vector<float>(2, 3.0f));
 }
 
+// libblobrt-dist re-points a diff at a view of exactly count() elements of a larger buffer
+// (SyncedMemory::set_gpu_data with a size). A Reshape that grows past the view (still
+// within capacity_) must give the diff fresh memory, leave the rest of that buffer alone
+// and keep the data's values.
+TEST_P(BlobTest, GrowingPastASizedViewGetsAFreshDiffAndKeepsTheData) {
+  const DeviceDescription& d = device().description();
+  if (d.view_alignment == 0) GTEST_SKIP() << d.id() << " offers no views";
+  std::shared_ptr<Device> dev = active_device();
+  Blob<float> blob(Shape{100});
+  float* data = blob.mutable_cpu_data();
+  for (int i = 0; i < 100; ++i) data[i] = static_cast<float>(i);
+  blob.Reshape(Shape{16});
+  // 16 floats of view, then 100 floats of guard, all -1.
+  const std::size_t whole_bytes = 116 * sizeof(float);
+  DeviceBuffer whole = dev->allocate(whole_bytes);
+  std::vector<float> guard(116, -1.f);
+  dev->copy_to_device(guard.data(), whole, 0, whole_bytes);
+  DeviceBuffer view = dev->view(whole, 0, 16 * sizeof(float));
+  auto owner = std::shared_ptr<void>(whole, [dev, view](void* buffer) {
+    dev->release_view(view);
+    dev->release(buffer);
+  });
+  blob.diff()->set_gpu_data(view, owner, 16 * sizeof(float));
+  EXPECT_EQ(blob.diff()->size(), 16 * sizeof(float));
+  blob.Reshape(Shape{100});
+  EXPECT_GE(blob.diff()->size(), 100 * sizeof(float));
+  float* diff = blob.mutable_cpu_diff();
+  for (int i = 0; i < 100; ++i) diff[i] = 7.f;
+  blob.gpu_diff();  // any write-back to the device happens now
+  std::vector<float> back(116, 0.f);
+  dev->copy_to_host(whole, 0, back.data(), whole_bytes);
+  int overwritten = 0;
+  for (int i = 16; i < 116; ++i) overwritten += back[i] != -1.f;
+  EXPECT_EQ(overwritten, 0) << "values past the view written by the grown blob";
+  EXPECT_EQ(blob.cpu_data()[99], 99.f) << "the data was big enough and keeps its values";
+  EXPECT_FLOAT_EQ(blob.asum_diff(), 700.f);
+}
+
 TEST_P(BlobTest, SetCpuAndGpuData) {
   Blob<float> blob(Shape{8});
   std::vector<float> external(8, 2.5f);

@@ -356,6 +356,47 @@ TEST_P(SyncedMemoryTest, ViewOfALargerBufferServesAsItsDeviceSide) {
   }
 }
 
+// set_gpu_data with a size: the region's size becomes size(), smaller (a view: nothing past
+// it is read or written) or larger (a host mirror of the old size is not reused).
+TEST_P(SyncedMemoryTest, SizedSetGpuDataTakesTheRegionsSize) {
+  std::shared_ptr<Device> dev = active_device();
+  auto owned = [dev](DeviceBuffer buffer) {
+    return std::shared_ptr<void>(buffer, [dev](void* b) { dev->release(b); });
+  };
+  SyncedMemory mem(40 * sizeof(float));
+  mem.mutable_cpu_data();  // a mirror of 40 floats
+  DeviceBuffer larger = dev->allocate(400 * sizeof(float));
+  mem.set_gpu_data(larger, owned(larger), 400 * sizeof(float));
+  EXPECT_EQ(mem.size(), 400 * sizeof(float));
+  float* host = static_cast<float*>(mem.mutable_cpu_data());
+  for (int i = 0; i < 400; ++i) host[i] = 1.f;  // ASan/valgrind: past a reused 40-float mirror
+  mem.gpu_data();
+  float sum = 0;
+  dev->asum(400, mem.gpu_data(), 0, &sum);
+  EXPECT_EQ(sum, 400.f);
+
+  const DeviceDescription& d = device().description();
+  if (d.view_alignment == 0) GTEST_SKIP() << d.id() << " offers no views";
+  const std::size_t whole_bytes = 20 * sizeof(float);
+  DeviceBuffer whole = dev->allocate(whole_bytes);
+  std::vector<float> guard(20, -1.f);
+  dev->copy_to_device(guard.data(), whole, 0, whole_bytes);
+  DeviceBuffer view = dev->view(whole, 0, 4 * sizeof(float));
+  auto owner = std::shared_ptr<void>(whole, [dev, view](void* buffer) {
+    dev->release_view(view);
+    dev->release(buffer);
+  });
+  mem.set_gpu_data(view, owner, 4 * sizeof(float));
+  EXPECT_EQ(mem.size(), 4 * sizeof(float));
+  host = static_cast<float*>(mem.mutable_cpu_data());
+  for (int i = 0; i < 4; ++i) host[i] = 2.f;
+  mem.gpu_data();
+  std::vector<float> back(20, 0.f);
+  dev->copy_to_host(whole, 0, back.data(), whole_bytes);
+  EXPECT_EQ(back[3], 2.f);
+  EXPECT_EQ(back[4], -1.f) << "nothing past the view";
+}
+
 TEST_P(SyncedMemoryTest, MisalignedViewIsAnErrorNamingTheAlignment) {
   const DeviceDescription& d = device().description();
   if (d.view_alignment <= 1) GTEST_SKIP() << d.id() << " takes any offset or no views";

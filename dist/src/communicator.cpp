@@ -176,7 +176,10 @@ void Communicator::fuse(const std::vector<ParamRef>& params) {
         device->copy_device(s.memory->gpu_data(), 0, fused->buffer, s.offset, s.bytes);
         s.view = device->view(fused->buffer, s.offset, s.bytes);
         fused->views.push_back(s.view);
-        s.memory->set_gpu_data(s.view, fused);
+        // Sized: the diff's SyncedMemory may be larger (a Blob shrunk within its capacity);
+        // its size becomes the view's, so growing the Blob again gets fresh memory instead
+        // of writing over the next blob's diff (and a new layout follows).
+        s.memory->set_gpu_data(s.view, fused, s.bytes);
       }
       g.fused = std::move(fused);
     }

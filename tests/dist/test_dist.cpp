@@ -275,6 +275,39 @@ TEST_F(DistTest, ReshapedBlobIsLaidOutAgain) {
   expect_exact_sums(params.list);
 }
 
+// After fusion a diff is a view of exactly count() elements. A blob shrunk within its
+// capacity, reduced (laid out again with the smaller view), then grown back must get fresh
+// memory: writing its full diff must leave the next blob's diff alone (first in the list)
+// and stay inside the fused buffer (last in the list: ASan's heap-buffer-overflow).
+TEST_F(DistTest, ShrunkThenGrownBlobNeverWritesPastItsView) {
+  for (bool last : {false, true}) {
+    SCOPED_TRACE(last ? "grown blob last in the list" : "grown blob first in the list");
+    Blob<float> grown(std::vector<int>{1000}), other(std::vector<int>{1000});
+    std::vector<ParamRef> list = last ? std::vector<ParamRef>{&other, &grown} : std::vector<ParamRef>{&grown, &other};
+    Communicator comm;
+    fill_diffs(list, comm.rank());
+    comm.allreduce_diffs(list);  // fused
+    grown.Reshape(std::vector<int>{16});
+    fill_diffs(list, comm.rank());
+    comm.allreduce_diffs(list);  // laid out again: grown's diff is a 16-float view
+    expect_exact_sums(list);
+    grown.Reshape(std::vector<int>{1000});
+    EXPECT_GE(grown.diff()->size(), 1000 * sizeof(float)) << where();
+    fill_diffs(list, comm.rank());
+    // Rewrite grown's diff after the other's, as a backward pass in any order may.
+    const std::size_t g = last ? 1 : 0;
+    float* x = grown.mutable_cpu_diff();
+    for (int i = 0; i < 1000; ++i) x[i] = static_cast<float>(value(comm.rank(), g, i));
+    const float* o = other.cpu_diff();
+    int overwritten = 0;
+    for (int i = 0; i < 1000; ++i) overwritten += o[i] != static_cast<float>(value(comm.rank(), 1 - g, i));
+    EXPECT_EQ(overwritten, 0) << where() << ": values of the next diff overwritten by the grown blob";
+    comm.allreduce_diffs(list);
+    EXPECT_TRUE(comm.last_stats().relaid_out) << where();
+    expect_exact_sums(list);
+  }
+}
+
 TEST_F(DistTest, FusedDiffsOutliveTheCommunicator) {
   Params params;
   {

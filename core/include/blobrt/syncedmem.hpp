@@ -42,6 +42,10 @@ class SyncedMemory {
   // set_gpu_data for a handle whose memory `owner` keeps alive: this SyncedMemory holds
   // `owner` until it lets go of the handle (a view into a larger allocation).
   void set_gpu_data(void* data, std::shared_ptr<void> owner);
+  // The same for a handle of `size` bytes, which becomes size(): a region smaller than the
+  // memory it replaces (a view) is then never read or written past its end, and a Blob
+  // growing past it gets fresh memory (Blob::Reshape compares with size()).
+  void set_gpu_data(void* data, std::shared_ptr<void> owner, std::size_t size);
   void* mutable_cpu_data();
   void* mutable_gpu_data();
 

@@ -94,17 +94,24 @@ void Blob<Dtype>::Reshape(const std::vector<int>& shape) {
   // set_cpu_data/set_gpu_data may have made smaller than capacity_: growing past it
   // reallocates instead of writing past what was given.
   const std::size_t bytes = static_cast<std::size_t>(count_) * sizeof(Dtype);
-  bool too_small = !data_ || data_->size() < bytes || diff_->size() < bytes;
+  bool both_too_small = !data_ || (data_->size() < bytes && diff_->size() < bytes);
   // blobrt also shrinks memory that was never allocated, so a blob whose first touch
   // failed (too large) stays usable; never memory another blob shares.
   bool never_allocated = data_ && data_->head() == SyncedMemory::UNINITIALIZED &&
                          diff_->head() == SyncedMemory::UNINITIALIZED;
   bool shared = data_ && (data_.use_count() > 1 || diff_.use_count() > 1);
-  if (count_ > capacity_ || too_small || (never_allocated && !shared && count_ < capacity_)) {
+  if (count_ > capacity_ || both_too_small || (never_allocated && !shared && count_ < capacity_)) {
     capacity_ = count_;
     data_ = std::make_shared<SyncedMemory>(static_cast<std::size_t>(capacity_) * sizeof(Dtype));
     diff_ = std::make_shared<SyncedMemory>(static_cast<std::size_t>(capacity_) * sizeof(Dtype));
+    return;
   }
+  // Within capacity_, only one side may be too small: libblobrt-dist re-points a diff at a
+  // view of exactly count() elements of its fused buffer. That side alone gets fresh
+  // memory (of capacity_, as the other); the other keeps its values, as it would in Caffe.
+  const std::size_t capacity_bytes = static_cast<std::size_t>(capacity_) * sizeof(Dtype);
+  if (data_->size() < bytes) data_ = std::make_shared<SyncedMemory>(capacity_bytes);
+  if (diff_->size() < bytes) diff_ = std::make_shared<SyncedMemory>(capacity_bytes);
 }
 
 template <typename Dtype>

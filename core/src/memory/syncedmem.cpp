@@ -5,6 +5,8 @@
 #include "host_memory.hpp"
 #include "transfer_counters.hpp"
 
+#include <utility>
+
 namespace blobrt {
 
 SyncedMemory::SyncedMemory() : SyncedMemory(0) {}
@@ -162,9 +164,16 @@ const void* SyncedMemory::gpu_data() {
 void SyncedMemory::set_gpu_data(void* data) { set_gpu_data(data, nullptr); }
 
 void SyncedMemory::set_gpu_data(void* data, std::shared_ptr<void> owner) {
+  set_gpu_data(data, std::move(owner), size_);
+}
+
+void SyncedMemory::set_gpu_data(void* data, std::shared_ptr<void> owner, std::size_t size) {
   check_device();
-  if (!data) detail::fail("SyncedMemory::set_gpu_data: null handle (size ", size_, " bytes)");
+  if (!data) detail::fail("SyncedMemory::set_gpu_data: null handle (size ", size, " bytes)");
   release_gpu();
+  // A host mirror of the old size is too small for a larger region (a smaller one is fine).
+  if (size > size_) release_cpu();
+  size_ = size;
   if (!cpu_views_gpu_ && model_ == MemoryModel::kAliased) release_cpu();  // the new buffer has its own alias
   gpu_ = DataPtr::shared(data, std::move(owner));
   if (shared()) {
