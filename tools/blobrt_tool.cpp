@@ -14,6 +14,7 @@
 #include "blobrt/blob.hpp"
 #include "blobrt/io.hpp"
 #include "blobrt/plugin_abi.h"
+#include "blobrt/environment.hpp"
 #include "blobrt/runtime.hpp"
 #include "json_writer.hpp"
 #include "scale_out_info.hpp"
@@ -114,7 +115,11 @@ int cmd_info(bool json) {
   } else {
     std::cout << "blobrt " << blobrt::version() << " (plugin ABI " << BLOBRT_PLUGIN_ABI_MAJOR << "."
               << BLOBRT_PLUGIN_ABI_MINOR << ")\n\nPlugin search path:\n";
-    if (inv.environment_ignored) std::cout << "  (environment variables ignored: setuid/setgid process)\n";
+    if (inv.environment_ignored) {
+      std::cout << "  (environment variables ignored: setuid/setgid process; plugin code sees only the\n"
+                   "   locale, TERM, USER, LOGNAME and PATH="
+                << blobrt::environment::kScrubbedPath << ")\n";
+    }
     for (const auto& d : inv.directories) {
       std::cout << "  " << d.path << "  [" << d.origin << (d.exists ? "" : ", does not exist")
                 << (d.refused.empty() ? "" : ", " + d.refused) << "]\n";

@@ -24,6 +24,9 @@ NcclPart load() {
     return part;
   }
   try {
+    // NCCL reads its own variables with getenv (NCCL_NET_PLUGIN names a library to load):
+    // in a setuid/setgid process they are removed first (blobrt/environment.hpp).
+    blobrt::environment::scrub_for_loaded_code();
     // Never unloaded: see the header.
     static auto* library = new boost::dll::shared_library();
     library->load(part.path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);

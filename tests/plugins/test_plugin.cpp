@@ -19,6 +19,9 @@
 //   TEST_PLUGIN_OPEN_CRASH      open dies of SIGSEGV
 //   TEST_PLUGIN_OPEN_EXIT       open calls _exit(7)
 //   TEST_PLUGIN_OPEN_HANG       open never returns
+//   TEST_PLUGIN_ENV_REPORT      says what it sees of the environment (plain getenv, as a
+//                               third-party library reads it, and the kit's): in its device's
+//                               details, and as the reason its device will not open
 //   TEST_PLUGIN_NOISY           prints a fake scanner answer on stdout and stderr, then works
 #include <csignal>
 #include <cmath>
@@ -56,6 +59,18 @@ __attribute__((constructor)) static void leave_marker() {
 #endif
 
 namespace {
+
+#ifdef TEST_PLUGIN_ENV_REPORT
+void describe_environment(char* out, size_t size) {
+  auto value = [](const char* name) {
+    const char* v = std::getenv(name);
+    return v ? v : "(unset)";
+  };
+  std::snprintf(out, size, "pid %d env: OCL_ICD_VENDORS=%s HOME=%s PATH=%s LANG=%s kit BLOBRT_OPENCL_KERNELS=%s.",
+                static_cast<int>(::getpid()), value("OCL_ICD_VENDORS"), value("HOME"), value("PATH"), value("LANG"),
+                blobrt::plugin_kit::getenv("BLOBRT_OPENCL_KERNELS").c_str());
+}
+#endif
 
 // Device memory: buffers kept in a table, handed out as opaque ids starting at 1.
 struct Memory {
@@ -125,6 +140,9 @@ int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error
   if (int status = blobrt::plugin_kit::check_index(err, TEST_PLUGIN_NAME, index, 1)) return status;
   blobrt::plugin_kit::set_text(out->name, "simulated discrete device (%s)", TEST_PLUGIN_NAME);
   blobrt::plugin_kit::set_text(out->details, "test plugin; opaque handles, separate memory");
+#ifdef TEST_PLUGIN_ENV_REPORT
+  describe_environment(out->details, sizeof out->details);
+#endif
   out->memory_bytes = 1ull << 30;
   out->kind = BLOBRT_DEVICE_KIND_CPU;
   out->host_memory = 0;
@@ -145,6 +163,10 @@ int open_device(int32_t index, void** context, blobrt_error* err) {
   ::_exit(7);
 #elif defined(TEST_PLUGIN_OPEN_HANG)
   for (;;) ::pause();
+#elif defined(TEST_PLUGIN_ENV_REPORT)
+  char seen[512];
+  describe_environment(seen, sizeof seen);
+  return blobrt_fail(err, BLOBRT_ERR_FAILED, "%s", seen);
 #elif defined(TEST_PLUGIN_OPEN_REFUSES)
   // A device that will not open for a reason outside the plugin's files (here: the
   // environment), which may be gone at the next start.

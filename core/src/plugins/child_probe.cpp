@@ -8,6 +8,7 @@
 #include <cstring>
 #include <optional>
 #include <thread>
+#include <vector>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -94,8 +95,19 @@ std::optional<ScannerRun> run_scanner(const std::string& scanner, const std::str
   std::string fd = std::to_string(kAnswerFd);
   std::string path = manifest;
   char* argv[] = {program.data(), flag.data(), fd.data(), path.data(), nullptr};
+  // In a setuid/setgid process the scanner (and the plugin it loads) gets the scrubbed
+  // environment, whatever this process's own still holds.
+  std::vector<std::string> scrubbed;
+  std::vector<char*> scrubbed_pointers;
+  char** envp = environ;
+  if (environment::ignored()) {
+    scrubbed = environment::scrubbed(environ);
+    for (std::string& entry : scrubbed) scrubbed_pointers.push_back(entry.data());
+    scrubbed_pointers.push_back(nullptr);
+    envp = scrubbed_pointers.data();
+  }
   pid_t child = -1;
-  int spawned = ::posix_spawn(&child, scanner.c_str(), &actions, nullptr, argv, environ);
+  int spawned = ::posix_spawn(&child, scanner.c_str(), &actions, nullptr, argv, envp);
   posix_spawn_file_actions_destroy(&actions);
   ::close(answer_pipe[1]);
   ::close(output_pipe[1]);

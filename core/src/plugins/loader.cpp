@@ -243,6 +243,8 @@ PluginReport probe_in_process(const std::string& manifest_path, LoadedPlugin* lo
 Discovery discover_plugins() {
   Discovery discovery;
   discovery.inventory.environment_ignored = environment::ignored();
+  // Before any plugin code can run here (blobrt/environment.hpp says why).
+  environment::scrub_for_loaded_code();
   discovery.inventory.directories = plugin_search_path();
   // Backend names already taken, and by which manifest: the first in the path wins, and
   // the built-in device cannot be replaced.
