@@ -572,5 +572,92 @@ TEST(LoaderSafetyTest, FilesOfAnotherUserOrGroupAreRefused) {
   EXPECT_TRUE(only(discover_in(dir.str())).usable);  // group-owned but not group-writable
 }
 
+// The trust check walks every directory above a plugin, as ssh's StrictModes does: a
+// parent that another user owns, or may write without the sticky bit, could swap the
+// plugin directory for their own.
+TEST(LoaderSafetyTest, ParentDirectoriesAreCheckedToo) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give directories away";
+  PluginDir parent("parent");
+  const std::string plugins = parent.str() + "/plugins";
+  std::filesystem::create_directories(plugins);
+  { PluginDir source("parent_source"); source.add("nofp64");
+    for (const char* f : {"/nofp64.plugin", "/libtest-nofp64.so"}) {
+      std::filesystem::copy_file(source.str() + f, plugins + f);
+    }
+  }
+  auto refusal = [&](const std::string& path) {
+    Discovery d = discover_in(path);
+    return d.inventory.directories.at(0).refused;
+  };
+  EXPECT_EQ(refusal(plugins), "");
+  EXPECT_TRUE(only(discover_in(plugins)).usable);
+
+  ASSERT_EQ(::chown(parent.str().c_str(), 65534, 0), 0);
+  EXPECT_NE(refusal(plugins).find("its parent directory " + parent.str() + " is owned by another user (uid 65534)"),
+            std::string::npos) << refusal(plugins);
+  ASSERT_EQ(::chown(parent.str().c_str(), 0, 0), 0);
+
+  ::chmod(parent.str().c_str(), 0777);
+  EXPECT_NE(refusal(plugins).find("is writable by every user without the sticky bit"), std::string::npos)
+      << refusal(plugins);
+  // Sticky, as /tmp: only the owner of an entry may rename it, and the entry is ours.
+  ::chmod(parent.str().c_str(), 01777);
+  EXPECT_EQ(refusal(plugins), "");
+  ASSERT_EQ(::chown(plugins.c_str(), 65534, 0), 0);
+  EXPECT_NE(refusal(plugins).find("is owned by another user (uid 65534)"), std::string::npos) << refusal(plugins);
+  ASSERT_EQ(::chown(plugins.c_str(), 0, 0), 0);
+  ::chmod(parent.str().c_str(), 0755);
+
+  // A link to the directory is followed: the target's parents are checked as well.
+  const std::string link = std::string(::testing::TempDir()) + "/blobrt_plugins_link_" + std::to_string(::getpid());
+  std::filesystem::remove(link);
+  std::filesystem::create_directory_symlink(plugins, link);
+  EXPECT_EQ(refusal(link), "");
+  ASSERT_EQ(::chown(parent.str().c_str(), 65534, 0), 0);
+  EXPECT_NE(refusal(link).find("(" + plugins + "): its parent directory " + parent.str()), std::string::npos)
+      << refusal(link);
+  ASSERT_EQ(::chown(parent.str().c_str(), 0, 0), 0);
+  std::filesystem::remove(link);
+}
+
+// The verdict cache decides which plugin code runs in this process, so it is read only
+// if it is as trustworthy as the plugins: a file another user owns or may write (a shared
+// XDG_CACHE_HOME) is ignored, whatever it says.
+TEST(VerdictCacheTest, CacheFileOthersCouldWriteIsIgnored) {
+  PluginDir cache_home("cache_foreign");
+  ::setenv("XDG_CACHE_HOME", cache_home.str().c_str(), 1);
+  PluginDir dir("cache_foreign_plugins");
+  dir.add("nofp64");
+  ASSERT_TRUE(only(discover_in(dir.str())).usable);
+  const std::string file = cache_home.str() + "/blobrt/plugin-verdicts";
+  // Forge the verdict: the plugin "crashed".
+  std::string text;
+  {
+    std::ifstream in(file);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::size_t verdict = text.rfind("\t1\t1\t1\t");
+  ASSERT_NE(verdict, std::string::npos) << text;
+  text = text.substr(0, verdict) + "\t0\t0\t0\tcrashed while being probed (SIGSEGV, forged)\n";
+  { std::ofstream(file) << text; }
+  ASSERT_NE(only(discover_in(dir.str())).reason.find("forged"), std::string::npos) << "the forged entry is not read";
+
+  ::chmod(file.c_str(), 0666);
+  PluginReport writable = only(discover_in(dir.str()));
+  EXPECT_TRUE(writable.usable) << writable.reason;
+  ::chmod(file.c_str(), 0600);
+  if (::geteuid() == 0) {
+    ASSERT_EQ(::chown(file.c_str(), 65534, 65534), 0);
+    PluginReport foreign = only(discover_in(dir.str()));
+    EXPECT_TRUE(foreign.usable) << foreign.reason;
+    ASSERT_EQ(::chown(file.c_str(), 0, 0), 0);
+    // Nor is a cache in a directory another user owns read or written.
+    ASSERT_EQ(::chown((cache_home.str() + "/blobrt").c_str(), 65534, 65534), 0);
+    PluginReport foreign_dir = only(discover_in(dir.str()));
+    EXPECT_TRUE(foreign_dir.usable) << foreign_dir.reason;
+  }
+  ::unsetenv("XDG_CACHE_HOME");
+}
+
 }  // namespace
 }  // namespace blobrt

@@ -13,16 +13,69 @@
 namespace blobrt {
 namespace fs = std::filesystem;
 
+namespace {
+
+bool trusted_owner(uid_t uid) { return uid == 0 || uid == ::geteuid(); }
+bool group_writable_by_others(const struct stat& st) {
+  return (st.st_mode & S_IWGRP) && st.st_gid != 0 && st.st_gid != ::getegid();
+}
+
+// Why the entry itself (a file or directory, as stat/lstat saw it) is not to be trusted.
+std::string entry_reason(const std::string& path, const struct stat& st) {
+  if (st.st_mode & S_IWOTH) return path + " is writable by every user";
+  if (group_writable_by_others(st)) return path + " is writable by group " + std::to_string(st.st_gid);
+  if (!trusted_owner(st.st_uid)) return path + " is owned by another user (uid " + std::to_string(st.st_uid) + ")";
+  return "";
+}
+
+// Why a directory on the way to a trusted entry is not to be trusted: another user could
+// rename the entry below it away and put their own in its place. A directory that others
+// may write but that has the sticky bit (/tmp) is safe for entries owned by root or the
+// caller, since only an entry's owner can rename or remove it there.
+std::string ancestor_reason(const std::string& directory, const struct stat& st, const struct stat& child) {
+  if (!trusted_owner(st.st_uid)) {
+    return "its parent directory " + directory + " is owned by another user (uid " + std::to_string(st.st_uid) + ")";
+  }
+  const bool others_write = (st.st_mode & S_IWOTH) || group_writable_by_others(st);
+  if (others_write && !((st.st_mode & S_ISVTX) && trusted_owner(child.st_uid))) {
+    return "its parent directory " + directory + " is writable by " +
+           ((st.st_mode & S_IWOTH) ? std::string("every user") : "group " + std::to_string(st.st_gid)) +
+           ((st.st_mode & S_ISVTX) ? " and the entry below it is not ours" : " without the sticky bit");
+  }
+  return "";
+}
+
+// The ancestors' check for one spelling of PATH (absolute), from the entry up to "/":
+// each component is looked at without following it (lstat), so a link in the path is
+// checked where it lies and its target through the canonical spelling.
+std::string ancestors_reason(const fs::path& path) {
+  struct stat child {};
+  if (::lstat(path.c_str(), &child) != 0) return "";
+  for (fs::path at = path.parent_path(); !at.empty(); at = at.parent_path()) {
+    struct stat st {};
+    if (::lstat(at.c_str(), &st) != 0) return "";
+    std::string why = ancestor_reason(at.string(), st, child);
+    if (!why.empty()) return why;
+    if (at == at.root_path()) break;
+    child = st;
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string insecure_reason(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return "";  // a missing file is reported elsewhere
-  if (st.st_mode & S_IWOTH) return path + " is writable by every user";
-  if ((st.st_mode & S_IWGRP) && st.st_gid != 0 && st.st_gid != ::getegid()) {
-    return path + " is writable by group " + std::to_string(st.st_gid);
-  }
-  if (st.st_uid != 0 && st.st_uid != ::geteuid()) {
-    return path + " is owned by another user (uid " + std::to_string(st.st_uid) + ")";
-  }
+  std::string why = entry_reason(path, st);
+  if (!why.empty()) return why;
+  // Every directory above it, as ssh's StrictModes walks them: both the path as written
+  // (a link in it could be replaced) and where it really leads.
+  std::error_code ec;
+  const fs::path absolute = fs::absolute(path, ec).lexically_normal();
+  if (!ec && !(why = ancestors_reason(absolute)).empty()) return path + ": " + why;
+  const fs::path real = fs::canonical(path, ec);
+  if (!ec && real != absolute && !(why = ancestors_reason(real)).empty()) return path + " (" + real.string() + "): " + why;
   return "";
 }
 

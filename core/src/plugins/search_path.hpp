@@ -16,7 +16,9 @@ namespace blobrt {
 std::vector<SearchDirectory> plugin_search_path();
 
 // Why PATH must not be trusted ("" if it may): writable by every user, by a group other
-// than the caller's, or owned by a user other than root and the caller.
+// than the caller's, or owned by a user other than root and the caller; or a directory
+// above it (as written, and where links lead) owned by another user or writable by others
+// without the sticky bit (in a sticky one such as /tmp, the entry below must be ours).
 std::string insecure_reason(const std::string& path);
 // Whether the user allowed untrusted files (BLOBRT_ALLOW_INSECURE_PLUGINS=1).
 bool insecure_allowed();

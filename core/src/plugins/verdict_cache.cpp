@@ -16,6 +16,7 @@
 #include "blobrt/environment.hpp"
 #include "log.hpp"
 #include "plugin_text.hpp"
+#include "search_path.hpp"
 
 namespace blobrt {
 namespace {
@@ -80,6 +81,14 @@ VerdictCache VerdictCache::open() {
               " bytes");
     return cache;
   }
+  // A verdict decides which plugin code runs in this process, so it is trusted only as far
+  // as the plugin files are: another user who could write it (a shared XDG_CACHE_HOME)
+  // could keep a backend out, or let a crashing one in.
+  if (std::string why = insecure_reason(cache.path_); !why.empty()) {
+    log::info("plugin verdict cache ignored and not rewritten: ", why);
+    cache.path_.clear();
+    return cache;
+  }
   std::ifstream in(cache.path_);
   std::string line;
   if (!std::getline(in, line) || line != kHeader) return cache;
@@ -128,6 +137,10 @@ void VerdictCache::save() const {
   std::string directory = path_.substr(0, path_.rfind('/'));
   if (!make_directories(directory)) {
     log::debug("plugin verdict cache not written: cannot create ", directory, " (", std::strerror(errno), ")");
+    return;
+  }
+  if (std::string why = insecure_reason(directory); !why.empty()) {
+    log::info("plugin verdict cache not written: ", why);
     return;
   }
   std::string temporary = path_ + ".XXXXXX";
