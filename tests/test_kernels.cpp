@@ -1,13 +1,30 @@
-// The host kernels' byte copies (core/kernels/blobrt_kernels): streaming stores for large
-// copies must copy exactly what memcpy does, whatever the alignment of either end.
+// The host kernels (core/kernels/blobrt_kernels): streaming stores for large copies must
+// copy exactly what memcpy does, whatever the alignment of either end; the work-sharing
+// team (parallel.hpp, thread_team.hpp) must give the serial result for every size and
+// team, keep reductions deterministic, take concurrent callers, be sized as
+// team_size.hpp says, and never wait for a helper that is not running.
 #include <gtest/gtest.h>
 
+#include <sys/prctl.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "blobrt_kernels/level1.hpp"
 #include "blobrt_kernels/stream_copy.hpp"
+#include "blobrt_kernels/team_size.hpp"
 
 namespace {
 
@@ -58,6 +75,270 @@ TEST(StreamCopyTest, OverlappingLargeCopyIsAMove) {
   std::memmove(want.data() + 1000, want.data(), bytes);
   blobrt_kernels::copy_bytes(buffer.data() + 1000, buffer.data(), bytes);
   EXPECT_TRUE(buffer == want);
+}
+
+// The team's tests set its size; each puts the size back as it found it.
+class TeamSize {
+ public:
+  explicit TeamSize(int threads) : saved_(blobrt_kernels::team_size()) { blobrt_kernels::set_team_size(threads); }
+  ~TeamSize() { blobrt_kernels::set_team_size(saved_); }
+
+ private:
+  int saved_;
+};
+
+// Sizes at and around every boundary the split has: the threshold, one chunk, a
+// multiple of the chunk, the largest job that still has minimum-size chunks, and above.
+std::vector<std::int64_t> split_sizes() {
+  const std::int64_t t = blobrt_kernels::kParallelThreshold;
+  const std::int64_t quarter = t / 4, most = quarter * blobrt_kernels::kMaxChunks;
+  std::vector<std::int64_t> sizes;
+  for (std::int64_t base : {t, 2 * t, 3 * quarter + t, most, 3 * most}) {
+    for (std::int64_t d : {-17, -16, -1, 0, 1, 15, 16}) sizes.push_back(base + d);
+  }
+  return sizes;
+}
+
+TEST(ThreadTeamTest, EveryElementIsVisitedOnceWhateverTheTeam) {
+  for (int threads : {1, 2, 3, 8}) {
+    TeamSize size(threads);
+    for (std::int64_t n : split_sizes()) {
+      std::vector<std::atomic<int>> visits(static_cast<std::size_t>(n));
+      blobrt_kernels::parallel_for(n, [&](std::int64_t b, std::int64_t e) {
+        for (std::int64_t i = b; i < e; ++i) visits[i].fetch_add(1, std::memory_order_relaxed);
+      });
+      for (std::int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ(visits[i].load(), 1) << "n " << n << ", element " << i << ", " << threads << " threads";
+      }
+    }
+  }
+}
+
+// axpy and scal are element-wise: the split result is the unsplit loop's, bit for bit.
+TEST(ThreadTeamTest, AxpyAndScalEqualTheSerialLoop) {
+  for (int threads : {1, 2, 4}) {
+    TeamSize size(threads);
+    for (std::int64_t n : split_sizes()) {
+      std::vector<float> x(static_cast<std::size_t>(n)), y(x.size());
+      for (std::int64_t i = 0; i < n; ++i) {
+        x[i] = 0.25f * static_cast<float>(i % 97) - 3.0f;
+        y[i] = 1.0f / static_cast<float>(1 + i % 13);
+      }
+      std::vector<float> want = y;
+      blobrt_kernels::chunk::axpy(n, 0.7f, x.data(), want.data());  // the same loop, one piece
+      blobrt_kernels::chunk::scal(n, -1.3f, want.data());
+      blobrt_kernels::axpy(n, 0.7f, x.data(), y.data());
+      blobrt_kernels::scal(n, -1.3f, y.data());
+      ASSERT_EQ(std::memcmp(y.data(), want.data(), y.size() * sizeof(float)), 0) << "n " << n << ", " << threads;
+    }
+  }
+}
+
+// dot and asum add one partial per chunk in chunk order: identical for every team size,
+// and equal to that sum done by hand.
+TEST(ThreadTeamTest, ReductionsAreTheSameForEveryTeamSize) {
+  for (std::int64_t n : split_sizes()) {
+    std::vector<float> x(static_cast<std::size_t>(n)), y(x.size());
+    for (std::int64_t i = 0; i < n; ++i) {
+      x[i] = std::sin(static_cast<float>(i)) * 1e3f;
+      y[i] = std::cos(static_cast<float>(i) * 0.37f);
+    }
+    const blobrt_kernels::Chunks chunks = blobrt_kernels::chunks_for(n);
+    double by_hand = 0;
+    for (int c = 0; c < chunks.count; ++c) {
+      std::int64_t b = c * chunks.size, e = std::min(n, b + chunks.size);
+      by_hand += blobrt_kernels::chunk::dot(e - b, x.data() + b, y.data() + b);
+    }
+    const float want_dot = static_cast<float>(by_hand);
+    std::vector<float> asums;
+    for (int threads : {1, 2, 3, 5, 8}) {
+      TeamSize size(threads);
+      for (int repeat = 0; repeat < 3; ++repeat) {
+        float dot = blobrt_kernels::dot(n, x.data(), y.data());
+        ASSERT_EQ(std::memcmp(&dot, &want_dot, sizeof dot), 0) << "n " << n << ", " << threads << " threads";
+        asums.push_back(blobrt_kernels::asum(n, x.data()));
+      }
+    }
+    for (float a : asums) ASSERT_EQ(std::memcmp(&a, &asums[0], sizeof a), 0) << "n " << n;
+  }
+}
+
+// Several threads calling at once: one holds the team, the others run on their own
+// thread; every result is right.
+TEST(ThreadTeamTest, ConcurrentCallersAllGetTheirResults) {
+  TeamSize size(3);
+  const std::int64_t n = 5 * blobrt_kernels::kParallelThreshold + 7;
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 4; ++t) {
+    callers.emplace_back([&, t] {
+      std::vector<float> x(static_cast<std::size_t>(n), static_cast<float>(t + 1)), y(x.size(), 1.0f);
+      for (int round = 0; round < 200; ++round) {
+        blobrt_kernels::axpy(n, 1.0f, x.data(), y.data());  // y = 1 + (round + 1) (t + 1)
+        float expect = 1.0f + static_cast<float>((round + 1) * (t + 1));
+        if (y[0] != expect || y[n / 2] != expect || y[n - 1] != expect) ++wrong;
+        if (blobrt_kernels::asum(n, x.data()) != static_cast<float>(n) * static_cast<float>(t + 1)) ++wrong;
+      }
+    });
+  }
+  for (auto& c : callers) c.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+// With a team of two, large jobs do get shared (some chunk runs on the helper).
+TEST(ThreadTeamTest, HelpersTakeChunksOfLargeJobs) {
+  TeamSize size(2);
+  const std::int64_t n = blobrt_kernels::kParallelThreshold * 64;
+  const pthread_t caller = ::pthread_self();
+  std::atomic<int> on_helper{0};
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (on_helper.load() == 0 && std::chrono::steady_clock::now() < deadline) {
+    blobrt_kernels::parallel_for(n, [&](std::int64_t, std::int64_t) {
+      if (!::pthread_equal(::pthread_self(), caller)) ++on_helper;
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    });
+  }
+  EXPECT_GT(on_helper.load(), 0) << "no chunk ran on a helper in 20 s";
+  EXPECT_GE(blobrt_kernels::team().helpers_started(), 1);
+}
+
+// The team's helper threads (named blobrt-team) in this process.
+std::vector<pid_t> helper_threads() {
+  std::vector<pid_t> tids;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(entry.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name == "blobrt-team") tids.push_back(static_cast<pid_t>(std::stol(entry.path().filename().string())));
+  }
+  return tids;
+}
+
+// A helper that is not running (stopped by a tracer, as a descheduled thread would be)
+// is not waited for: the caller does every chunk and returns. Tracing a single thread
+// needs another process: a forked child stops the helper with PTRACE_INTERRUPT.
+TEST(ThreadTeamTest, CallsCompleteWhileAHelperIsStopped) {
+  TeamSize size(2);
+  const std::int64_t n = blobrt_kernels::kParallelThreshold * 16;
+  std::vector<float> x(static_cast<std::size_t>(n), 1.0f), y(x.size(), 0.0f);
+  blobrt_kernels::axpy(n, 1.0f, x.data(), y.data());  // starts the helper
+  std::vector<pid_t> helpers = helper_threads();
+  ASSERT_GE(helpers.size(), 1u);
+  ::prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);  // where Yama restricts ptrace
+  int to_parent[2], to_child[2];
+  ASSERT_EQ(::pipe(to_parent), 0);
+  ASSERT_EQ(::pipe(to_child), 0);
+  pid_t tracer = ::fork();
+  if (tracer == 0) {
+    bool stopped = true;
+    for (pid_t tid : helpers) {  // every helper: earlier tests may have started more
+      int status = 0;
+      stopped = stopped && ::ptrace(PTRACE_SEIZE, tid, nullptr, nullptr) == 0 &&
+                ::ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) == 0 && ::waitpid(tid, &status, __WALL) == tid &&
+                WIFSTOPPED(status);
+    }
+    char report = stopped ? 's' : 'f';
+    (void)!::write(to_parent[1], &report, 1);
+    char go;
+    (void)!::read(to_child[0], &go, 1);
+    for (pid_t tid : helpers) ::ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
+    ::_exit(0);
+  }
+  ASSERT_GT(tracer, 0);
+  char report = 'f';
+  (void)!::read(to_parent[0], &report, 1);
+  int on_helper = 0, wrong = 0;
+  std::atomic<bool> finished{false};
+  std::thread watchdog;
+  if (report == 's') {
+    // If a call waited for the stopped helper it would never return: let it go after
+    // 30 s, so that the test fails instead of hanging.
+    watchdog = std::thread([&] {
+      for (int i = 0; i < 300 && !finished.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      char go = 'g';
+      (void)!::write(to_child[1], &go, 1);
+    });
+    const pthread_t caller = ::pthread_self();
+    for (int round = 1; round <= 200; ++round) {
+      blobrt_kernels::parallel_for(n, [&](std::int64_t b, std::int64_t e) {
+        if (!::pthread_equal(::pthread_self(), caller)) ++on_helper;
+        blobrt_kernels::serial::axpy(e - b, 1.0f, x.data() + b, y.data() + b);
+      });
+      if (y[0] != round + 1 || y[n / 3] != round + 1 || y[n - 1] != round + 1) ++wrong;
+    }
+    finished = true;
+    watchdog.join();
+  } else {
+    char go = 'g';
+    (void)!::write(to_child[1], &go, 1);
+  }
+  ::waitpid(tracer, nullptr, 0);
+  for (int fd : {to_parent[0], to_parent[1], to_child[0], to_child[1]}) ::close(fd);
+  if (report != 's') GTEST_SKIP() << "ptrace is not permitted here";
+  EXPECT_EQ(on_helper, 0) << "a stopped helper ran chunks";
+  EXPECT_EQ(wrong, 0);
+}
+
+// The size comes from the environment as team_size.hpp says. (setenv while no other
+// thread reads the environment: the team's helpers never do.)
+class EnvironmentTest : public ::testing::Test {
+ protected:
+  void TearDown() override {
+    for (const char* name : kNames) ::unsetenv(name);
+  }
+  static constexpr const char* kNames[] = {"BLOBRT_NUM_THREADS", "OMP_NUM_THREADS", "OMPI_COMM_WORLD_LOCAL_SIZE",
+                                           "MPI_LOCALNRANKS", "SLURM_STEP_TASKS_PER_NODE", "SLURM_NODEID"};
+  void SetUp() override {
+    for (const char* name : kNames) ASSERT_FALSE(std::getenv(name)) << name << " is set for the test run";
+  }
+};
+
+TEST_F(EnvironmentTest, BlobrtNumThreadsWinsAndBadValuesAreIgnored) {
+  const int cpus = blobrt_kernels::team_size_detail::affinity_cpus();
+  EXPECT_EQ(blobrt_kernels::configured_team_size(), cpus);
+  ::setenv("OMP_NUM_THREADS", "5,2", 1);
+  EXPECT_EQ(blobrt_kernels::configured_team_size(), 5);
+  ::setenv("BLOBRT_NUM_THREADS", "3", 1);
+  EXPECT_EQ(blobrt_kernels::configured_team_size(), 3);
+  for (const char* bad : {"0", "-2", "many", "4x", "", "257", "99999999999"}) {
+    ::setenv("BLOBRT_NUM_THREADS", bad, 1);
+    testing::internal::CaptureStderr();
+    EXPECT_EQ(blobrt_kernels::configured_team_size(), 5) << "'" << bad << "'";
+    EXPECT_NE(testing::internal::GetCapturedStderr().find("BLOBRT_NUM_THREADS"), std::string::npos) << bad;
+  }
+  ::setenv("OMP_NUM_THREADS", "0", 1);
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(blobrt_kernels::configured_team_size(), cpus);
+  testing::internal::GetCapturedStderr();
+}
+
+TEST_F(EnvironmentTest, RanksOnTheNodeShareItsCpus) {
+  const int cpus = blobrt_kernels::team_size_detail::affinity_cpus();
+  auto expect = [&](long ranks) { return static_cast<int>(std::max<long>(1, cpus / ranks)); };
+  ::setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2", 1);
+  EXPECT_EQ(blobrt_kernels::configured_team_size(), expect(2));
+  ::setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "100000", 1);
+  EXPECT_EQ(blobrt_kernels::configured_team_size(), 1);
+  ::unsetenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  ::setenv("MPI_LOCALNRANKS", "1", 1);
+  EXPECT_EQ(blobrt_kernels::configured_team_size(), cpus);
+  ::unsetenv("MPI_LOCALNRANKS");
+  ::setenv("SLURM_STEP_TASKS_PER_NODE", "4(x2),1", 1);
+  ::setenv("SLURM_NODEID", "2", 1);
+  EXPECT_EQ(blobrt_kernels::configured_team_size(), cpus);
+  ::setenv("SLURM_NODEID", "1", 1);
+  EXPECT_EQ(blobrt_kernels::configured_team_size(), expect(4));
+}
+
+TEST(SlurmTasksTest, CompressedListsAreRead) {
+  using blobrt_kernels::team_size_detail::slurm_tasks_on_node;
+  EXPECT_EQ(slurm_tasks_on_node("2(x3),1", 0), 2);
+  EXPECT_EQ(slurm_tasks_on_node("2(x3),1", 2), 2);
+  EXPECT_EQ(slurm_tasks_on_node("2(x3),1", 3), 1);
+  EXPECT_EQ(slurm_tasks_on_node("2(x3),1", 4), std::nullopt);
+  EXPECT_EQ(slurm_tasks_on_node("8", 0), 8);
+  EXPECT_EQ(slurm_tasks_on_node("2(x", 0), std::nullopt);
+  EXPECT_EQ(slurm_tasks_on_node("", 0), std::nullopt);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // When no thread can be started, blobrt's split kernels run on the calling thread instead
-// of the process dying in libgomp (parallel.hpp, threads_can_start), on host and blis.
+// of the process dying (parallel.hpp, thread_team.hpp), on host and blis; and
+// BLOBRT_NUM_THREADS sets how many threads the team has (team_size.hpp).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -36,6 +37,24 @@ TEST(ThreadLimitTest, MathRunsOnOneThreadWhenNoneCanStart) {
     EXPECT_NE(out.find("threads_blocked=1"), std::string::npos) << backend << ": the limit did not bind: " << out;
     EXPECT_NE(out.find("device=" + backend + ":0 asum=8388608"), std::string::npos) << out;
   }
+}
+
+// The host device's team in a process of its own: BLOBRT_NUM_THREADS=N gives N - 1
+// helpers; 1 gives none; a bad value is reported and ignored.
+TEST(ThreadLimitTest, BlobrtNumThreadsSizesTheTeam) {
+  auto run = [](const std::string& value) {
+    return blobrt::testing::run_command("env BLOBRT_BACKEND=host BLOBRT_NUM_THREADS=" + value + " '" +
+                                        BLOBRT_TEST_PATH(BLOBRT_THREAD_LIMIT_PROBE) + "' --count-helpers 2>&1");
+  };
+  for (int threads : {1, 3, 5}) {
+    blobrt::testing::CommandResult result = run(std::to_string(threads));
+    EXPECT_TRUE(result.exited_zero) << result.output;
+    EXPECT_NE(result.output.find("helpers=" + std::to_string(threads - 1) + "\n"), std::string::npos)
+        << threads << " threads: " << result.output;
+  }
+  blobrt::testing::CommandResult bad = run("lots");
+  EXPECT_TRUE(bad.exited_zero) << bad.output;
+  EXPECT_NE(bad.output.find("BLOBRT_NUM_THREADS='lots' is not a thread count"), std::string::npos) << bad.output;
 }
 
 }  // namespace

@@ -1,20 +1,26 @@
 // Splitting level-1 work across cores. Level-1 BLAS is memory-bound and one core cannot
 // saturate the memory bus (BLIS's level-1 routines run on one thread), so large vectors
-// are cut into one contiguous, cache-line-aligned chunk per OpenMP thread. Small vectors
-// stay on the calling thread: a fork/join would cost more than the work.
-// Header-only: used by libblobrt's host device and by the BLIS plugin alike.
+// are cut into cache-line-aligned chunks that the calling thread and a team of helper
+// threads claim one at a time (thread_team.hpp: nobody waits for a thread that is not
+// running). Small vectors stay on the calling thread: sharing would cost more than the
+// work. The chunks depend on n alone, never on the team, so every result, reductions
+// included, is the same whatever thread ran which chunk and however large the team is.
+//
+// Header-only: libblobrt's host device, the BLIS plugin and the OpenCL plugin (its host
+// path) each include it, and each of these shared objects has a team of its own (the
+// accessor is hidden): a process that uses host and BLIS kernels in turn has two teams,
+// whose helpers sleep while the other works.
 #ifndef BLOBRT_KERNELS_PARALLEL_HPP
 #define BLOBRT_KERNELS_PARALLEL_HPP
+
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 
-#include <pthread.h>
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "blobrt_kernels/team_size.hpp"
+#include "blobrt_kernels/thread_team.hpp"
 
 namespace blobrt_kernels {
 
@@ -22,11 +28,14 @@ namespace blobrt_kernels {
 constexpr std::int64_t kParallelThreshold = std::int64_t(1) << 15;
 // Chunk boundaries fall on multiples of this many elements (64 bytes for float).
 constexpr std::int64_t kChunkAlign = 16;
-constexpr int kMaxThreads = 256;
+// A job has at most this many chunks: enough to balance a team that loses a member
+// midway, few enough that claiming them costs nothing next to the work.
+constexpr int kMaxChunks = 64;
+static_assert(kMaxChunks <= ThreadTeam::kMaxJobChunks, "the claim word holds the chunk count");
 
-// libgomp's thread pool does not survive fork(): a parallel region in the child of a
-// process that already ran one hangs. After a fork every split runs on the calling thread.
-// Each shared object that includes this header keeps (and registers) its own flag.
+// A thread pool does not survive fork(): the child has only the forking thread. After a
+// fork every split runs on the calling thread. Each shared object that includes this
+// header keeps (and registers) its own flag.
 inline std::atomic<bool>& in_forked_child() {
   static std::atomic<bool> flag{false};
   return flag;
@@ -34,93 +43,66 @@ inline std::atomic<bool>& in_forked_child() {
 inline const bool fork_flag_registered =
     (::pthread_atfork(nullptr, nullptr, [] { in_forked_child().store(true, std::memory_order_relaxed); }), true);
 
-// libgomp ends the process ("Thread creation failed") when it cannot start a thread for a
-// parallel region. Before the first region of a team size larger than any so far (when
-// libgomp starts its threads, which it then keeps), the same number of threads is started
-// and joined here; if that fails (RLIMIT_NPROC, a cgroup's pids.max, no memory for stacks),
-// the work runs on the calling thread from then on. A limit reached in the moment between
-// this check and libgomp's own start is not covered.
-inline void* thread_probe(void*) { return nullptr; }
-inline bool threads_can_start(int team) {
-  static std::atomic<int> verified{1};  // the largest team known to start
-  static std::atomic<bool> refused{false};
-  if (team <= verified.load(std::memory_order_acquire)) return true;
-  if (refused.load(std::memory_order_relaxed)) return false;
-  pthread_t started[kMaxThreads];
-  int count = 0;
-  while (count < team - 1 && ::pthread_create(&started[count], nullptr, thread_probe, nullptr) == 0) ++count;
-  for (int i = 0; i < count; ++i) ::pthread_join(started[i], nullptr);
-  if (count < team - 1) {
-    refused.store(true, std::memory_order_relaxed);
-    return false;
-  }
-  int known = verified.load(std::memory_order_relaxed);
-  while (known < team && !verified.compare_exchange_weak(known, team, std::memory_order_release)) {
-  }
-  return true;
+// This shared object's team, sized from the environment on first use (team_size.hpp).
+// Never destroyed: helpers may still be asleep in it when the process exits.
+__attribute__((visibility("hidden"))) inline ThreadTeam& team() {
+  static ThreadTeam* const instance = new ThreadTeam(configured_team_size());
+  return *instance;
 }
 
-inline int worker_count(std::int64_t n, std::int64_t threshold = kParallelThreshold) {
-#ifdef _OPENMP
-  if (n < threshold || in_forked_child().load(std::memory_order_relaxed)) return 1;
-  int threads = omp_get_max_threads();
-  // At least half a threshold per thread, at most kMaxThreads.
-  std::int64_t useful = std::max<std::int64_t>(1, n / (threshold / 2));
-  int team = static_cast<int>(std::min<std::int64_t>({threads, useful, kMaxThreads}));
-  return team > 1 && !threads_can_start(team) ? 1 : team;
-#else
-  (void)n;
-  (void)threshold;
-  return 1;
-#endif
-}
+// The threads a large job is shared by, and a way to change it (tests, benchmarks).
+inline int team_size() { return team().size(); }
+inline void set_team_size(int threads) { team().set_size(threads < kMaxThreads ? threads : kMaxThreads); }
 
-inline void chunk_of(std::int64_t n, int part, int parts, std::int64_t* begin, std::int64_t* end) {
-  std::int64_t size = (n + parts - 1) / parts;
+// How [0, n) is cut: chunks of `size` elements (the last one shorter), `count` of them.
+// At least a quarter of the threshold per chunk, at most kMaxChunks chunks.
+struct Chunks {
+  std::int64_t size;
+  int count;
+};
+inline Chunks chunks_for(std::int64_t n, std::int64_t threshold = kParallelThreshold) {
+  if (n < threshold || n <= 0 || in_forked_child().load(std::memory_order_relaxed)) return {n, n > 0 ? 1 : 0};
+  std::int64_t size = std::max((threshold + 3) / 4, (n + kMaxChunks - 1) / kMaxChunks);
   size = (size + kChunkAlign - 1) / kChunkAlign * kChunkAlign;
-  *begin = std::min(n, part * size);
-  *end = std::min(n, *begin + size);
+  return {size, static_cast<int>((n + size - 1) / size)};
 }
 
-// fn(begin, end) over [0, n), one chunk per thread.
+// fn(begin, end) over [0, n), chunk by chunk, on the caller and the team.
 template <typename Fn>
 void parallel_for(std::int64_t n, Fn fn, std::int64_t threshold = kParallelThreshold) {
-  int parts = worker_count(n, threshold);
-  if (parts <= 1) {
+  const Chunks chunks = chunks_for(n, threshold);
+  if (chunks.count <= 1) {
     if (n > 0) fn(std::int64_t(0), n);
     return;
   }
-#ifdef _OPENMP
-#pragma omp parallel num_threads(parts)
-  {
-    std::int64_t begin, end;
-    chunk_of(n, omp_get_thread_num(), omp_get_num_threads(), &begin, &end);
-    if (begin < end) fn(begin, end);
-  }
-#endif
+  struct Job {
+    Fn* fn;
+    std::int64_t n, size;
+  } job{&fn, n, chunks.size};
+  team().run(chunks.count, [](const void* context, std::int64_t c) {
+    const Job& j = *static_cast<const Job*>(context);
+    (*j.fn)(c * j.size, std::min(j.n, (c + 1) * j.size));
+  }, &job);
 }
 
-// Sum of fn(begin, end) over the chunks, added in chunk order: the same result for the
-// same thread count, whatever the scheduling.
+// Sum of fn(begin, end) over the chunks, added in chunk order: the same result whatever
+// the team's size and whoever ran which chunk.
 template <typename Fn>
 double parallel_sum(std::int64_t n, Fn fn) {
-  int parts = worker_count(n);
-  if (parts <= 1) return n > 0 ? fn(std::int64_t(0), n) : 0.0;
-  double partial[kMaxThreads] = {};
-  int used = parts;
-#ifdef _OPENMP
-#pragma omp parallel num_threads(parts)
-  {
-    std::int64_t begin, end;
-    int t = omp_get_thread_num();
-#pragma omp single
-    used = omp_get_num_threads();
-    chunk_of(n, t, used, &begin, &end);
-    if (begin < end) partial[t] = fn(begin, end);
-  }
-#endif
+  const Chunks chunks = chunks_for(n);
+  if (chunks.count <= 1) return n > 0 ? fn(std::int64_t(0), n) : 0.0;
+  double partial[kMaxChunks];
+  struct Job {
+    Fn* fn;
+    double* partial;
+    std::int64_t n, size;
+  } job{&fn, partial, n, chunks.size};
+  team().run(chunks.count, [](const void* context, std::int64_t c) {
+    const Job& j = *static_cast<const Job*>(context);
+    j.partial[c] = (*j.fn)(c * j.size, std::min(j.n, (c + 1) * j.size));
+  }, &job);
   double sum = 0;
-  for (int t = 0; t < used; ++t) sum += partial[t];
+  for (int c = 0; c < chunks.count; ++c) sum += partial[c];
   return sum;
 }
 

@@ -1,0 +1,255 @@
+// A small work-sharing team for level-1 kernels that never waits for a thread that is
+// not running. A job is a number of chunks; the calling thread and any helper that is
+// awake claim chunks one at a time from one atomic word, so when another process holds
+// a core (an MPI rank, a data loader) the caller simply does more chunks itself. The
+// caller waits only for chunks a helper has already claimed.
+//
+// The claim word holds (epoch, chunk count, next chunk). A claim is a fetch_add on it: a
+// returned "next" below the count is a chunk of the job that epoch names, and that job
+// cannot finish before the chunk is done, so its description (fn, context) is valid to
+// read; a late helper's claim on a finished job gets a "next" past the count and touches
+// nothing. Only one job runs at a time: a second caller that finds the team busy does its
+// work on its own thread instead of queueing.
+//
+// Helpers spin for a short while after a job (back-to-back calls then cost no system
+// call), then sleep on a futex, so an idle team takes no CPU from its neighbours. A
+// helper that claimed a chunk and was then descheduled (its core taken by another
+// process) makes the caller wait; when such a wait is much longer than a chunk takes,
+// the team runs jobs on the caller alone for a while (20 ms, doubling while it keeps
+// happening, up to 1 s), which keeps a loaded machine at about one-thread speed.
+//
+// Helpers block every signal, are detached and never joined: the team is never
+// destroyed, and exit() ends them wherever they sleep.
+#ifndef BLOBRT_KERNELS_THREAD_TEAM_HPP
+#define BLOBRT_KERNELS_THREAD_TEAM_HPP
+
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+
+namespace blobrt_kernels {
+
+namespace team_detail {
+
+inline void futex_wait(std::atomic<std::uint32_t>* word, std::uint32_t expected) {
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAIT_PRIVATE, expected, nullptr, nullptr, 0);
+}
+inline void futex_wake(std::atomic<std::uint32_t>* word, int count) {
+  ::syscall(SYS_futex, reinterpret_cast<std::uint32_t*>(word), FUTEX_WAKE_PRIVATE, count, nullptr, nullptr, 0);
+}
+
+inline std::int64_t now_ns() {
+  timespec t;
+  ::clock_gettime(CLOCK_MONOTONIC, &t);
+  return std::int64_t(t.tv_sec) * 1000000000 + t.tv_nsec;
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+}  // namespace team_detail
+
+class ThreadTeam {
+ public:
+  using ChunkFn = void (*)(const void* context, std::int64_t chunk);
+  // A job has at most this many chunks (the claim word's field is 16 bits, and stays
+  // clear of overflow with kMaxThreads late claims on top).
+  static constexpr int kMaxJobChunks = 0x7fff;
+
+  explicit ThreadTeam(int size) : size_(size < 1 ? 1 : size) {}
+  ThreadTeam(const ThreadTeam&) = delete;
+  ThreadTeam& operator=(const ThreadTeam&) = delete;
+
+  // Threads (the caller included) that share a job; helpers are started on first use.
+  int size() const { return size_.load(std::memory_order_relaxed); }
+  void set_size(int size) { size_.store(size < 1 ? 1 : size, std::memory_order_relaxed); }
+  // Helper threads running now (fewer than size() - 1 if the system refused some).
+  int helpers_started() const { return started_.load(std::memory_order_acquire); }
+
+  // fn(context, c) for every c in [0, chunks), each exactly once; returns when all are done.
+  void run(int chunks, ChunkFn fn, const void* context) {
+    if (chunks <= 1 || size() <= 1 || !start_job()) {
+      for (int c = 0; c < chunks; ++c) fn(context, c);
+      return;
+    }
+    job_fn_ = fn;
+    job_context_ = context;
+    done_.store(0, std::memory_order_relaxed);
+    epoch_ = epoch_ + 1 == 0 ? 1 : epoch_ + 1;  // 0 is "no job yet" for the helpers
+    claim_.store(std::uint64_t(epoch_) << 32 | std::uint64_t(chunks) << 16, std::memory_order_seq_cst);
+    // Helpers that went to sleep are woken; the call does not wait for them to arrive.
+    int sleeping = sleepers_.load(std::memory_order_seq_cst);
+    if (sleeping > 0) {
+      wake_.fetch_add(1, std::memory_order_seq_cst);
+      team_detail::futex_wake(&wake_, sleeping < chunks - 1 ? sleeping : chunks - 1);
+    }
+    const std::int64_t start = team_detail::now_ns();
+    std::uint32_t mine = 0;
+    for (;;) {
+      std::uint64_t old = claim_.fetch_add(1, std::memory_order_acq_rel);
+      std::uint32_t chunk = old & 0xffff;
+      if (chunk >= static_cast<std::uint32_t>(chunks)) break;
+      fn(context, chunk);
+      ++mine;
+    }
+    const std::uint32_t helpers_owe = static_cast<std::uint32_t>(chunks) - mine;
+    if (done_.load(std::memory_order_acquire) < helpers_owe) wait_for_helpers(helpers_owe, start, mine);
+    busy_.store(false, std::memory_order_release);
+  }
+
+ private:
+  // Stall handling (see the top of the file).
+  static constexpr std::int64_t kHelperSpinNs = 50000;
+  static constexpr std::int64_t kCallerSpinNs = 20000;
+  static constexpr std::int64_t kStallSlackNs = 100000;
+  static constexpr std::int64_t kSerialFirstNs = 20000000;
+  static constexpr std::int64_t kSerialMostNs = 1000000000;
+  static constexpr std::int64_t kStallMemoryNs = 2000000000;
+
+  // Takes the team for one job: false if another thread holds it, the team is in a
+  // serial spell after a stall, or no helper could be started.
+  bool start_job() {
+    if (busy_.exchange(true, std::memory_order_acquire)) return false;
+    std::int64_t until = serial_until_ns_.load(std::memory_order_relaxed);
+    bool ok = until == 0 || team_detail::now_ns() >= until;
+    if (ok) ok = start_helpers(size() - 1) > 0;
+    if (!ok) busy_.store(false, std::memory_order_release);
+    return ok;
+  }
+
+  // Starts helpers until `want` run; once the system refuses one (RLIMIT_NPROC, a cgroup's
+  // pids.max, no memory for a stack) no more are tried. Returns how many run.
+  int start_helpers(int want) {
+    int have = started_.load(std::memory_order_relaxed);
+    if (have >= want || refused_) return have;
+    sigset_t all, previous;
+    ::sigfillset(&all);
+    ::pthread_sigmask(SIG_SETMASK, &all, &previous);  // inherited by the helpers
+    pthread_attr_t attr;
+    ::pthread_attr_init(&attr);
+    ::pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    while (have < want) {
+      auto* start = new Start{this, have};
+      pthread_t thread;
+      if (::pthread_create(&thread, &attr, &ThreadTeam::helper_entry, start) != 0) {
+        delete start;
+        refused_ = true;
+        break;
+      }
+      ::pthread_setname_np(thread, "blobrt-team");
+      started_.store(++have, std::memory_order_release);
+    }
+    ::pthread_attr_destroy(&attr);
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+    return have;
+  }
+
+  // The caller has no chunk left to claim: wait for those helpers still run, spinning
+  // briefly, then asleep (so that a helper waiting for a core can be given this one).
+  void wait_for_helpers(std::uint32_t owed, std::int64_t start, std::uint32_t mine) {
+    const std::int64_t idle = team_detail::now_ns();
+    int spins = 0;
+    while (done_.load(std::memory_order_acquire) < owed) {
+      if (++spins % 64 == 0 && team_detail::now_ns() - idle > kCallerSpinNs) {
+        waiting_.store(1, std::memory_order_seq_cst);
+        std::uint32_t done = done_.load(std::memory_order_seq_cst);
+        if (done < owed) team_detail::futex_wait(&done_, done);
+      }
+      team_detail::cpu_relax();
+    }
+    waiting_.store(0, std::memory_order_relaxed);
+    // A wait far longer than the caller's own chunks took means a helper was
+    // descheduled in the middle of one.
+    const std::int64_t end = team_detail::now_ns();
+    const std::int64_t per_chunk = mine > 0 ? (idle - start) / mine : 0;
+    if (end - idle > kStallSlackNs + 4 * per_chunk) {
+      std::int64_t last = last_stall_ns_;
+      serial_spell_ns_ = last != 0 && end - last < kStallMemoryNs
+                             ? (2 * serial_spell_ns_ < kSerialMostNs ? 2 * serial_spell_ns_ : kSerialMostNs)
+                             : kSerialFirstNs;
+      last_stall_ns_ = end;
+      serial_until_ns_.store(end + serial_spell_ns_, std::memory_order_relaxed);
+    }
+  }
+
+  struct Start {
+    ThreadTeam* team;
+    int index;
+  };
+  static void* helper_entry(void* arg) {
+    Start start = *static_cast<Start*>(arg);
+    delete static_cast<Start*>(arg);
+    start.team->helper_loop(start.index);
+    return nullptr;
+  }
+
+  void helper_loop(int index) {
+    std::uint32_t seen = 0;  // the last epoch this helper found fully claimed
+    std::int64_t idle_since = team_detail::now_ns();
+    int spins = 0;
+    for (;;) {
+      std::uint64_t word = claim_.load(std::memory_order_acquire);
+      bool wanted = index + 1 < size();
+      if (wanted && std::uint32_t(word >> 32) != seen) {
+        std::uint64_t old = claim_.fetch_add(1, std::memory_order_acq_rel);
+        std::uint32_t chunk = old & 0xffff;
+        if (chunk < ((old >> 16) & 0xffff)) {
+          job_fn_(job_context_, chunk);
+          done_.fetch_add(1, std::memory_order_seq_cst);
+          if (waiting_.load(std::memory_order_seq_cst)) team_detail::futex_wake(&done_, 1);
+        } else {
+          seen = std::uint32_t(old >> 32);
+        }
+        idle_since = team_detail::now_ns();
+        continue;
+      }
+      if (++spins % 64 != 0 || (wanted && team_detail::now_ns() - idle_since < kHelperSpinNs)) {
+        team_detail::cpu_relax();
+        continue;
+      }
+      // Asleep until a job is published. The caller stores the claim word and then
+      // reads sleepers_; this helper counts itself in sleepers_ and then reads the claim
+      // word: one of the two sees the other (both sequentially consistent).
+      std::uint32_t ticket = wake_.load(std::memory_order_seq_cst);
+      sleepers_.fetch_add(1, std::memory_order_seq_cst);
+      word = claim_.load(std::memory_order_seq_cst);
+      if (std::uint32_t(word >> 32) == seen || index + 1 >= size()) team_detail::futex_wait(&wake_, ticket);
+      sleepers_.fetch_sub(1, std::memory_order_seq_cst);
+      idle_since = team_detail::now_ns();
+    }
+  }
+
+  std::atomic<int> size_;
+  std::atomic<int> started_{0};
+  bool refused_ = false;  // written under busy_
+  // The job, written by the caller holding busy_ before it stores claim_.
+  ChunkFn job_fn_ = nullptr;
+  const void* job_context_ = nullptr;
+  std::uint32_t epoch_ = 0;
+  std::int64_t last_stall_ns_ = 0;
+  std::int64_t serial_spell_ns_ = 0;
+  std::atomic<std::int64_t> serial_until_ns_{0};
+  std::atomic<bool> busy_{false};
+  // Each on a cache line of its own: every claim writes claim_, every finished chunk done_.
+  alignas(64) std::atomic<std::uint64_t> claim_{0};
+  alignas(64) std::atomic<std::uint32_t> done_{0};
+  std::atomic<std::uint32_t> waiting_{0};
+  alignas(64) std::atomic<std::uint32_t> wake_{0};
+  std::atomic<int> sleepers_{0};
+};
+
+}  // namespace blobrt_kernels
+
+#endif
