@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <sstream>
 
 #include "blobrt/dist/communicator.hpp"
+#include "blobrt/environment.hpp"
 #include "blobrt/runtime.hpp"
 #include "conformance_checks.hpp"
 #include "json_writer.hpp"
@@ -62,9 +64,55 @@ Row check_device(const std::string& node, int rank, const std::string& id) {
   return row;
 }
 
+// The rank's own failed row: jobs here cannot run, or would not get what --expect names.
+Row job_row(const std::string& node, int rank, const JobBackend& job, const std::string& expect,
+            const std::string& usage_error) {
+  Row row;
+  row.node = node;
+  row.rank = rank;
+  const std::string& named = job.id.empty() ? job.spec : job.id;
+  row.backend = named.substr(0, named.find(':'));
+  row.device = "-";
+  row.name = "jobs";
+  row.jobs = job.id.empty() ? "error" : job.id;
+  if (!usage_error.empty()) {
+    row.detail = usage_error;
+  } else if (!job.error.empty()) {
+    row.detail = "jobs here get no backend: " + job.requested + ": " + job.error;
+  } else if (!expect.empty() && !expected(job.id, expect)) {
+    row.detail = "--expect " + expect + ": jobs here get " + job.id + " (" + job.requested + ")";
+  } else {
+    return Row{};
+  }
+  row.status = "failed";
+  row.failed = 1;
+  return row;
+}
+
 }  // namespace
 
-std::vector<Row> local_rows(const std::string& node, int rank) {
+JobBackend job_backend() {
+  JobBackend job;
+  const std::optional<std::string> requested = environment::get("BLOBRT_BACKEND");
+  const bool given = requested && !requested->empty();
+  job.spec = given ? *requested : "auto";
+  job.requested = given ? "BLOBRT_BACKEND=" + *requested : "BLOBRT_BACKEND unset: auto";
+  try {
+    job.id = active_backend();  // what any program started here would select
+  } catch (const std::exception& e) {
+    job.error = e.what();
+  }
+  return job;
+}
+
+bool expected(const std::string& id, const std::string& expect) {
+  if (expect.find(':') != std::string::npos) return id == expect;
+  return id.substr(0, id.find(':')) == expect;
+}
+
+std::vector<Row> local_rows(const std::string& node, int rank, const std::string& expect,
+                            const std::string& usage_error) {
+  const JobBackend job = job_backend();
   std::vector<Row> rows;
   for (const std::string& id : available_devices()) rows.push_back(check_device(node, rank, id));
   for (const PluginReport& p : inventory().plugins) {
@@ -79,6 +127,9 @@ std::vector<Row> local_rows(const std::string& node, int rank) {
     row.detail = p.reason;
     rows.push_back(row);
   }
+  Row problem = job_row(node, rank, job, expect, usage_error);
+  if (!problem.status.empty()) rows.push_back(problem);
+  for (Row& row : rows) row.jobs = job.id.empty() ? "error" : job.id;
   return rows;
 }
 
@@ -87,7 +138,7 @@ std::string serialize(const std::vector<Row>& rows) {
   for (const Row& r : rows) {
     s << clean(r.node) << '\t' << r.rank << '\t' << clean(r.backend) << '\t' << clean(r.device) << '\t'
       << clean(r.name) << '\t' << r.status << '\t' << r.passed << '\t' << r.failed << '\t' << r.skipped << '\t'
-      << clean(r.detail) << '\n';
+      << clean(r.detail) << '\t' << clean(r.jobs) << '\n';
   }
   return s.str();
 }
@@ -96,7 +147,7 @@ std::vector<Row> deserialize(const std::string& text) {
   std::vector<Row> rows;
   for (const std::string& line : split(text, '\n')) {
     std::vector<std::string> f = split(line, '\t');
-    if (f.size() != 10) continue;
+    if (f.size() != 11) continue;
     Row r;
     r.node = f[0];
     r.rank = std::stoi(f[1]);
@@ -108,19 +159,21 @@ std::vector<Row> deserialize(const std::string& text) {
     r.failed = std::stoi(f[7]);
     r.skipped = std::stoi(f[8]);
     r.detail = f[9];
+    r.jobs = f[10];
     rows.push_back(r);
   }
   return rows;
 }
 
 std::string table(const std::vector<Row>& rows) {
-  const std::vector<std::string> head = {"node", "rank", "backend", "device", "result", "cases", "why / first failures"};
+  const std::vector<std::string> head = {"node", "rank", "jobs get", "backend", "device", "result", "cases",
+                                         "why / first failures"};
   std::vector<std::vector<std::string>> cells;
   for (const Row& r : rows) {
     std::string cases = r.device == "-" ? "-"
                                          : std::to_string(r.passed) + " ok, " + std::to_string(r.failed) + " failed, " +
                                                std::to_string(r.skipped) + " skipped";
-    cells.push_back({r.node, std::to_string(r.rank), r.backend, r.device + (r.name.empty() || r.device == "-" ? "" : " (" + r.name + ")"),
+    cells.push_back({r.node, std::to_string(r.rank), r.jobs, r.backend, r.device + (r.name.empty() || r.device == "-" ? "" : " (" + r.name + ")"),
                      r.status, cases, r.detail});
   }
   std::vector<std::size_t> width(head.size());
@@ -156,7 +209,7 @@ std::string json(const std::vector<Row>& rows) {
       << ", \"backend\": " << json_string(r.backend) << ", \"device\": " << json_string(r.device)
       << ", \"name\": " << json_string(r.name) << ", \"status\": " << json_string(r.status)
       << ", \"passed\": " << r.passed << ", \"failed\": " << r.failed << ", \"skipped\": " << r.skipped
-      << ", \"detail\": " << json_string(r.detail) << "}";
+      << ", \"detail\": " << json_string(r.detail) << ", \"jobs\": " << json_string(r.jobs) << "}";
   }
   s << "\n], \"failed\": " << (any_failed ? "true" : "false") << "}\n";
   return s.str();
@@ -164,8 +217,21 @@ std::string json(const std::vector<Row>& rows) {
 
 int run(int argc, char** argv) {
   bool as_json = false;
+  // A usage error becomes a failed row, not an early exit: every rank still takes part in
+  // the collectives below, so the job ends instead of waiting for this rank.
+  std::string expect, usage_error;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--json") == 0) as_json = true;
+    const std::string arg = argv[i];
+    if (arg == "--json") {
+      as_json = true;
+    } else if (arg == "--expect" || arg.rfind("--expect=", 0) == 0) {
+      if (arg != "--expect") {
+        expect = arg.substr(9);
+      } else if (i + 1 < argc && std::strncmp(argv[i + 1], "--", 2) != 0) {
+        expect = argv[++i];
+      }
+      if (expect.empty()) usage_error = "--expect needs a backend (e.g. --expect cuda or --expect cuda:0)";
+    }
   }
   dist::MpiSession mpi(&argc, &argv);
   int rank = 0, ranks = 1;
@@ -174,7 +240,7 @@ int run(int argc, char** argv) {
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "?");
 
-  const std::string mine = serialize(local_rows(host, rank));
+  const std::string mine = serialize(local_rows(host, rank, usage_error.empty() ? expect : "", usage_error));
   int length = static_cast<int>(mine.size());
   std::vector<int> lengths(ranks), offsets(ranks);
   MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -1,7 +1,10 @@
-// `mpirun -np N blobrt-conformance --fleet [--json]`: every rank runs the conformance
-// cases on every device it can open (and reports the plugins it found but cannot use),
-// rank 0 prints one table node x backend x device, and every rank exits non-zero if any
-// check failed anywhere (docs/scale-out.md, "Fleet conformance").
+// `mpirun -np N blobrt-conformance --fleet [--json] [--expect BACKEND]`: every rank runs
+// the conformance cases on every device it can open (and reports the plugins it found but
+// cannot use) and says which backend jobs on it get (blobrt's own selection under that
+// rank's environment: BLOBRT_BACKEND, else auto); rank 0 prints one table node x backend x
+// device, and every rank exits non-zero if any check failed anywhere, if a rank's jobs
+// cannot get a backend (a BLOBRT_BACKEND that cannot be used), or if they would not get
+// the one --expect names (docs/scale-out.md, "Fleet conformance").
 #ifndef BLOBRT_TESTS_CONFORMANCE_FLEET_HPP
 #define BLOBRT_TESTS_CONFORMANCE_FLEET_HPP
 
@@ -20,10 +23,24 @@ struct Row {
   std::string status;  // "passed", "failed", "skipped"
   int passed = 0, failed = 0, skipped = 0;
   std::string detail;  // first failures, or why skipped
+  std::string jobs;    // the backend jobs on this rank get ("blis:0"), or "error"
 };
 
-// The rows of this process (runs the checks).
-std::vector<Row> local_rows(const std::string& node, int rank);
+// What jobs on this rank get: blobrt's selection under this rank's environment.
+struct JobBackend {
+  std::string spec;       // BLOBRT_BACKEND's value, "auto" when unset
+  std::string requested;  // "BLOBRT_BACKEND=cuda", or "BLOBRT_BACKEND unset: auto"
+  std::string id;         // "cuda:0"; empty when the selection failed
+  std::string error;      // the selection's error
+};
+JobBackend job_backend();
+// Whether `id` ("cuda:1") is what `expect` names: a backend ("cuda") or a device ("cuda:1").
+bool expected(const std::string& id, const std::string& expect);
+
+// The rows of this process (runs the checks). `expect`: --expect's value ("" for none);
+// `usage_error`: what was wrong with the command line, reported as a failed row.
+std::vector<Row> local_rows(const std::string& node, int rank, const std::string& expect = "",
+                            const std::string& usage_error = "");
 std::string serialize(const std::vector<Row>& rows);
 std::vector<Row> deserialize(const std::string& text);
 std::string table(const std::vector<Row>& rows);

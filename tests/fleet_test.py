@@ -3,7 +3,9 @@
 
 usage: fleet_test.py MPIRUN CONFORMANCE BLIS_DIR BROKEN_MODULE ABI
 Rank 0 sees every plugin of the build (BLOBRT_PLUGIN_PATH from the test environment),
-rank 1 only BLIS, and in the second run rank 1 only a plugin whose axpy is wrong.
+rank 1 only BLIS, and in the second run rank 1 only a plugin whose axpy is wrong. Then the
+backend jobs get on each rank: a BLOBRT_BACKEND that cannot be used on rank 1, and an
+--expect that rank 1 does not meet, each fail the job naming rank 1 and why.
 """
 import json
 import os
@@ -23,9 +25,12 @@ def check(cond, what, output=""):
         failures.append(what + ("\n--- output:\n" + output if output else ""))
 
 
-def fleet(rank1_path, *extra):
-    cmd = MPI + ["-np", "1", conformance, "--fleet", *extra, ":",
-                 "-np", "1", "-x", "BLOBRT_PLUGIN_PATH=" + rank1_path, conformance, "--fleet", *extra]
+def fleet(rank1_path, *extra, env0=(), env1=()):
+    """env0/env1: VAR=VALUE settings for rank 0 / rank 1 only."""
+    x0 = [a for v in env0 for a in ("-x", v)]
+    x1 = [a for v in env1 for a in ("-x", v)]
+    cmd = MPI + ["-np", "1", *x0, conformance, "--fleet", *extra, ":",
+                 "-np", "1", "-x", "BLOBRT_PLUGIN_PATH=" + rank1_path, *x1, conformance, "--fleet", *extra]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=280)
     return p.returncode, p.stdout, p.stdout + p.stderr
 
@@ -53,10 +58,13 @@ for r in rows:
 rank0 = {r["device"] for r in by_rank[0]}
 check({"host:0", "blis:0"} <= rank0, "rank 0 sees host and blis at least, got %s" % sorted(rank0), out)
 check(all(r["node"] for r in rows), "every row names its node", out)
+# What jobs get on each rank: blobrt's selection there (auto; rank 1 has only BLIS).
+check(all(r.get("jobs") == "blis:0" for r in by_rank[1]), "rank 1's jobs get blis:0", out)
+check(all(r.get("jobs") and r.get("jobs") != "error" for r in rows), "every row says what jobs get", out)
 
 # 2. The same as a table.
 code, out, log = fleet(blis_dir)
-check(code == 0 and out.startswith("node  rank  backend"), "table mode prints the table", log)
+check(code == 0 and out.startswith("node  rank  jobs get  backend"), "table mode prints the table", log)
 check("rows, 0 failed" in out, "table mode ends with the count of failures", log)
 
 # 3. A rank with a broken plugin: the table says which node, rank and case, and the job fails.
@@ -74,6 +82,40 @@ try:
           "the broken plugin's row names rank 1 and an axpy case: %s" % bad, out)
 finally:
     shutil.rmtree(broken)
+
+
+
+def parse(out):
+    return json.loads(out) if out.strip().startswith("{") else {"rows": [], "failed": False}
+
+
+# 4. Rank 1's BLOBRT_BACKEND names a backend it cannot use: all its devices pass, but jobs
+#    there would fail to start, so the job fails, naming rank 1 and the selection's error.
+code, out, log = fleet(blis_dir, "--json", env1=["BLOBRT_BACKEND=bliss"])
+check(code != 0, "a rank whose BLOBRT_BACKEND cannot be used fails the job", log)
+report = parse(out)
+check(report["failed"] is True, "--json says failed (bad BLOBRT_BACKEND)", out)
+bad = [r for r in report["rows"] if r["status"] == "failed"]
+check(len(bad) == 1 and bad[0]["rank"] == 1 and bad[0]["backend"] == "bliss" and bad[0].get("jobs") == "error"
+      and "BLOBRT_BACKEND=bliss" in bad[0]["detail"] and "cannot be used" in bad[0]["detail"],
+      "one failed row, rank 1's, naming BLOBRT_BACKEND=bliss and why: %s" % bad, out)
+check(all(r.get("jobs") == "error" for r in report["rows"] if r["rank"] == 1), "rank 1's jobs get an error", out)
+code, out, log = fleet(blis_dir, env1=["BLOBRT_BACKEND=bliss"])
+check(code != 0 and "jobs here get no backend: BLOBRT_BACKEND=bliss" in out,
+      "the table names the bad BLOBRT_BACKEND", log)
+
+# 5. --expect blis (say, a CPU partition): rank 1 set to host does not get it and fails the job.
+code, out, log = fleet(blis_dir, "--json", "--expect", "blis", env0=["BLOBRT_BACKEND=blis"],
+                       env1=["BLOBRT_BACKEND=host"])
+check(code != 0, "a rank that does not get the --expect backend fails the job", log)
+report = parse(out)
+bad = [r for r in report["rows"] if r["status"] == "failed"]
+check(len(bad) == 1 and bad[0]["rank"] == 1 and bad[0].get("jobs") == "host:0"
+      and "--expect blis: jobs here get host:0 (BLOBRT_BACKEND=host)" in bad[0]["detail"],
+      "one failed row, rank 1's, saying it gets host:0 not blis: %s" % bad, out)
+# ... and a fleet where every rank gets it stays green (a device id works too).
+code, out, log = fleet(blis_dir, "--expect=blis:0", env0=["BLOBRT_BACKEND=blis"])
+check(code == 0 and "rows, 0 failed" in out, "--expect met on every rank: exit 0", log)
 
 if failures:
     print("\n\n".join(failures))

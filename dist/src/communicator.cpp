@@ -1,13 +1,11 @@
 #include "blobrt/dist/communicator.hpp"
-#include "blobrt/environment.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <cstring>
 
 #include "blobrt/error.hpp"
 #include "blobrt/runtime.hpp"
+#include "bucket_check.hpp"
 #include "engines.hpp"
 #include "list_check.hpp"
 #include "mpi_call.hpp"
@@ -51,21 +49,6 @@ struct FusedBuffer {
 
 std::size_t align_up(std::size_t n, std::size_t a) { return (n + a - 1) / a * a; }
 
-// BLOBRT_DIST_BUCKET_BYTES (a positive byte count, e.g. 1048576), else 25 MiB.
-std::size_t default_bucket_bytes() {
-  // Read as libblobrt reads its variables: ignored in a setuid/setgid process.
-  const std::string value = blobrt::environment::get("BLOBRT_DIST_BUCKET_BYTES").value_or("");
-  if (value.empty()) return kDefaultBucketBytes;
-  const char* env = value.c_str();
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long v = std::strtoull(env, &end, 10);
-  if (errno || *end || v == 0 || env[0] == '-') {
-    detail::fail("BLOBRT_DIST_BUCKET_BYTES='", env, "' is not a positive number of bytes");
-  }
-  return static_cast<std::size_t>(v);
-}
-
 }  // namespace
 
 // The parameters' diffs in one canonical order and layout, the same on every rank: float
@@ -102,10 +85,19 @@ Communicator::Communicator(MPI_Comm comm, Options options) : options_(options) {
     detail::fail("blobrt::dist::Communicator: MPI is not initialised; create a blobrt::dist::MpiSession "
                  "(or call MPI_Init) first");
   }
-  if (options_.bucket_bytes == 0) options_.bucket_bytes = default_bucket_bytes();
+  BucketSetting bucket{options_.bucket_bytes, "Options::bucket_bytes", ""};
+  if (options_.bucket_bytes == 0) bucket = bucket_setting_from_environment();
+  options_.bucket_bytes = bucket.bytes;
   mpi_call("MPI_Comm_dup", MPI_Comm_dup(comm, &comm_));
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
+  // Before any collective of a reduction: an invalid or differing size fails on every rank.
+  try {
+    check_same_bucket_bytes(comm_, bucket);
+  } catch (...) {
+    MPI_Comm_free(&comm_);  // no destructor runs for a constructor that throws
+    throw;
+  }
 }
 
 Communicator::~Communicator() {

@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "allgather_text.hpp"
 #include "blobrt/error.hpp"
 #include "mpi_call.hpp"
 
@@ -34,13 +35,6 @@ std::vector<std::string> split(const std::string& text) {
     list.push_back(text.substr(start, end - start));
   }
   return list;
-}
-
-std::string ranks_text(const std::vector<int>& ranks) {
-  std::ostringstream s;
-  s << (ranks.size() == 1 ? "rank " : "ranks ");
-  for (std::size_t i = 0; i < ranks.size(); ++i) s << (i ? ", " : "") << ranks[i];
-  return s.str();
 }
 
 }  // namespace
@@ -102,20 +96,8 @@ void check_same_lists(MPI_Comm comm, const std::vector<std::string>& mine, const
   if (same) return;
 
   // Rare path: gather the lists themselves, so every rank builds the same message.
-  const std::string text = join(mine);
-  int length = static_cast<int>(text.size());
-  std::vector<int> lengths(ranks), displacements(ranks);
-  mpi_call("MPI_Allgather", MPI_Allgather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, comm));
-  int total = 0;
-  for (int r = 0; r < ranks; ++r) {
-    displacements[r] = total;
-    total += lengths[r];
-  }
-  std::string all(static_cast<std::size_t>(total), '\0');
-  mpi_call("MPI_Allgatherv", MPI_Allgatherv(text.data(), length, MPI_CHAR, all.data(), lengths.data(),
-                                            displacements.data(), MPI_CHAR, comm));
   std::vector<std::vector<std::string>> lists;
-  for (int r = 0; r < ranks; ++r) lists.push_back(split(all.substr(displacements[r], lengths[r])));
+  for (const std::string& text : allgather_text(comm, join(mine))) lists.push_back(split(text));
   std::string message = mismatch_message(lists, what);
   if (message.empty()) message = std::string("blobrt::dist ") + what + ": parameter list digests differ across ranks";
   detail::fail(message);

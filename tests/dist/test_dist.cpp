@@ -332,6 +332,71 @@ TEST_F(DistTest, EngineIsNamedForTheActiveDevice) {
   if (m == MemoryModel::kSeparate) EXPECT_EQ(r.engine, "mpi via host staging");
 }
 
+// Each bucket is one collective: ranks with different bucket sizes would pair collectives
+// of different lengths. The constructor fails on every rank, naming ranks and sizes.
+TEST_F(DistTest, BucketSizesThatDifferAcrossRanksAreAClearErrorOnEveryRank) {
+  if (world_size() < 2) GTEST_SKIP() << "needs two ranks";
+  const int odd = world_size() - 1;
+  try {
+    Communicator comm(MPI_COMM_WORLD, Options{world_rank() == odd ? 2048u : 1024u});
+    ADD_FAILURE() << where() << ": no error";  // and no reduction: it could hang or corrupt
+  } catch (const Error& e) {
+    std::string others = odd == 1 ? "rank 0" : "ranks 0";
+    for (int r = 1; r < odd; ++r) others += ", " + std::to_string(r);
+    others += odd == 1 ? " has" : " have";
+    EXPECT_NE(std::string(e.what()).find(others + " 1024 bytes (Options::bucket_bytes)"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("rank " + std::to_string(odd) + " has 2048 bytes (Options::bucket_bytes)"),
+              std::string::npos)
+        << e.what();
+  }
+  // Nothing is left half-done: the next communicator reduces.
+  Params params;
+  Communicator comm(MPI_COMM_WORLD, Options{1024});
+  fill_diffs(params.list, comm.rank());
+  comm.allreduce_diffs(params.list);
+  expect_exact_sums(params.list);
+}
+
+// BLOBRT_DIST_BUCKET_BYTES as each rank's environment gives it: the same everywhere (the
+// ordinary runs) reduces; different or invalid on some rank (the dist_bucket_mismatch run,
+// MPMD) is one error on every rank naming each rank's setting, never a crash or a hang.
+TEST_F(DistTest, BucketSizesFromTheEnvironmentMustAgree) {
+  const char* env = std::getenv("BLOBRT_DIST_BUCKET_BYTES");
+  const std::string mine = env ? env : "";
+  char text[64] = {};
+  mine.copy(text, sizeof text - 1);
+  std::vector<char> all(64 * static_cast<std::size_t>(world_size()));
+  MPI_Allgather(text, 64, MPI_CHAR, all.data(), 64, MPI_CHAR, MPI_COMM_WORLD);
+  std::vector<std::string> values;
+  for (int r = 0; r < world_size(); ++r) values.emplace_back(&all[64 * static_cast<std::size_t>(r)]);
+  bool same = true;
+  for (const std::string& v : values) same = same && v == values[0];
+  if (same && (values[0].empty() || std::strtoull(values[0].c_str(), nullptr, 10) > 0)) {
+    Params params;
+    Communicator comm;
+    fill_diffs(params.list, comm.rank());
+    comm.allreduce_diffs(params.list);
+    expect_exact_sums(params.list);
+    return;
+  }
+  try {
+    Communicator comm;
+    ADD_FAILURE() << where() << ": no error";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    for (int r = 0; r < world_size(); ++r) {
+      const std::string& v = values[static_cast<std::size_t>(r)];
+      const bool valid = v.find_first_not_of("0123456789") == std::string::npos && std::strtoull(v.c_str(), nullptr, 10);
+      const std::string want = v.empty() ? std::to_string(kDefaultBucketBytes) + " bytes (default)"
+                               : !valid  ? "BLOBRT_DIST_BUCKET_BYTES='" + v + "' is not a positive number of bytes"
+                                         : v + " bytes (BLOBRT_DIST_BUCKET_BYTES)";
+      EXPECT_NE(message.find(want), std::string::npos) << where() << ": rank " << r << "'s setting: " << message;
+    }
+    if (!same) EXPECT_NE(message.find("must be the same on every rank"), std::string::npos) << message;
+  }
+}
+
 TEST_F(DistTest, BucketSizeFromTheEnvironmentWhenNotGiven) {
   ::setenv("BLOBRT_DIST_BUCKET_BYTES", "4096", 1);
   EXPECT_EQ(Communicator().options().bucket_bytes, 4096u);
