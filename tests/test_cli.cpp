@@ -183,6 +183,24 @@ TEST(CliTest, SecondInfoRemembersVerdictsAndRescanProbesAgain) {
   EXPECT_FALSE(contains(rescan.out, "remembered from")) << rescan.out;
 }
 
+// A device the remembered probe found usable but that will not open now (busy) is skipped
+// by auto for the next one, as it would have been had the probe seen it busy: the cache
+// never makes auto less available.
+TEST(CliTest, AutoSkipsADeviceThatWillNotOpenEvenWhenTheCacheSaidUsable) {
+  testing::PluginDir dir("cli_busy");
+  dir.add("openrefuses");
+  testing::PluginDir cache("cli_busy_home");
+  std::string env = "XDG_CACHE_HOME=" + cache.str() + " BLOBRT_PLUGIN_PATH=" + dir.str();
+  Outcome free = run(env, "info");
+  EXPECT_TRUE(contains(free.out, "Active device: openrefuses:0")) << free.out;
+  for (const char* cache_mode : {"on", "off"}) {
+    Outcome busy = run(env + " BLOBRT_TEST_OPEN_REFUSES=1 BLOBRT_PLUGIN_CACHE=" + cache_mode, "info");
+    EXPECT_EQ(busy.rc, 0) << cache_mode << ": " << busy.out;
+    EXPECT_TRUE(contains(busy.out, "Active device: host:0")) << cache_mode << ": " << busy.out;
+    EXPECT_TRUE(contains(busy.out, "device busy (BLOBRT_TEST_OPEN_REFUSES is set)")) << cache_mode << ": " << busy.out;
+  }
+}
+
 TEST(CliTest, InspectReferenceFile) {
   Outcome r =
       run("", "inspect '" + BLOBRT_TEST_PATH(BLOBRT_TEST_DATA_DIR) + "/ref_float_2x3x4x5_diff.binaryproto'");

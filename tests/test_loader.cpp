@@ -2,14 +2,17 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <thread>
 #include <cstdlib>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
 
 #include "blobrt/error.hpp"
+#include "child_probe.hpp"
 #include "conformance_checks.hpp"
 #include "loader.hpp"
 #include "manifest.hpp"
@@ -43,7 +46,10 @@ PluginReport only(const Discovery& d) {
 TEST(ManifestTest, ParsesEveryKey) {
   Manifest m = parse_manifest(
       "# comment\n\nname = cuda\nlibrary = libblobrt-cuda.so\nabi = 1.3\npriority = 400\n"
-      "requires = libcudart.so.13 libcublas.so.13\n");
+      "requires = libcudart.so.13 libcublas.so.13\n"
+      "depends_on_files = /etc/OpenCL/vendors /dev/x\ndepends_on_env = CUDA_* OCL_ICD_VENDORS\n");
+  EXPECT_EQ(m.depends_on_files, (std::vector<std::string>{"/etc/OpenCL/vendors", "/dev/x"}));
+  EXPECT_EQ(m.depends_on_env, (std::vector<std::string>{"CUDA_*", "OCL_ICD_VENDORS"}));
   EXPECT_EQ(m.name, "cuda");
   EXPECT_EQ(m.library, "libblobrt-cuda.so");
   EXPECT_EQ(m.abi_major, 1);
@@ -73,6 +79,9 @@ TEST(ManifestTest, RejectsMalformedInput) {
   EXPECT_NE(message("name = x\npriority = 99999999999\n").find("priority"), std::string::npos);
   EXPECT_NE(message("name = x\ncolour = red\n").find("unknown key 'colour'"), std::string::npos);
   EXPECT_NE(message("requires = a/b.so\n").find("must be a file name"), std::string::npos);
+  EXPECT_EQ(message("depends_on_files = etc/x\n"), "line 1: depends_on_files 'etc/x' is not an absolute path");
+  EXPECT_EQ(message("depends_on_env = A-B\n"), "line 1: depends_on_env 'A-B' is not a variable name (NAME or NAME*)");
+  EXPECT_NE(message("depends_on_env = *\n").find("not a variable name"), std::string::npos);
 }
 
 TEST(LoaderTest, NonexistentDirectoryIsListedNotFatal) {
@@ -427,7 +436,8 @@ TEST(ScannerProtocolTest, LeftoverProcessHoldingTheOutputDoesNotStallTheProbe) {
 }
 
 TEST(ScannerProtocolTest, TruncatedAnswerIsNotTakenForAVerdict) {
-  FakeScanner fake("truncated", "printf 'blobrt-plugin-scanner protocol=1\\nusable=1\\n' >&3\nexit 3");
+  FakeScanner fake("truncated", "printf 'blobrt-plugin-scanner protocol=" + std::to_string(kScannerProtocol) +
+                                     "\\nusable=1\\n' >&3\nexit 3");
   PluginDir dir("truncated");
   dir.add("nofp64");
   ::setenv("BLOBRT_PLUGIN_CACHE", "off", 1);
@@ -524,7 +534,7 @@ TEST(VerdictCacheTest, UnreadableOrForeignCacheFilesAreIgnored) {
   std::ifstream in(cache_home.str() + "/blobrt/plugin-verdicts");
   std::string header;
   std::getline(in, header);
-  EXPECT_EQ(header, std::string("blobrt-plugin-verdicts 2 ") + version() + " abi " +
+  EXPECT_EQ(header, std::string("blobrt-plugin-verdicts 3 ") + version() + " abi " +
                         std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR));
   ::unsetenv("XDG_CACHE_HOME");
 }
@@ -636,9 +646,9 @@ TEST(VerdictCacheTest, CacheFileOthersCouldWriteIsIgnored) {
     std::ifstream in(file);
     text.assign(std::istreambuf_iterator<char>(in), {});
   }
-  const std::size_t verdict = text.rfind("\t1\t1\t1\t");
+  const std::size_t verdict = text.find("\t1\t1\t1\t");
   ASSERT_NE(verdict, std::string::npos) << text;
-  text = text.substr(0, verdict) + "\t0\t0\t0\tcrashed while being probed (SIGSEGV, forged)\n";
+  text = text.substr(0, verdict) + "\t0\t0\t0\t0\tcrashed while being probed (SIGSEGV, forged)\n";
   { std::ofstream(file) << text; }
   ASSERT_NE(only(discover_in(dir.str())).reason.find("forged"), std::string::npos) << "the forged entry is not read";
 
@@ -656,6 +666,99 @@ TEST(VerdictCacheTest, CacheFileOthersCouldWriteIsIgnored) {
     PluginReport foreign_dir = only(discover_in(dir.str()));
     EXPECT_TRUE(foreign_dir.usable) << foreign_dir.reason;
   }
+  ::unsetenv("XDG_CACHE_HOME");
+}
+
+// A remembered "usable" is never trusted over a crash the next probe would see: a change
+// the manifest declares (a variable, a file such as an OpenCL ICD registry), a library
+// rewritten in place with its old size and mtime (ctime), or a shared object the scanner
+// had loaded that changed since, all send the plugin back to the child probe. Without
+// that, the next discovery loads the now crashing plugin here, and this test dies.
+TEST(VerdictCacheTest, UsableVerdictIsNotTrustedOverAChangeItDependsOn) {
+  PluginDir cache_home("cache_depends");
+  ::setenv("XDG_CACHE_HOME", cache_home.str().c_str(), 1);
+  const std::string trigger = cache_home.str() + "/driver-broken";
+  ::setenv("BLOBRT_TEST_CRASH_FILE", trigger.c_str(), 1);
+  PluginDir dir("cache_depends_plugins");
+  dir.copy_module("crashif");
+  dir.manifest("crashif", "libtest-crashif.so", "1.0",
+               "depends_on_env = BLOBRT_TEST_CRASH\ndepends_on_files = " + trigger + "\n");
+  ASSERT_TRUE(only(discover_in(dir.str())).usable);
+  ASSERT_TRUE(only(discover_in(dir.str())).usable);  // from the cache
+
+  ::setenv("BLOBRT_TEST_CRASH", "1", 1);
+  EXPECT_REASON(only(discover_in(dir.str())), "crashed while being probed (SIGSEGV");
+  ::unsetenv("BLOBRT_TEST_CRASH");
+  ASSERT_TRUE(only(discover_in(dir.str())).usable);
+
+  { std::ofstream(trigger) << "1"; }
+  EXPECT_REASON(only(discover_in(dir.str())), "crashed while being probed (SIGSEGV");
+  std::filesystem::remove(trigger);
+  ASSERT_TRUE(only(discover_in(dir.str())).usable);
+  ::unsetenv("BLOBRT_TEST_CRASH_FILE");
+  ::unsetenv("XDG_CACHE_HOME");
+}
+
+TEST(VerdictCacheTest, InPlaceRewriteOrAChangedLoadedObjectIsProbedAgain) {
+  PluginDir cache_home("cache_identity");
+  ::setenv("XDG_CACHE_HOME", cache_home.str().c_str(), 1);
+  std::string count_file = cache_home.str() + "/scanner-runs";
+  const char* real = std::getenv("BLOBRT_PLUGIN_SCANNER");
+  ASSERT_NE(real, nullptr);
+  FakeScanner counting("counting_identity", "echo run >> '" + count_file + "'\nexec '" + std::string(real) + "' \"$@\"");
+  auto runs = [&] {
+    std::ifstream in(count_file);
+    int lines = 0;
+    for (std::string line; std::getline(in, line);) ++lines;
+    return lines;
+  };
+  // Rewritten in place, same bytes, same size, mtime set back (as `cp -p` leaves a file).
+  // A plugin that crashes when probed: its library is never mapped into this process,
+  // which an in-place rewrite would break.
+  PluginDir crashing("cache_identity_crashing");
+  crashing.add("crashes");
+  const std::string crashing_library = crashing.str() + "/libtest-crashes.so";
+  EXPECT_REASON(only(discover_in(crashing.str())), "crashed while being probed");
+  EXPECT_REASON(only(discover_in(crashing.str())), "remembered from an earlier probe");
+  ASSERT_EQ(runs(), 1);
+  struct stat before {};
+  ASSERT_EQ(::stat(crashing_library.c_str(), &before), 0);
+  std::string bytes;
+  {
+    std::ifstream in(crashing_library, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  { std::ofstream(crashing_library, std::ios::binary | std::ios::trunc) << bytes; }
+  const timespec times[2] = {before.st_atim, before.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, crashing_library.c_str(), times, 0), 0);
+  EXPECT_REASON(only(discover_in(crashing.str())), "crashed while being probed");
+  EXPECT_EQ(runs(), 2) << "a library rewritten with its old size and mtime kept its verdict";
+
+  PluginDir dir("cache_identity_plugins");
+  dir.add("nofp64");
+  const std::string library = dir.str() + "/libtest-nofp64.so";
+  ASSERT_TRUE(only(discover_in(dir.str())).usable);
+  ASSERT_TRUE(only(discover_in(dir.str())).usable);
+  ASSERT_EQ(runs(), 3);
+
+  // The cache lists what the scanner had loaded; one of them changing means a new probe.
+  const std::string file = cache_home.str() + "/blobrt/plugin-verdicts";
+  std::string text;
+  {
+    std::ifstream in(file);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::size_t object = text.find(library + "\t", text.find(dir.str() + "/nofp64.plugin\t"));
+  ASSERT_NE(text.find("libstdc++"), std::string::npos) << "no loaded objects remembered: " << text;
+  ASSERT_NE(object, std::string::npos) << text;
+  const std::size_t fingerprint = object + library.size() + 1;
+  text.replace(fingerprint, text.find('\t', fingerprint) - fingerprint, "1.2.3.4.5");
+  { std::ofstream(file) << text; }
+  EXPECT_TRUE(only(discover_in(dir.str())).usable);
+  EXPECT_EQ(runs(), 4) << "a changed loaded object kept the verdict";
+  EXPECT_TRUE(only(discover_in(dir.str())).usable);
+  EXPECT_EQ(runs(), 4);
   ::unsetenv("XDG_CACHE_HOME");
 }
 

@@ -11,7 +11,10 @@
 #include <cstring>
 #include <string>
 
+#include <link.h>
 #include <unistd.h>
+
+#include <vector>
 
 #include "child_probe.hpp"
 #include "loader.hpp"
@@ -32,6 +35,21 @@ bool write_all(int fd, const std::string& text) {
     done += static_cast<std::size_t>(n);
   }
   return true;
+}
+
+// Every shared object loaded now (the plugin, its BLAS, an OpenCL ICD, a GPU driver...):
+// a remembered verdict holds only while each is unchanged (verdict_cache.hpp).
+std::vector<std::string> loaded_objects() {
+  std::vector<std::string> objects;
+  ::dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) {
+        if (info->dlpi_name && info->dlpi_name[0] == '/') {
+          static_cast<std::vector<std::string>*>(out)->emplace_back(info->dlpi_name);
+        }
+        return 0;
+      },
+      &objects);
+  return objects;
 }
 
 }  // namespace
@@ -66,7 +84,7 @@ int main(int argc, char** argv) {
       loaded.table->close_device(context);
     }
   }
-  if (!write_all(answer_fd, blobrt::encode_probe_result(report))) {
+  if (!write_all(answer_fd, blobrt::encode_probe_result(report, loaded_objects()))) {
     std::fprintf(stderr, "blobrt-plugin-scanner: cannot write the answer to fd %d: %s\n", answer_fd,
                  std::strerror(errno));
     return 1;

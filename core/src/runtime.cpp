@@ -121,52 +121,62 @@ class Runtime {
   }
 
   // auto: usable plugins with an accelerator device first, then by manifest priority;
-  // the built-in host device when no plugin is usable. Nothing is skipped silently.
+  // the built-in host device when no plugin is usable. A device that a probe found usable
+  // but that will not open now (busy, taken by another process since) is skipped for the
+  // next, as one the probe had refused would have been. Nothing is skipped silently.
   std::pair<std::shared_ptr<Device>, std::vector<std::string>> choose_auto() {
     const Inventory& inv = inventory();
     std::vector<std::string> notes;
-    const PluginReport* best = nullptr;
-    int best_device = 0;
-    auto has_accelerator = [](const PluginReport& p, int* which) {
+    auto first_accelerator = [](const PluginReport& p) {
       for (const DeviceDescription& d : p.devices) {
-        if (d.kind != DeviceKind::kCpu) {
-          if (which) *which = d.index;
-          return true;
-        }
+        if (d.kind != DeviceKind::kCpu) return d.index;
       }
-      return false;
+      return -1;
     };
+    std::vector<const PluginReport*> order;
     for (const PluginReport& p : inv.plugins) {
-      if (!p.usable) {
-        notes.push_back("skipped " + (p.name.empty() ? p.manifest : p.name) + ": " + p.reason);
-        log::info("auto: skipped ", p.name.empty() ? p.manifest : p.name, ": ", p.reason);
+      if (p.usable) {
+        order.push_back(&p);
         continue;
       }
-      if (!best || std::make_pair(has_accelerator(p, nullptr), p.priority) >
-                       std::make_pair(has_accelerator(*best, nullptr), best->priority)) {
-        best = &p;
+      notes.push_back("skipped " + (p.name.empty() ? p.manifest : p.name) + ": " + p.reason);
+      log::info("auto: skipped ", p.name.empty() ? p.manifest : p.name, ": ", p.reason);
+    }
+    std::stable_sort(order.begin(), order.end(), [&](const PluginReport* a, const PluginReport* b) {
+      return std::make_pair(first_accelerator(*a) >= 0, a->priority) >
+             std::make_pair(first_accelerator(*b) >= 0, b->priority);
+    });
+    std::shared_ptr<Device> chosen;
+    std::string verdict;
+    for (const PluginReport* p : order) {
+      const int accelerator = first_accelerator(*p);
+      const int index = accelerator >= 0 ? accelerator : 0;
+      const std::string id = p->name + ":" + std::to_string(index);
+      if (chosen) {
+        notes.push_back("not chosen " + p->name + ": lower in the auto order (priority " +
+                        std::to_string(p->priority) + ")");
+        continue;
+      }
+      try {
+        chosen = open_locked(Spec{p->name, index}, "auto").first;
+        verdict = "auto chose " + id + " (priority " + std::to_string(p->priority) +
+                  (accelerator >= 0 ? ", has an accelerator" : "") + ")";
+      } catch (const Error& e) {
+        const std::string what = e.what();
+        const std::string why = what.substr(0, what.find('\n'));
+        notes.push_back("skipped " + id + ": usable when probed, but " + why);
+        log::info("auto: skipped ", id, ": usable when probed, but ", why);
       }
     }
-    if (!best) {
-      notes.insert(notes.begin(), "auto chose host:0: no usable plugin found");
+    if (!chosen) {
+      notes.insert(notes.begin(), order.empty() ? "auto chose host:0: no usable plugin found"
+                                                : "auto chose host:0: no plugin device could be opened");
       log::info("auto: no usable plugin, using the built-in host device");
       return {host_, notes};
     }
-    best_device = 0;
-    has_accelerator(*best, &best_device);
-    for (const PluginReport& p : inv.plugins) {
-      if (p.usable && &p != best) {
-        notes.push_back("not chosen " + p.name + ": lower in the auto order (priority " +
-                        std::to_string(p.priority) + ")");
-      }
-    }
     notes.push_back("not chosen host: the built-in device comes last in the auto order");
-    notes.insert(notes.begin(), "auto chose " + best->name + ":" + std::to_string(best_device) +
-                                    " (priority " + std::to_string(best->priority) +
-                                    (has_accelerator(*best, nullptr) ? ", has an accelerator" : "") +
-                                    ")");
-    Spec spec{best->name, best_device};
-    return {open_locked(spec, "auto").first, notes};
+    notes.insert(notes.begin(), verdict);
+    return {chosen, notes};
   }
 
   std::pair<std::shared_ptr<Device>, std::vector<std::string>> open_locked(const Spec& spec,

@@ -15,6 +15,8 @@
 //   TEST_PLUGIN_MARKER          a constructor creates $BLOBRT_TEST_MARKER (proves code ran)
 //   TEST_PLUGIN_NEEDS_GHOST     calls a function from a library that is not installed
 //   TEST_PLUGIN_CRASH           device_count prints a line on stderr, then dies of SIGSEGV
+//   TEST_PLUGIN_CRASH_IF        device_count dies of SIGSEGV if $BLOBRT_TEST_CRASH is set or
+//                               the file $BLOBRT_TEST_CRASH_FILE exists, else works
 //   TEST_PLUGIN_HANG            device_count never returns
 //   TEST_PLUGIN_OPEN_CRASH      open dies of SIGSEGV
 //   TEST_PLUGIN_OPEN_EXIT       open calls _exit(7)
@@ -116,6 +118,14 @@ int device_count(int32_t* count, blobrt_error* err) {
   std::printf("usable=0\nreason=fake answer from the plugin's stdout\n");
   std::fflush(stdout);
   std::fprintf(stderr, "blobrt-plugin-scanner protocol=1\nusable=0\nreason=fake\nend\n");
+#endif
+#if defined(TEST_PLUGIN_CRASH_IF)
+  // A driver that works until something outside the plugin's files changes.
+  const char* file = std::getenv("BLOBRT_TEST_CRASH_FILE");
+  if (std::getenv("BLOBRT_TEST_CRASH") || (file && ::access(file, F_OK) == 0)) {
+    std::fprintf(stderr, "test plugin: simulated driver fault after a change outside the plugin\n");
+    std::raise(SIGSEGV);
+  }
 #endif
 #if defined(TEST_PLUGIN_CRASH)
   std::fprintf(stderr, "test plugin: simulated driver fault at 0xdead\n");

@@ -217,15 +217,20 @@ bool admit(const ProbeVerdict& verdict, PluginReport& report, const std::string&
 
 }  // namespace
 
-std::string encode_probe_result(const PluginReport& report) {
-  return kGreeting + std::to_string(kScannerProtocol) + "\nusable=" + (report.usable ? "1" : "0") +
-         "\ndevices=" + std::to_string(report.devices.size()) + "\nreason=" + one_line(report.reason) + "\nend\n";
+std::string encode_probe_result(const PluginReport& report, const std::vector<std::string>& objects) {
+  std::string answer = kGreeting + std::to_string(kScannerProtocol) + "\nusable=" + (report.usable ? "1" : "0") +
+                       "\ndevices=" + std::to_string(report.devices.size()) + "\nreason=" + one_line(report.reason);
+  for (const std::string& object : objects) {
+    if (object.find('\n') == std::string::npos) answer += "\nobject=" + object;
+  }
+  return answer + "\nend\n";
 }
 
-bool probe_in_child(PluginReport& report, VerdictCache& cache) {
+bool probe_in_child(PluginReport& report, const Manifest& manifest, VerdictCache& cache) {
   auto mode = environment::get("BLOBRT_PLUGIN_PROBE");
   if (mode && *mode == "inprocess") return true;
-  if (auto cached = cache.find(report.manifest, report.library); cached && still_holds(*cached)) {
+  const VerdictSubject subject{report.manifest, report.library, manifest.depends_on_files, manifest.depends_on_env};
+  if (auto cached = cache.find(subject); cached && still_holds(*cached)) {
     log::debug("plugin ", report.manifest, ": verdict from ", cache.path(), ": ",
                cached->usable ? "usable" : cached->reason);
     return admit(*cached, report, cache.path());
@@ -265,9 +270,15 @@ bool probe_in_child(PluginReport& report, VerdictCache& cache) {
     verdict.usable = field(run->answer, "usable").value_or("0") == "1";
     verdict.devices = std::atoi(field(run->answer, "devices").value_or("0").c_str());
     verdict.reason = field(run->answer, "reason").value_or("");
+    const std::string object_key = "\nobject=";
+    for (std::size_t at = run->answer.find(object_key); at != std::string::npos;
+         at = run->answer.find(object_key, at + 1)) {
+      const std::size_t begin = at + object_key.size();
+      verdict.objects.push_back(run->answer.substr(begin, run->answer.find('\n', begin) - begin));
+    }
     if (!verdict.usable && verdict.reason.empty()) verdict.reason = "not usable (the plugin scanner gave no reason)";
   }
-  cache.remember(report.manifest, report.library, verdict);
+  cache.remember(subject, verdict);
   return admit(verdict, report, "");
 }
 

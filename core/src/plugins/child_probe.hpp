@@ -9,6 +9,7 @@
 //   usable=0|1
 //   devices=N
 //   reason=TEXT
+//   object=PATH      (one line per shared object loaded in the scanner, for the cache)
 //   end
 // and the child is waited for under one deadline (BLOBRT_PLUGIN_PROBE_TIMEOUT seconds,
 // default 30), then killed. A scanner speaking another protocol is not trusted: the
@@ -18,22 +19,25 @@
 #define BLOBRT_CHILD_PROBE_HPP
 
 #include <string>
+#include <vector>
 
 #include "blobrt/runtime.hpp"
+#include "manifest.hpp"
 #include "verdict_cache.hpp"
 
 namespace blobrt {
 
-inline constexpr int kScannerProtocol = 1;
+inline constexpr int kScannerProtocol = 2;
 
 // Probes report.manifest (whose library is report.library) in the scanner, or takes the
 // cached verdict. Returns true if the plugin may be loaded here (the child found it
 // usable or with no device, or no scanner can be used: then it is probed in process, as
 // BLOBRT_PLUGIN_PROBE=inprocess asks); otherwise report.reason says why not.
-bool probe_in_child(PluginReport& report, VerdictCache& cache);
+// `manifest` is the plugin's, for what its verdict depends on.
+bool probe_in_child(PluginReport& report, const Manifest& manifest, VerdictCache& cache);
 
-// The scanner's side: the answer above for `report`.
-std::string encode_probe_result(const PluginReport& report);
+// The scanner's side: the answer above for `report`, with the shared objects it had loaded.
+std::string encode_probe_result(const PluginReport& report, const std::vector<std::string>& objects);
 
 }  // namespace blobrt
 

@@ -286,7 +286,7 @@ Discovery discover_plugins() {
         claimed[manifest.name] = report.manifest;
         // Plugin code runs first in a child process with a time limit, so a plugin that
         // crashes, exits or hangs while probed costs this process nothing.
-        return probe_in_child(report, verdicts);
+        return probe_in_child(report, manifest, verdicts);
       });
       log::debug("plugin ", report.manifest, ": ",
                  report.usable ? "usable, " + std::to_string(report.devices.size()) + " device(s)"

@@ -94,6 +94,24 @@ Manifest parse_manifest(const std::string& text) {
         }
         manifest.requires.push_back(library);
       }
+    } else if (key == "depends_on_files") {
+      std::istringstream paths(value);
+      for (std::string path; paths >> path;) {
+        if (path[0] != '/') detail::fail("line ", number, ": depends_on_files '", path, "' is not an absolute path");
+        manifest.depends_on_files.push_back(path);
+      }
+    } else if (key == "depends_on_env") {
+      std::istringstream names(value);
+      for (std::string name; names >> name;) {
+        const std::size_t stem = name.back() == '*' ? name.size() - 1 : name.size();
+        bool valid = stem > 0;
+        for (std::size_t i = 0; i < stem; ++i) {
+          const char c = name[i];
+          valid &= (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+        }
+        if (!valid) detail::fail("line ", number, ": depends_on_env '", name, "' is not a variable name (NAME or NAME*)");
+        manifest.depends_on_env.push_back(name);
+      }
     } else if (key == "fork_safe") {
       if (value != "yes" && value != "no") detail::fail("line ", number, ": fork_safe '", value, "' is not yes or no");
       manifest.fork_safe = value == "yes";

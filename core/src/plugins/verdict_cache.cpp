@@ -5,7 +5,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <sstream>
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -23,24 +26,78 @@ namespace {
 
 // The first line; a file from another format, another libblobrt or another plugin ABI is
 // ignored (its checks, and so its verdicts, may differ).
-const std::string kHeader = std::string("blobrt-plugin-verdicts 2 ") + BLOBRT_VERSION + " abi " +
+const std::string kHeader = std::string("blobrt-plugin-verdicts 3 ") + BLOBRT_VERSION + " abi " +
                             std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR);
 constexpr std::size_t kMaxFileBytes = 1 << 20;
 
-// "path\tinode\tsize\tmtime_ns", or "" for a file that cannot be identified (then no
-// verdict is looked up or kept for it).
-std::string identity(const std::string& path) {
-  if (path.find_first_of("\t\n") != std::string::npos) return "";
+bool cacheable_path(const std::string& path) { return path.find_first_of("\t\n") == std::string::npos; }
+
+// "device.inode.size.mtime_ns.ctime_ns" of what PATH leads to, "absent" if nothing.
+std::string fingerprint(const std::string& path) {
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
-  return path + '\t' + std::to_string(st.st_ino) + '\t' + std::to_string(st.st_size) + '\t' +
-         std::to_string(st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec);
+  if (::stat(path.c_str(), &st) != 0) return "absent";
+  auto ns = [](const timespec& t) { return std::to_string(t.tv_sec * 1000000000LL + t.tv_nsec); };
+  return std::to_string(st.st_dev) + '.' + std::to_string(st.st_ino) + '.' + std::to_string(st.st_size) + '.' +
+         ns(st.st_mtim) + '.' + ns(st.st_ctim);
 }
 
-std::string key(const std::string& manifest, const std::string& library) {
-  std::string m = identity(manifest);
-  std::string l = identity(library);
-  return m.empty() || l.empty() ? "" : m + '\t' + l;
+// FNV-1a, 64 bits: a short, stable name for the declared dependencies' state.
+std::string digest(const std::string& text) {
+  std::uint64_t hash = 1469598103934665603ULL;
+  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ULL;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
+  return hex;
+}
+
+// What the manifest says the verdict depends on, as it is now: each file's identity (a
+// directory's entries too, sorted) and each matching variable's value.
+std::string dependency_state(const VerdictSubject& subject) {
+  std::string state;
+  for (const std::string& file : subject.depends_on_files) {
+    state += file + '=' + fingerprint(file) + '\n';
+    std::error_code ec;
+    if (!std::filesystem::is_directory(file, ec)) continue;
+    std::vector<std::string> entries;
+    for (const auto& entry : std::filesystem::directory_iterator(file, ec)) entries.push_back(entry.path().string());
+    std::sort(entries.begin(), entries.end());
+    for (const std::string& entry : entries) state += entry + '=' + fingerprint(entry) + '\n';
+  }
+  std::vector<std::string> variables;
+  for (char** e = environ; e && *e; ++e) {
+    const std::string entry = *e;
+    const std::string name = entry.substr(0, entry.find('='));
+    for (const std::string& pattern : subject.depends_on_env) {
+      const bool prefix = !pattern.empty() && pattern.back() == '*';
+      if (prefix ? name.compare(0, pattern.size() - 1, pattern, 0, pattern.size() - 1) == 0 : name == pattern) {
+        variables.push_back(entry);
+        break;
+      }
+    }
+  }
+  std::sort(variables.begin(), variables.end());
+  for (const std::string& v : variables) state += v + '\n';
+  return state;
+}
+
+// The key of a subject as it is now: its files' identities and its dependencies' digest;
+// "" if it cannot be keyed (then no verdict is looked up or kept for it).
+std::string key(const VerdictSubject& subject) {
+  if (!cacheable_path(subject.manifest) || !cacheable_path(subject.library)) return "";
+  const std::string manifest = fingerprint(subject.manifest);
+  const std::string library = fingerprint(subject.library);
+  if (manifest == "absent" || library == "absent") return "";
+  return "m" + manifest + ",l" + library + ",d" + digest(dependency_state(subject));
+}
+
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> fields;
+  std::size_t at = 0;
+  for (std::size_t tab; (tab = line.find('\t', at)) != std::string::npos; at = tab + 1) {
+    fields.push_back(line.substr(at, tab - at));
+  }
+  fields.push_back(line.substr(at));
+  return fields;
 }
 
 std::string default_path() {
@@ -93,42 +150,53 @@ VerdictCache VerdictCache::open() {
   std::string line;
   if (!std::getline(in, line) || line != kHeader) return cache;
   while (std::getline(in, line)) {
-    // Eight identity fields, then usable, answered, devices, reason.
-    std::size_t at = 0;
-    for (int field = 0; field < 8 && at != std::string::npos; ++field) at = line.find('\t', at + (field ? 1 : 0));
-    if (at == std::string::npos) continue;
-    cache.entries_[line.substr(0, at)] = line.substr(at + 1);
+    // "manifest\tkey\t..." (the verdict's fields: find() reads them)
+    const std::size_t tab = line.find('\t');
+    if (tab != std::string::npos && tab > 0) cache.entries_[line.substr(0, tab)] = line.substr(tab + 1);
   }
   return cache;
 }
 
-std::optional<ProbeVerdict> VerdictCache::find(const std::string& manifest, const std::string& library) const {
-  std::string k = key(manifest, library);
-  auto entry = k.empty() ? entries_.end() : entries_.find(k);
+std::optional<ProbeVerdict> VerdictCache::find(const VerdictSubject& subject) const {
+  auto entry = entries_.find(subject.manifest);
   if (entry == entries_.end()) return std::nullopt;
-  // "usable\tanswered\tdevices\treason"
-  std::istringstream fields(entry->second);
-  std::string usable, answered, devices, reason;
-  if (!std::getline(fields, usable, '\t') || !std::getline(fields, answered, '\t') ||
-      !std::getline(fields, devices, '\t')) {
+  // key, usable, answered, devices, object count, (object, fingerprint) pairs, reason
+  const std::vector<std::string> f = split_tabs(entry->second);
+  if (f.size() < 6 || f[0] != key(subject) || (f[1] != "0" && f[1] != "1") || (f[2] != "0" && f[2] != "1")) {
     return std::nullopt;
   }
-  std::getline(fields, reason);
-  if ((usable != "0" && usable != "1") || (answered != "0" && answered != "1")) return std::nullopt;
+  const std::size_t objects = std::strtoul(f[4].c_str(), nullptr, 10);
+  if (f.size() != 6 + 2 * objects) return std::nullopt;
   ProbeVerdict verdict;
-  verdict.usable = usable == "1";
-  verdict.answered = answered == "1";
-  verdict.devices = std::atoi(devices.c_str());
-  verdict.reason = reason;
+  verdict.usable = f[1] == "1";
+  verdict.answered = f[2] == "1";
+  verdict.devices = std::atoi(f[3].c_str());
+  for (std::size_t i = 0; i < objects; ++i) {
+    const std::string& path = f[5 + 2 * i];
+    if (fingerprint(path) != f[6 + 2 * i]) {
+      log::debug("plugin ", subject.manifest, ": remembered verdict stale: ", path, " changed since the probe");
+      return std::nullopt;
+    }
+    verdict.objects.push_back(path);
+  }
+  verdict.reason = f.back();
   return verdict;
 }
 
-void VerdictCache::remember(const std::string& manifest, const std::string& library, const ProbeVerdict& verdict) {
+void VerdictCache::remember(const VerdictSubject& subject, const ProbeVerdict& verdict) {
   if (path_.empty()) return;
-  std::string k = key(manifest, library);
+  std::string k = key(subject);
   if (k.empty()) return;
-  entries_[k] = std::string(verdict.usable ? "1" : "0") + '\t' + (verdict.answered ? "1" : "0") + '\t' +
-                std::to_string(verdict.devices) + '\t' + one_line(verdict.reason);
+  std::string fields = k + '\t' + (verdict.usable ? "1" : "0") + '\t' + (verdict.answered ? "1" : "0") + '\t' +
+                       std::to_string(verdict.devices) + '\t';
+  std::string objects;
+  std::size_t count = 0;
+  for (const std::string& object : verdict.objects) {
+    if (!cacheable_path(object)) return;  // cannot be checked later: not remembered
+    objects += object + '\t' + fingerprint(object) + '\t';
+    ++count;
+  }
+  entries_[subject.manifest] = fields + std::to_string(count) + '\t' + objects + one_line(verdict.reason);
   changed_ = true;
 }
 
@@ -150,15 +218,9 @@ void VerdictCache::save() const {
     return;
   }
   std::string text = kHeader + '\n';
-  for (const auto& [k, fields] : entries_) {
-    // Entries of files that are gone or changed are dropped: the file stays small.
-    std::size_t manifest_end = k.find('\t');
-    std::size_t library_at = manifest_end;
-    for (int field = 0; field < 3 && library_at != std::string::npos; ++field) library_at = k.find('\t', library_at + 1);
-    if (library_at == std::string::npos) continue;
-    std::string library = k.substr(library_at + 1, k.find('\t', library_at + 1) - library_at - 1);
-    if (key(k.substr(0, manifest_end), library) != k) continue;
-    text += k + '\t' + fields + '\n';
+  for (const auto& [manifest, fields] : entries_) {
+    // Entries of manifests that are gone are dropped: the file stays small.
+    if (fingerprint(manifest) != "absent") text += manifest + '\t' + fields + '\n';
   }
   bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
   written = ::close(fd) == 0 && written;

@@ -1,21 +1,32 @@
 // What earlier child probes decided, remembered per plugin (as GStreamer's registry
 // cache): a second program start, or a second `blobrt info`, does not start the scanner
-// again for a plugin whose manifest and library are the same files, unchanged.
+// again for a plugin whose files, and what its verdict depends on, are unchanged.
 //
-// A verdict is keyed by the manifest's and the library's path, inode, size and mtime. It
-// keeps a plugin out only for what its code did (crashed, exited or hung when probed);
-// the devices themselves are always asked again when the plugin is loaded, and a plugin
-// that answered but was unusable (a device that would not open, a missing dependency) is
-// probed again: the cause may lie outside the files the key sees (child_probe.cpp).
-// The file is ${XDG_CACHE_HOME:-$HOME/.cache}/blobrt/plugin-verdicts. BLOBRT_PLUGIN_CACHE
-// says how it is used: "on" (default), "off" (neither read nor written), "refresh"
-// (not read, rewritten: `blobrt info --rescan`). A setuid process uses none.
+// The cache may make a start faster, never less safe: a remembered verdict holds only
+// while each of these is what it was when the plugin was probed (a plugin that was fine
+// then but would crash now is probed again in the child, never loaded here on trust):
+//  - the manifest and the library: path, device, inode, size, mtime and ctime (ctime
+//    catches a file rewritten in place with its old size and mtime, as `cp -p` leaves it);
+//  - every shared object the scanner had loaded when it answered (the plugin's BLAS, an
+//    OpenCL ICD, a GPU driver), by the same identity: a driver upgrade is a new probe;
+//  - what the manifest declares its devices depend on (verdict_cache_key below):
+//    `depends_on_files` (files or directories, e.g. /etc/OpenCL/vendors, whose entries
+//    count too) and `depends_on_env` (variable names, NAME* for a prefix).
+// A verdict keeps a plugin out only for what its code did (crashed, exited or hung when
+// probed); a plugin that answered but was unusable (a device that would not open, a
+// missing dependency) is probed again: the cause may lie outside what the key sees
+// (child_probe.cpp). The file is ${XDG_CACHE_HOME:-$HOME/.cache}/blobrt/plugin-verdicts,
+// read only when no other user could have written it (search_path.hpp's trust check).
+// BLOBRT_PLUGIN_CACHE says how it is used: "on" (default), "off" (neither read nor
+// written), "refresh" (not read, rewritten: `blobrt info --rescan`). A setuid process uses
+// none.
 #ifndef BLOBRT_VERDICT_CACHE_HPP
 #define BLOBRT_VERDICT_CACHE_HPP
 
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace blobrt {
 
@@ -25,6 +36,15 @@ struct ProbeVerdict {
   bool answered = false;   // the plugin's code ran to a complete answer (usable or not)
   int devices = 0;         // how many devices it reported
   std::string reason;      // why not usable (or why it has no device)
+  std::vector<std::string> objects;  // absolute paths of the shared objects the scanner had loaded
+};
+
+// Which plugin a verdict is for, and what it depends on besides its own files.
+struct VerdictSubject {
+  std::string manifest;
+  std::string library;
+  std::vector<std::string> depends_on_files;
+  std::vector<std::string> depends_on_env;
 };
 
 class VerdictCache {
@@ -32,8 +52,10 @@ class VerdictCache {
   // Reads the cache file if the settings allow (a missing or unreadable one is empty).
   static VerdictCache open();
 
-  std::optional<ProbeVerdict> find(const std::string& manifest, const std::string& library) const;
-  void remember(const std::string& manifest, const std::string& library, const ProbeVerdict& verdict);
+  // The remembered verdict, if every identity it was keyed by still holds.
+  std::optional<ProbeVerdict> find(const VerdictSubject& subject) const;
+  // Remembers a verdict, replacing any other for the same manifest path.
+  void remember(const VerdictSubject& subject, const ProbeVerdict& verdict);
   // Writes the file (atomically) if anything was remembered; failures are logged only.
   void save() const;
   // The file, for messages ("" when no cache is used).
@@ -42,7 +64,7 @@ class VerdictCache {
  private:
   std::string path_;
   bool changed_ = false;
-  std::map<std::string, std::string> entries_;  // key (both files' identities) -> verdict fields
+  std::map<std::string, std::string> entries_;  // manifest path -> "key\tverdict fields"
 };
 
 }  // namespace blobrt
