@@ -48,7 +48,7 @@ copy = setuid_copy(probe)
 # What the caller sets: each would make a privileged process load or write what it names.
 caller_env = {"PATH": f"{evil}:/usr/bin:/bin", "HOME": evil, "LANG": "C.UTF-8",
               "OCL_ICD_VENDORS": evil, "BLOBRT_OPENCL_KERNELS": "clblast",
-              "BLOBRT_DIST_NCCL": os.path.join(evil, "libevil.so"),
+              "BLOBRT_DIST_NCCL": os.path.join(evil, "libevil.so"), "BLOBRT_DIST_BUCKET_BYTES": "4096",
               "BLOBRT_PLUGIN_PATH": evil, "BLOBRT_LOG": "debug", "BLOBRT_PLUGIN_SYSTEM_PATH": evil,
               "BLOBRT_PLUGIN_CACHE": "off"}
 
@@ -115,12 +115,14 @@ else:
 if dist_probe:
     dist_copy = setuid_copy(dist_probe)
     plain = run_as_nobody(dist_copy)
-    check(f"nccl_path={evil}/libevil.so" in plain.stdout, "without setuid, BLOBRT_DIST_NCCL is used (control)",
-          plain.stdout + plain.stderr)
+    check(f"nccl_path={evil}/libevil.so" in plain.stdout and "bucket_bytes=4096 (BLOBRT_DIST_BUCKET_BYTES)" in plain.stdout,
+          "without setuid, BLOBRT_DIST_NCCL and BLOBRT_DIST_BUCKET_BYTES are used (control)", plain.stdout + plain.stderr)
     os.chmod(dist_copy, 0o4755)
     secure = run_as_nobody(dist_copy)
     check(secure.returncode == 0 and "nccl_path=" in secure.stdout and evil not in secure.stdout,
           "setuid: libblobrt-dist ignores BLOBRT_DIST_NCCL", secure.stdout + secure.stderr)
+    check(f"bucket_bytes={25 << 20} (default)" in secure.stdout,
+          "setuid: libblobrt-dist ignores BLOBRT_DIST_BUCKET_BYTES", secure.stdout + secure.stderr)
 
 shutil.rmtree(work)
 shutil.rmtree(evil)
