@@ -25,6 +25,15 @@ const char* to_string(DeviceKind kind) noexcept;
 enum class MemoryModel { kShared, kAliased, kSeparate };
 const char* to_string(MemoryModel model) noexcept;
 
+// Caffe's math beyond level 1 (plugin_abi.h, ABI 1.2, has the semantics of each).
+enum class Precision { kFloat32 = 0, kFloat64 = 1 };
+enum class Transpose { kNo = 0, kYes = 1 };
+enum class ElementwiseOp {
+  kSet = 0, kAddScalar = 1, kScale = 2, kAxpby = 3, kAdd = 4, kSub = 5, kMul = 6, kDiv = 7,
+  kPowx = 8, kSqr = 9, kSqrt = 10, kExp = 11, kLog = 12, kAbs = 13, kSign = 14, kSgnbit = 15
+};
+const char* to_string(ElementwiseOp op) noexcept;
+
 struct DeviceDescription {
   std::string backend;          // "host", "blis", "opencl", "cuda", ...
   int index = 0;                // device index within the backend
@@ -92,6 +101,20 @@ class Device {
   virtual void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, double* result) = 0;
   virtual void scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off) = 0;
   virtual void scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off) = 0;
+
+  // Caffe's gemm, gemv and element-wise family (row-major; offsets in elements; scalars
+  // as double, exact for float). Not pure: a device that lacks one runs it on the host
+  // through copies (the base class's implementation, logged once at BLOBRT_LOG=info), so
+  // every device has all of Caffe's math.
+  virtual void gemm(Precision precision, Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n,
+                    std::int64_t k, double alpha, ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer b,
+                    std::int64_t b_off, double beta, DeviceBuffer c, std::int64_t c_off);
+  virtual void gemv(Precision precision, Transpose trans_a, std::int64_t m, std::int64_t n, double alpha,
+                    ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer x, std::int64_t x_off, double beta,
+                    DeviceBuffer y, std::int64_t y_off);
+  virtual void elementwise(Precision precision, ElementwiseOp op, std::int64_t n, double alpha, double beta,
+                           ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer b, std::int64_t b_off,
+                           DeviceBuffer y, std::int64_t y_off);
 
   virtual void synchronize() = 0;
 };

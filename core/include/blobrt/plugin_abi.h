@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 #define BLOBRT_PLUGIN_ABI_MAJOR 1
-#define BLOBRT_PLUGIN_ABI_MINOR 1
+#define BLOBRT_PLUGIN_ABI_MINOR 2
 #define BLOBRT_PLUGIN_ENTRY_SYMBOL "blobrt_plugin_entry_v1"
 
 #define BLOBRT_ERROR_MESSAGE_SIZE 1024
@@ -72,6 +72,33 @@ typedef struct blobrt_device_properties {
   /* ABI 1.1: the byte offsets view() accepts are multiples of this (0: no views). */
   uint64_t view_alignment;
 } blobrt_device_properties;
+
+/* ABI 1.2: Caffe's math beyond level 1 (math_functions.hpp). */
+enum { BLOBRT_FLOAT32 = 0, BLOBRT_FLOAT64 = 1 };   /* precision of gemm, gemv, elementwise */
+enum { BLOBRT_NO_TRANS = 0, BLOBRT_TRANS = 1 };    /* as CBLAS_TRANSPOSE's NoTrans / Trans */
+
+/* Element-wise operations, y[i] = f(a[i], b[i]) with scalars alpha and beta, over n
+ * elements. An operand the operation does not name is NULL. y may be the same buffer and
+ * offset as a or b (Caffe's in-place calls: caffe_sqr(n, x, x), caffe_mul(n, a, y, y)). */
+enum blobrt_elementwise_op {
+  BLOBRT_EW_SET = 0,         /* y = alpha                       (caffe_set)        */
+  BLOBRT_EW_ADD_SCALAR = 1,  /* y = y + alpha                   (caffe_add_scalar) */
+  BLOBRT_EW_SCALE = 2,       /* y = alpha * a                   (caffe_cpu_scale)  */
+  BLOBRT_EW_AXPBY = 3,       /* y = alpha * a + beta * y        (caffe_cpu_axpby)  */
+  BLOBRT_EW_ADD = 4,         /* y = a + b                                          */
+  BLOBRT_EW_SUB = 5,         /* y = a - b                                          */
+  BLOBRT_EW_MUL = 6,         /* y = a * b                                          */
+  BLOBRT_EW_DIV = 7,         /* y = a / b                                          */
+  BLOBRT_EW_POWX = 8,        /* y = pow(a, alpha)                                  */
+  BLOBRT_EW_SQR = 9,         /* y = a * a                                          */
+  BLOBRT_EW_SQRT = 10,       /* y = sqrt(a)                                        */
+  BLOBRT_EW_EXP = 11,        /* y = exp(a)                                         */
+  BLOBRT_EW_LOG = 12,        /* y = log(a)                                         */
+  BLOBRT_EW_ABS = 13,        /* y = |a|                         (caffe_abs, fabs)  */
+  BLOBRT_EW_SIGN = 14,       /* y = (0 < a) - (a < 0)           (caffe_cpu_sign)   */
+  BLOBRT_EW_SGNBIT = 15,     /* y = signbit(a) ? 1 : 0          (caffe_cpu_sgnbit) */
+  BLOBRT_EW_OP_COUNT = 16    /* codes are < this; later minors may add more        */
+};
 
 typedef struct blobrt_plugin_v1 {
   size_t struct_size;
@@ -139,6 +166,25 @@ typedef struct blobrt_plugin_v1 {
   int (*view)(void* context, void* buffer, size_t offset, size_t bytes, void** handle,
               blobrt_error* err);
   void (*release_view)(void* context, void* handle);
+
+  /* ABI 1.2, optional (NULL when absent, or BLOBRT_ERR_UNSUPPORTED for one call it does
+   * not do, e.g. an operation code it does not know): the core then runs that call on the
+   * host through copies, and says so once at BLOBRT_LOG=info. Row-major, as Caffe calls
+   * them; offsets in elements; alpha and beta are exact for float.
+   * gemm: C = alpha * op(A) * op(B) + beta * C, op(A) m x k, op(B) k x n, C m x n, with
+   *   Caffe's leading dimensions: lda = trans_a ? m : k, ldb = trans_b ? k : n, ldc = n. */
+  int (*gemm)(void* context, int32_t precision, int32_t trans_a, int32_t trans_b, int64_t m,
+              int64_t n, int64_t k, double alpha, const void* a, int64_t a_offset, const void* b,
+              int64_t b_offset, double beta, void* c, int64_t c_offset, blobrt_error* err);
+  /* gemv: y = alpha * op(A) * x + beta * y, A m x n (lda = n); x and y have n and m
+   * elements without transposition, m and n with it. */
+  int (*gemv)(void* context, int32_t precision, int32_t trans_a, int64_t m, int64_t n,
+              double alpha, const void* a, int64_t a_offset, const void* x, int64_t x_offset,
+              double beta, void* y, int64_t y_offset, blobrt_error* err);
+  /* One entry point for the element-wise family: op is a blobrt_elementwise_op. */
+  int (*elementwise)(void* context, int32_t precision, int32_t op, int64_t n, double alpha,
+                     double beta, const void* a, int64_t a_offset, const void* b,
+                     int64_t b_offset, void* y, int64_t y_offset, blobrt_error* err);
 } blobrt_plugin_v1;
 
 /* The one symbol a plugin exports. host_abi_major lets a plugin that supports several
