@@ -59,6 +59,7 @@ void register_raw();
 void register_device();
 void register_blob();
 void register_proto();
+void register_team();
 
 }  // namespace blobrt::bench
 

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   blobrt::bench::register_device();
   blobrt::bench::register_blob();
   blobrt::bench::register_proto();
+  blobrt::bench::register_team();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

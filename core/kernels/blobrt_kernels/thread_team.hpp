@@ -1,22 +1,26 @@
 // A small work-sharing team for level-1 kernels that never waits for a thread that is
-// not running. A job is a number of chunks; the calling thread and any helper that is
-// awake claim chunks one at a time from one atomic word, so when another process holds
-// a core (an MPI rank, a data loader) the caller simply does more chunks itself. The
-// caller waits only for chunks a helper has already claimed.
+// not running. A job is a number of chunks, dealt out in one contiguous range per team
+// member (the caller's is the first). Each member works through its own range from the
+// front, then takes chunks from the back of the others' ranges; so when another process
+// holds a core (an MPI rank, a data loader) the caller simply does more chunks itself,
+// and on a quiet machine each thread touches the same part of the vectors every call
+// (which stays in its core's cache, as with a static split). The caller waits only for
+// chunks a helper has already claimed.
 //
-// The claim word holds (epoch, chunk count, next chunk). A claim is a fetch_add on it: a
-// returned "next" below the count is a chunk of the job that epoch names, and that job
-// cannot finish before the chunk is done, so its description (fn, context) is valid to
-// read; a late helper's claim on a finished job gets a "next" past the count and touches
-// nothing. Only one job runs at a time: a second caller that finds the team busy does its
-// work on its own thread instead of queueing.
+// Each range is one atomic word (epoch, next, end), claimed by compare-and-swap: a
+// successful claim is a chunk of the job that epoch names, and that job cannot finish
+// before the chunk is done, so its description (fn, context) is valid to read; a late
+// helper finds every range of a finished job empty and touches nothing (the epoch keeps
+// an old word from passing for a new one). Only one job runs at a time: a second caller
+// that finds the team busy does its work on its own thread instead of queueing.
 //
 // Helpers spin for a short while after a job (back-to-back calls then cost no system
 // call), then sleep on a futex, so an idle team takes no CPU from its neighbours. A
 // helper that claimed a chunk and was then descheduled (its core taken by another
 // process) makes the caller wait; when such a wait is much longer than a chunk takes,
-// the team runs jobs on the caller alone for a while (20 ms, doubling while it keeps
-// happening, up to 1 s), which keeps a loaded machine at about one-thread speed.
+// the team runs jobs on the caller alone for a while (20 ms; doubling, up to 1 s, while
+// stalls follow soon after each such spell), which keeps a loaded machine at about
+// one-thread speed.
 //
 // Helpers block every signal, are detached and never joined: the team is never
 // destroyed, and exit() ends them wherever they sleep.
@@ -64,9 +68,10 @@ inline void cpu_relax() {
 class ThreadTeam {
  public:
   using ChunkFn = void (*)(const void* context, std::int64_t chunk);
-  // A job has at most this many chunks (the claim word's field is 16 bits, and stays
-  // clear of overflow with kMaxThreads late claims on top).
-  static constexpr int kMaxJobChunks = 0x7fff;
+  // A job has at most this many chunks (a range word's fields are 16 bits).
+  static constexpr int kMaxJobChunks = 0xffff;
+  // Ranges a job is dealt into: at most one per member, at most one per chunk.
+  static constexpr int kMaxRanges = 64;
 
   explicit ThreadTeam(int size) : size_(size < 1 ? 1 : size) {}
   ThreadTeam(const ThreadTeam&) = delete;
@@ -88,35 +93,66 @@ class ThreadTeam {
     job_context_ = context;
     done_.store(0, std::memory_order_relaxed);
     epoch_ = epoch_ + 1 == 0 ? 1 : epoch_ + 1;  // 0 is "no job yet" for the helpers
-    claim_.store(std::uint64_t(epoch_) << 32 | std::uint64_t(chunks) << 16, std::memory_order_seq_cst);
+    int members = size() < kMaxRanges ? size() : kMaxRanges;
+    int ranges = members < chunks ? members : chunks;
+    for (int r = 0; r < ranges; ++r) {
+      std::uint64_t begin = std::uint64_t(chunks) * r / ranges, end = std::uint64_t(chunks) * (r + 1) / ranges;
+      ranges_[r].word.store(std::uint64_t(epoch_) << 32 | begin << 16 | end, std::memory_order_release);
+    }
+    job_.store(std::uint64_t(epoch_) << 32 | std::uint64_t(ranges), std::memory_order_seq_cst);
     // Helpers that went to sleep are woken; the call does not wait for them to arrive.
     int sleeping = sleepers_.load(std::memory_order_seq_cst);
     if (sleeping > 0) {
       wake_.fetch_add(1, std::memory_order_seq_cst);
-      team_detail::futex_wake(&wake_, sleeping < chunks - 1 ? sleeping : chunks - 1);
+      team_detail::futex_wake(&wake_, sleeping < ranges - 1 ? sleeping : ranges - 1);
     }
     const std::int64_t start = team_detail::now_ns();
-    std::uint32_t mine = 0;
-    for (;;) {
-      std::uint64_t old = claim_.fetch_add(1, std::memory_order_acq_rel);
-      std::uint32_t chunk = old & 0xffff;
-      if (chunk >= static_cast<std::uint32_t>(chunks)) break;
-      fn(context, chunk);
-      ++mine;
-    }
+    const std::uint32_t mine = work(0, ranges, fn, context);
     const std::uint32_t helpers_owe = static_cast<std::uint32_t>(chunks) - mine;
     if (done_.load(std::memory_order_acquire) < helpers_owe) wait_for_helpers(helpers_owe, start, mine);
     busy_.store(false, std::memory_order_release);
   }
 
  private:
+  // Runs chunks as member `member` of a job dealt into `ranges` ranges: its own range
+  // from the front, then the others' from the back. Returns how many it ran.
+  std::uint32_t work(int member, int ranges, ChunkFn fn, const void* context) {
+    std::uint32_t ran = 0, chunk;
+    const int home = member % ranges;
+    while (claim(ranges_[home].word, false, &chunk)) {
+      fn(context, chunk);
+      ++ran;
+    }
+    for (int step = 1; step < ranges; ++step) {
+      std::atomic<std::uint64_t>& word = ranges_[(home + step) % ranges].word;
+      while (claim(word, true, &chunk)) {
+        fn(context, chunk);
+        ++ran;
+      }
+    }
+    return ran;
+  }
+
+  // One chunk of a range word (epoch, next, end), from its front or its back.
+  static bool claim(std::atomic<std::uint64_t>& word, bool from_back, std::uint32_t* chunk) {
+    std::uint64_t w = word.load(std::memory_order_acquire);
+    for (;;) {
+      std::uint32_t next = (w >> 16) & 0xffff, end = w & 0xffff;
+      if (next >= end) return false;
+      std::uint64_t taken = from_back ? w - 1 : w + (std::uint64_t(1) << 16);
+      if (word.compare_exchange_weak(w, taken, std::memory_order_acq_rel, std::memory_order_acquire)) {
+        *chunk = from_back ? end - 1 : next;
+        return true;
+      }
+    }
+  }
+
   // Stall handling (see the top of the file).
   static constexpr std::int64_t kHelperSpinNs = 50000;
   static constexpr std::int64_t kCallerSpinNs = 20000;
   static constexpr std::int64_t kStallSlackNs = 100000;
   static constexpr std::int64_t kSerialFirstNs = 20000000;
   static constexpr std::int64_t kSerialMostNs = 1000000000;
-  static constexpr std::int64_t kStallMemoryNs = 2000000000;
 
   // Takes the team for one job: false if another thread holds it, the team is in a
   // serial spell after a stall, or no helper could be started.
@@ -175,11 +211,13 @@ class ThreadTeam {
     const std::int64_t end = team_detail::now_ns();
     const std::int64_t per_chunk = mine > 0 ? (idle - start) / mine : 0;
     if (end - idle > kStallSlackNs + 4 * per_chunk) {
-      std::int64_t last = last_stall_ns_;
-      serial_spell_ns_ = last != 0 && end - last < kStallMemoryNs
-                             ? (2 * serial_spell_ns_ < kSerialMostNs ? 2 * serial_spell_ns_ : kSerialMostNs)
-                             : kSerialFirstNs;
-      last_stall_ns_ = end;
+      // A stall soon after the last serial spell ended (a core that stays taken) makes
+      // the next spell twice as long; a stall out of the blue (an interrupt, a short
+      // job elsewhere) starts again from the shortest.
+      std::int64_t last_end = serial_until_ns_.load(std::memory_order_relaxed);
+      bool soon = last_end != 0 && end - last_end < 2 * serial_spell_ns_;
+      serial_spell_ns_ = soon ? (2 * serial_spell_ns_ < kSerialMostNs ? 2 * serial_spell_ns_ : kSerialMostNs)
+                              : kSerialFirstNs;
       serial_until_ns_.store(end + serial_spell_ns_, std::memory_order_relaxed);
     }
   }
@@ -195,23 +233,29 @@ class ThreadTeam {
     return nullptr;
   }
 
+  // A helper's chunks run through job_fn_ and job_context_, read after each claim: the
+  // claim may belong to a newer job than the one this helper set out to help with, and
+  // is then that job's chunk (each range word knows its own bounds).
+  static void run_current(const void* self, std::int64_t chunk) {
+    const ThreadTeam& team = *static_cast<const ThreadTeam*>(self);
+    team.job_fn_(team.job_context_, chunk);
+    const_cast<ThreadTeam&>(team).chunk_done();
+  }
+  void chunk_done() {
+    done_.fetch_add(1, std::memory_order_seq_cst);
+    if (waiting_.load(std::memory_order_seq_cst)) team_detail::futex_wake(&done_, 1);
+  }
+
   void helper_loop(int index) {
-    std::uint32_t seen = 0;  // the last epoch this helper found fully claimed
+    std::uint32_t seen = 0;  // the last job this helper found nothing left in
     std::int64_t idle_since = team_detail::now_ns();
     int spins = 0;
     for (;;) {
-      std::uint64_t word = claim_.load(std::memory_order_acquire);
+      std::uint64_t job = job_.load(std::memory_order_acquire);
       bool wanted = index + 1 < size();
-      if (wanted && std::uint32_t(word >> 32) != seen) {
-        std::uint64_t old = claim_.fetch_add(1, std::memory_order_acq_rel);
-        std::uint32_t chunk = old & 0xffff;
-        if (chunk < ((old >> 16) & 0xffff)) {
-          job_fn_(job_context_, chunk);
-          done_.fetch_add(1, std::memory_order_seq_cst);
-          if (waiting_.load(std::memory_order_seq_cst)) team_detail::futex_wake(&done_, 1);
-        } else {
-          seen = std::uint32_t(old >> 32);
-        }
+      if (wanted && std::uint32_t(job >> 32) != seen) {
+        work(index + 1, static_cast<int>(job & 0xffff), &ThreadTeam::run_current, this);
+        seen = std::uint32_t(job >> 32);
         idle_since = team_detail::now_ns();
         continue;
       }
@@ -219,13 +263,13 @@ class ThreadTeam {
         team_detail::cpu_relax();
         continue;
       }
-      // Asleep until a job is published. The caller stores the claim word and then
-      // reads sleepers_; this helper counts itself in sleepers_ and then reads the claim
-      // word: one of the two sees the other (both sequentially consistent).
+      // Asleep until a job is published. The caller stores job_ and then reads
+      // sleepers_; this helper counts itself in sleepers_ and then reads job_: one of
+      // the two sees the other (both sequentially consistent).
       std::uint32_t ticket = wake_.load(std::memory_order_seq_cst);
       sleepers_.fetch_add(1, std::memory_order_seq_cst);
-      word = claim_.load(std::memory_order_seq_cst);
-      if (std::uint32_t(word >> 32) == seen || index + 1 >= size()) team_detail::futex_wait(&wake_, ticket);
+      job = job_.load(std::memory_order_seq_cst);
+      if (std::uint32_t(job >> 32) == seen || index + 1 >= size()) team_detail::futex_wait(&wake_, ticket);
       sleepers_.fetch_sub(1, std::memory_order_seq_cst);
       idle_since = team_detail::now_ns();
     }
@@ -234,16 +278,20 @@ class ThreadTeam {
   std::atomic<int> size_;
   std::atomic<int> started_{0};
   bool refused_ = false;  // written under busy_
-  // The job, written by the caller holding busy_ before it stores claim_.
+  // The job, written by the caller holding busy_ before it stores the range words.
   ChunkFn job_fn_ = nullptr;
   const void* job_context_ = nullptr;
   std::uint32_t epoch_ = 0;
-  std::int64_t last_stall_ns_ = 0;
   std::int64_t serial_spell_ns_ = 0;
   std::atomic<std::int64_t> serial_until_ns_{0};
   std::atomic<bool> busy_{false};
-  // Each on a cache line of its own: every claim writes claim_, every finished chunk done_.
-  alignas(64) std::atomic<std::uint64_t> claim_{0};
+  // Each on a cache line of its own: a member's claims write its range's word, every
+  // finished chunk of a helper done_.
+  alignas(64) std::atomic<std::uint64_t> job_{0};  // (epoch, ranges) of the latest job
+  struct alignas(64) Range {
+    std::atomic<std::uint64_t> word{0};
+  };
+  Range ranges_[kMaxRanges];
   alignas(64) std::atomic<std::uint32_t> done_{0};
   std::atomic<std::uint32_t> waiting_{0};
   alignas(64) std::atomic<std::uint32_t> wake_{0};
