@@ -18,8 +18,10 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "blobrt_kernels/level1.hpp"
@@ -283,14 +285,28 @@ TEST(ThreadTeamTest, CallsCompleteWhileAHelperIsStopped) {
 // thread reads the environment: the team's helpers never do.)
 class EnvironmentTest : public ::testing::Test {
  protected:
-  void TearDown() override {
-    for (const char* name : kNames) ::unsetenv(name);
-  }
   static constexpr const char* kNames[] = {"BLOBRT_NUM_THREADS", "OMP_NUM_THREADS", "OMPI_COMM_WORLD_LOCAL_SIZE",
                                            "MPI_LOCALNRANKS", "SLURM_STEP_TASKS_PER_NODE", "SLURM_NODEID"};
+  // Whatever the test run was started with is put aside and restored afterwards.
   void SetUp() override {
-    for (const char* name : kNames) ASSERT_FALSE(std::getenv(name)) << name << " is set for the test run";
+    for (const char* name : kNames) {
+      const char* value = std::getenv(name);
+      saved_.emplace_back(name, value ? std::optional<std::string>(value) : std::nullopt);
+      ::unsetenv(name);
+    }
   }
+  void TearDown() override {
+    for (const auto& [name, value] : saved_) {
+      if (value) {
+        ::setenv(name, value->c_str(), 1);
+      } else {
+        ::unsetenv(name);
+      }
+    }
+  }
+
+ private:
+  std::vector<std::pair<const char*, std::optional<std::string>>> saved_;
 };
 
 TEST_F(EnvironmentTest, BlobrtNumThreadsWinsAndBadValuesAreIgnored) {
