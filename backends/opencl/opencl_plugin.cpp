@@ -12,10 +12,6 @@
 // and level-1 operations under 32 Ki elements run on that memory directly (host_operand).
 // Elsewhere the host mirror is pinned (CL_MEM_ALLOC_HOST_PTR, mapped) and transfers are
 // real reads and writes.
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
-#include <clblast.h>
-
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +23,7 @@
 #include "blobrt/plugin_abi.h"
 #include "blobrt_kernels/huge_pages.hpp"
 #include "blobrt_kernels/level1.hpp"
+#include "context.hpp"
 #include "cpu_kernels.hpp"
 #include "plugin_kit.hpp"
 #include "status_names.hpp"
@@ -35,7 +32,7 @@ namespace {
 
 namespace kit = blobrt::plugin_kit;
 
-using blobrt_opencl::cl_status_name;
+using namespace blobrt_opencl;
 
 struct DeviceEntry {
   cl_platform_id platform;
@@ -55,22 +52,6 @@ std::string platform_string(cl_platform_id p, cl_platform_info what) {
   clGetPlatformInfo(p, what, size, s.data(), nullptr);
   s.resize(std::strlen(s.c_str()));
   return s;
-}
-
-std::string device_string(cl_device_id d, cl_device_info what) {
-  size_t size = 0;
-  if (clGetDeviceInfo(d, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "?";
-  std::string s(size, '\0');
-  clGetDeviceInfo(d, what, size, s.data(), nullptr);
-  s.resize(std::strlen(s.c_str()));
-  return s;
-}
-
-template <typename T>
-T device_value(cl_device_id d, cl_device_info what) {
-  T value{};
-  clGetDeviceInfo(d, what, sizeof value, &value, nullptr);
-  return value;
 }
 
 // Enumerated once per process; never throws.
@@ -105,59 +86,6 @@ const Enumeration& enumeration() {
     return e;
   }();
   return result;
-}
-
-// The plugin's CPU kernels (cpu_kernels.hpp), float ones first, then double at the same
-// position + kDoubleKernels.
-enum CpuKernel { kDot, kAsum, kAxpy, kScal, kDoubleKernels, kCpuKernelCount = 2 * kDoubleKernels };
-const char* const kCpuKernelNames[kCpuKernelCount] = {"blobrt_sdot",  "blobrt_sasum", "blobrt_saxpy", "blobrt_sscal",
-                                                      "blobrt_ddot",  "blobrt_dasum", "blobrt_daxpy", "blobrt_dscal"};
-
-// Below this many elements, an operation on a device that uses its buffers' host memory in
-// place runs on that memory on the calling thread, after clFinish (docs/opencl.md, "Small
-// operations"): PoCL's launch costs ~18 us, longer than one core takes for 32 Ki elements.
-constexpr int64_t kHostPathElements = blobrt_kernels::kParallelThreshold;
-
-struct Context {
-  cl_device_id device = nullptr;
-  cl_context context = nullptr;
-  cl_command_queue queue = nullptr;
-  bool unified = false;
-  bool in_place = false;  // unified, and buffers' host memory is the device's own (no map needed)
-  bool fp64 = false;
-  size_t alignment = 128;
-  cl_ulong max_alloc = 0;
-  cl_mem scratch = nullptr;  // reduction results land here before the read-back
-  std::mutex mutex;          // guards scratch, pinned and the CPU kernels' arguments
-  // CPU devices run the plugin's own level-1 kernels (cpu_kernels.hpp), built at the first
-  // call; `parts` chunks at most, a reduction's partial sums in `partials`.
-  bool own_kernels = false;
-  size_t parts = 1;
-  cl_program cpu_program = nullptr;
-  cl_kernel kernels[kCpuKernelCount] = {};
-  cl_mem partials = nullptr;
-  std::unordered_map<void*, cl_mem> pinned;  // host pointer -> the buffer it maps
-};
-
-Context* as_context(void* c) { return static_cast<Context*>(c); }
-cl_mem as_mem(const void* handle) { return static_cast<cl_mem>(const_cast<void*>(handle)); }
-
-int cl_fail(blobrt_error* err, const char* call, cl_int status) {
-  bool out_of_memory = status == CL_MEM_OBJECT_ALLOCATION_FAILURE || status == CL_OUT_OF_HOST_MEMORY ||
-                       status == CL_OUT_OF_RESOURCES;
-  return kit::fail_call(err, out_of_memory, call, cl_status_name(status), std::to_string(status).c_str());
-}
-
-#define CL_CHECK(call_expr, name)                            \
-  do {                                                       \
-    cl_int status_ = (call_expr);                            \
-    if (status_ != CL_SUCCESS) return cl_fail(err, name, status_); \
-  } while (0)
-
-int check_blast(blobrt_error* err, const char* call, clblast::StatusCode status) {
-  if (status == clblast::StatusCode::kSuccess) return BLOBRT_OK;
-  int code = static_cast<int>(status);
-  return kit::fail_call(err, false, call, cl_status_name(code), std::to_string(code).c_str());
 }
 
 int device_count(int32_t* count, blobrt_error* err) {
@@ -303,18 +231,11 @@ void close_device(void* context) {
   }
   if (c->cpu_program) clReleaseProgram(c->cpu_program);
   if (c->partials) clReleaseMemObject(c->partials);
+  release_elementwise(c);
   clReleaseMemObject(c->scratch);
   clReleaseCommandQueue(c->queue);
   clReleaseContext(c->context);
   delete c;
-}
-
-void* backing_host_pointer(const void* handle) {
-  void* host = nullptr;
-  if (clGetMemObjectInfo(as_mem(handle), CL_MEM_HOST_PTR, sizeof host, &host, nullptr) != CL_SUCCESS) {
-    return nullptr;
-  }
-  return host;
 }
 
 int allocate(void* context, size_t bytes, void** handle, blobrt_error* err) {
@@ -423,16 +344,6 @@ bool is_alias(Context* c, const void* handle, size_t offset, const void* host) {
   return backing && backing + offset == host;
 }
 
-// On a device that uses its buffers' host memory in place (see uses_host_memory_in_place)
-// copies and fills run on that memory directly, once every queued command has run
-// (clFinish): memcpy/memset split across cores like the host device's, instead of one
-// command on one of the OpenCL runtime's worker threads. Else nullptr.
-char* in_place(Context* c, const void* handle, size_t offset) {
-  if (!c->in_place) return nullptr;
-  char* host = static_cast<char*>(backing_host_pointer(handle));
-  return host ? host + offset : nullptr;
-}
-
 int copy_to_device(void* context, const void* host, void* dst, size_t offset, size_t bytes, blobrt_error* err) {
   Context* c = as_context(context);
   if (bytes == 0) return BLOBRT_OK;
@@ -489,15 +400,6 @@ int memset_(void* context, void* dst, size_t offset, int32_t value, size_t bytes
   unsigned char pattern = static_cast<unsigned char>(value);
   CL_CHECK(clEnqueueFillBuffer(c->queue, as_mem(dst), &pattern, 1, offset, bytes, 0, nullptr, nullptr),
            "clEnqueueFillBuffer");
-  return BLOBRT_OK;
-}
-
-template <typename T>
-int check_precision(Context* c, blobrt_error* err) {
-  if (sizeof(T) == 8 && !c->fp64) {
-    return blobrt_fail(err, BLOBRT_ERR_UNSUPPORTED, "%s has no double precision (CL_DEVICE_DOUBLE_FP_CONFIG is 0)",
-                       device_string(c->device, CL_DEVICE_NAME).c_str());
-  }
   return BLOBRT_OK;
 }
 
@@ -558,24 +460,6 @@ int launch_cpu_kernel(Context* c, CpuKernel which, int64_t n, cl_ulong* parts, S
   size_t local = 1;  // one work-item per work-group: the groups spread over the cores
   CL_CHECK(clEnqueueNDRangeKernel(c->queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr), name);
   return BLOBRT_OK;
-}
-
-// Sets kernel arguments from `first` on: each value in turn (cl_mem, cl_ulong, T).
-template <typename... Args>
-cl_int set_kernel_args(cl_kernel kernel, cl_uint first, const Args&... args) {
-  cl_int status = CL_SUCCESS;
-  cl_uint index = first;
-  ((status = status == CL_SUCCESS ? clSetKernelArg(kernel, index++, sizeof(Args), &args) : status), ...);
-  return status;
-}
-
-// An n-element operand of an operation that takes the host path (kHostPathElements): the
-// in-place buffer's host memory at element offset `offset`; nullptr when the operation goes
-// to the queue. The caller waits for the queue (clFinish) once every operand is known.
-template <typename T>
-T* host_operand(Context* c, int64_t n, const void* handle, int64_t offset) {
-  if (n >= kHostPathElements) return nullptr;
-  return reinterpret_cast<T*>(in_place(c, handle, static_cast<size_t>(offset) * sizeof(T)));
 }
 
 template <typename T>
@@ -724,6 +608,9 @@ extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(u
     t.host_alias = host_alias;
     t.view = view;
     t.release_view = release_view;
+    t.gemm = blobrt_opencl::gemm;  // ABI 1.2: Caffe's gemm, gemv and element-wise family
+    t.gemv = blobrt_opencl::gemv;
+    t.elementwise = blobrt_opencl::elementwise;
     return t;
   }();
   return &table;

@@ -71,13 +71,23 @@ inline const char* cl_status_name(int status) {
     case -1001: return "CL_PLATFORM_NOT_FOUND_KHR";
     // CLBlast's own codes.
     case -1024: return "CLBlast kNotImplemented";
+    case -1022: return "CLBlast kInvalidMatrixA";
+    case -1021: return "CLBlast kInvalidMatrixB";
+    case -1020: return "CLBlast kInvalidMatrixC";
     case -1019: return "CLBlast kInvalidVectorX";
     case -1018: return "CLBlast kInvalidVectorY";
     case -1017: return "CLBlast kInvalidDimension";
+    case -1016: return "CLBlast kInvalidLeadDimA";
+    case -1015: return "CLBlast kInvalidLeadDimB";
+    case -1014: return "CLBlast kInvalidLeadDimC";
     case -1013: return "CLBlast kInvalidIncrementX";
     case -1012: return "CLBlast kInvalidIncrementY";
+    case -1011: return "CLBlast kInsufficientMemoryA (the matrix's buffer is too small)";
+    case -1010: return "CLBlast kInsufficientMemoryB (the matrix's buffer is too small)";
+    case -1009: return "CLBlast kInsufficientMemoryC (the matrix's buffer is too small)";
     case -1008: return "CLBlast kInsufficientMemoryX";
     case -1007: return "CLBlast kInsufficientMemoryY";
+    case -2050: return "CLBlast kInsufficientMemoryTemp";
     case -2046: return "CLBlast kInvalidLocalMemUsage";
     case -2044: return "CLBlast kNoDoublePrecision";
     case -2043: return "CLBlast kInvalidVectorScalar";

@@ -1,0 +1,156 @@
+// What the OpenCL plugin's files share: the per-device context, how OpenCL and CLBlast
+// statuses become blobrt errors, and where an operand lives (the in-place host memory of
+// a unified device's buffer, for the small-n host path: docs/opencl.md).
+#ifndef BLOBRT_OPENCL_CONTEXT_HPP
+#define BLOBRT_OPENCL_CONTEXT_HPP
+
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <clblast.h>
+
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "blobrt/plugin_abi.h"
+#include "blobrt_kernels/parallel.hpp"
+#include "plugin_kit.hpp"
+#include "status_names.hpp"
+
+namespace blobrt_opencl {
+
+inline std::string device_string(cl_device_id d, cl_device_info what) {
+  size_t size = 0;
+  if (clGetDeviceInfo(d, what, 0, nullptr, &size) != CL_SUCCESS || size == 0) return "?";
+  std::string s(size, '\0');
+  clGetDeviceInfo(d, what, size, s.data(), nullptr);
+  s.resize(std::strlen(s.c_str()));
+  return s;
+}
+
+template <typename T>
+T device_value(cl_device_id d, cl_device_info what) {
+  T value{};
+  clGetDeviceInfo(d, what, sizeof value, &value, nullptr);
+  return value;
+}
+
+// The plugin's CPU kernels (cpu_kernels.hpp), float ones first, then double at the same
+// position + kDoubleKernels.
+enum CpuKernel { kDot, kAsum, kAxpy, kScal, kDoubleKernels, kCpuKernelCount = 2 * kDoubleKernels };
+inline const char* const kCpuKernelNames[kCpuKernelCount] = {"blobrt_sdot", "blobrt_sasum", "blobrt_saxpy", "blobrt_sscal",
+                                                             "blobrt_ddot", "blobrt_dasum", "blobrt_daxpy", "blobrt_dscal"};
+
+// Below this many elements, an operation on a device that uses its buffers' host memory in
+// place runs on that memory on the calling thread, after clFinish (docs/opencl.md, "Small
+// operations"): PoCL's launch costs ~18 us, longer than one core takes for 32 Ki elements.
+constexpr int64_t kHostPathElements = blobrt_kernels::kParallelThreshold;
+
+struct Context {
+  cl_device_id device = nullptr;
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;
+  bool unified = false;
+  bool in_place = false;  // unified, and buffers' host memory is the device's own (no map needed)
+  bool fp64 = false;
+  size_t alignment = 128;
+  cl_ulong max_alloc = 0;
+  cl_mem scratch = nullptr;  // reduction results land here before the read-back
+  std::mutex mutex;          // guards scratch, pinned and the own kernels' arguments
+  // CPU devices run the plugin's own level-1 kernels (cpu_kernels.hpp), built at the first
+  // call; `parts` chunks at most, a reduction's partial sums in `partials`.
+  bool own_kernels = false;
+  size_t parts = 1;
+  cl_program cpu_program = nullptr;
+  cl_kernel kernels[kCpuKernelCount] = {};
+  cl_mem partials = nullptr;
+  // The element-wise kernels (elementwise_kernels.hpp), built at the first element-wise
+  // call: [precision][operation code].
+  cl_program ew_program = nullptr;
+  cl_kernel ew_kernels[2][BLOBRT_EW_OP_COUNT] = {};
+  std::unordered_map<void*, cl_mem> pinned;  // host pointer -> the buffer it maps
+};
+
+inline Context* as_context(void* c) { return static_cast<Context*>(c); }
+
+inline cl_mem as_mem(const void* handle) { return static_cast<cl_mem>(const_cast<void*>(handle)); }
+
+inline int cl_fail(blobrt_error* err, const char* call, cl_int status) {
+  bool out_of_memory = status == CL_MEM_OBJECT_ALLOCATION_FAILURE || status == CL_OUT_OF_HOST_MEMORY ||
+                       status == CL_OUT_OF_RESOURCES;
+  return blobrt::plugin_kit::fail_call(err, out_of_memory, call, cl_status_name(status), std::to_string(status).c_str());
+}
+
+#define CL_CHECK(call_expr, name)                            \
+  do {                                                       \
+    cl_int status_ = (call_expr);                            \
+    if (status_ != CL_SUCCESS) return cl_fail(err, name, status_); \
+  } while (0)
+
+inline int check_blast(blobrt_error* err, const char* call, clblast::StatusCode status) {
+  if (status == clblast::StatusCode::kSuccess) return BLOBRT_OK;
+  int code = static_cast<int>(status);
+  return blobrt::plugin_kit::fail_call(err, false, call, cl_status_name(code), std::to_string(code).c_str());
+}
+
+inline void* backing_host_pointer(const void* handle) {
+  void* host = nullptr;
+  if (clGetMemObjectInfo(as_mem(handle), CL_MEM_HOST_PTR, sizeof host, &host, nullptr) != CL_SUCCESS) {
+    return nullptr;
+  }
+  return host;
+}
+
+// On a device that uses its buffers' host memory in place (see uses_host_memory_in_place)
+// copies and fills run on that memory directly, once every queued command has run
+// (clFinish): memcpy/memset split across cores like the host device's, instead of one
+// command on one of the OpenCL runtime's worker threads. Else nullptr.
+inline char* in_place(Context* c, const void* handle, size_t offset) {
+  if (!c->in_place) return nullptr;
+  char* host = static_cast<char*>(backing_host_pointer(handle));
+  return host ? host + offset : nullptr;
+}
+
+template <typename T>
+int check_precision(Context* c, blobrt_error* err) {
+  if (sizeof(T) == 8 && !c->fp64) {
+    return blobrt_fail(err, BLOBRT_ERR_UNSUPPORTED, "%s has no double precision (CL_DEVICE_DOUBLE_FP_CONFIG is 0)",
+                       device_string(c->device, CL_DEVICE_NAME).c_str());
+  }
+  return BLOBRT_OK;
+}
+
+// Sets kernel arguments from `first` on: each value in turn (cl_mem, cl_ulong, T).
+template <typename... Args>
+cl_int set_kernel_args(cl_kernel kernel, cl_uint first, const Args&... args) {
+  cl_int status = CL_SUCCESS;
+  cl_uint index = first;
+  ((status = status == CL_SUCCESS ? clSetKernelArg(kernel, index++, sizeof(Args), &args) : status), ...);
+  return status;
+}
+
+// An n-element operand of an operation that takes the host path (kHostPathElements): the
+// in-place buffer's host memory at element offset `offset`; nullptr when the operation goes
+// to the queue. The caller waits for the queue (clFinish) once every operand is known.
+template <typename T>
+T* host_operand(Context* c, int64_t n, const void* handle, int64_t offset) {
+  if (n >= kHostPathElements) return nullptr;
+  return reinterpret_cast<T*>(in_place(c, handle, static_cast<size_t>(offset) * sizeof(T)));
+}
+
+// ABI 1.2 entry points, each in a file of its own (gemm_gemv.cpp, elementwise.cpp).
+int gemm(void* context, int32_t precision, int32_t trans_a, int32_t trans_b, int64_t m, int64_t n, int64_t k,
+         double alpha, const void* a, int64_t a_offset, const void* b, int64_t b_offset, double beta, void* c,
+         int64_t c_offset, blobrt_error* err);
+int gemv(void* context, int32_t precision, int32_t trans_a, int64_t m, int64_t n, double alpha, const void* a,
+         int64_t a_offset, const void* x, int64_t x_offset, double beta, void* y, int64_t y_offset, blobrt_error* err);
+int elementwise(void* context, int32_t precision, int32_t op, int64_t n, double alpha, double beta, const void* a,
+                int64_t a_offset, const void* b, int64_t b_offset, void* y, int64_t y_offset, blobrt_error* err);
+// Releases the element-wise kernels (close_device).
+void release_elementwise(Context* c);
+
+}  // namespace blobrt_opencl
+
+#endif

@@ -1,0 +1,157 @@
+// The OpenCL plugin's element-wise entry point (plugin ABI 1.2): Caffe's caffe_gpu_set,
+// add_scalar, scale, axpby, add, sub, mul, div, powx, sqr, sqrt, exp, log, abs, sign and
+// sgnbit. Under 32 Ki elements on a device that uses its buffers' host memory in place
+// they run on that memory after clFinish (the small-n host path of the level-1 operations,
+// with the shared host kernels); otherwise as one launch of the plugin's own kernel for the
+// operation (elementwise_kernels.hpp).
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "blobrt/plugin_abi.h"
+#include "blobrt_kernels/elementwise.hpp"
+#include "context.hpp"
+#include "elementwise_kernels.hpp"
+
+namespace blobrt_opencl {
+
+namespace {
+
+static_assert(sizeof kElementwiseNames / sizeof kElementwiseNames[0] == BLOBRT_EW_OP_COUNT,
+              "one kernel name per element-wise operation code");
+
+// Builds every element-wise kernel once per context (called under c->mutex); nothing
+// half-built stays behind on failure, so the next call tries again.
+int build_elementwise(Context* c, blobrt_error* err) {
+  if (c->ew_program) return BLOBRT_OK;
+  const char* source = elementwise_kernel_source();
+  cl_int status = CL_SUCCESS;
+  cl_program program = clCreateProgramWithSource(c->context, 1, &source, nullptr, &status);
+  if (status != CL_SUCCESS) return cl_fail(err, "clCreateProgramWithSource (element-wise kernels)", status);
+  status = clBuildProgram(program, 1, &c->device, c->fp64 ? "-DHAVE_FP64" : "", nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    char log[512] = {0};
+    clGetProgramBuildInfo(program, c->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, nullptr);
+    clReleaseProgram(program);
+    return blobrt_fail(err, BLOBRT_ERR_FAILED, "clBuildProgram (element-wise kernels) returned %s (%d): %s",
+                       cl_status_name(status), static_cast<int>(status), log);
+  }
+  std::string failed;
+  for (int precision = 0; precision < (c->fp64 ? 2 : 1) && status == CL_SUCCESS; ++precision) {
+    for (int op = 0; op < BLOBRT_EW_OP_COUNT && status == CL_SUCCESS; ++op) {
+      failed = std::string("blobrt_ew_") + kElementwiseNames[op] + (precision ? "_d" : "_f");
+      c->ew_kernels[precision][op] = clCreateKernel(program, failed.c_str(), &status);
+    }
+  }
+  if (status != CL_SUCCESS) {
+    c->ew_program = program;
+    release_elementwise(c);
+    return cl_fail(err, ("clCreateKernel(" + failed + ")").c_str(), status);
+  }
+  c->ew_program = program;
+  return BLOBRT_OK;
+}
+
+// The n elements from `offset` on must lie inside the buffer (our kernels do not check).
+int check_extent(const void* handle, int64_t offset, int64_t n, size_t element, const char* operand, const char* op,
+                 blobrt_error* err) {
+  size_t size = 0;
+  CL_CHECK(clGetMemObjectInfo(as_mem(handle), CL_MEM_SIZE, sizeof size, &size, nullptr), "clGetMemObjectInfo(CL_MEM_SIZE)");
+  if (offset < 0 || static_cast<uint64_t>(offset) + static_cast<uint64_t>(n) > size / element) {
+    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT,
+                       "element-wise %s: %s holds %zu elements, fewer than offset %lld + n %lld", op, operand,
+                       size / element, static_cast<long long>(offset), static_cast<long long>(n));
+  }
+  return BLOBRT_OK;
+}
+
+template <typename T>
+int run(Context* c, int op, int64_t n, double alpha, double beta, const void* a, int64_t ao, const void* b,
+        int64_t bo, void* y, int64_t yo, blobrt_error* err) {
+  if (int s = check_precision<T>(c, err)) return s;
+  const bool ra = blobrt_kernels::reads_a(op), rb = blobrt_kernels::reads_b(op);
+  const char* name = kElementwiseNames[op];
+  if (int s = check_extent(y, yo, n, sizeof(T), "y", name, err)) return s;
+  if (ra) {
+    if (int s = check_extent(a, ao, n, sizeof(T), "a", name, err)) return s;
+  }
+  if (rb) {
+    if (int s = check_extent(b, bo, n, sizeof(T), "b", name, err)) return s;
+  }
+  const T alpha_t = static_cast<T>(alpha), beta_t = static_cast<T>(beta);
+  // The small-n host path: every operand in place (docs/opencl.md, "Small operations").
+  if (T* ys = host_operand<T>(c, n, y, yo)) {
+    const T* as = ra ? host_operand<T>(c, n, a, ao) : nullptr;
+    const T* bs = rb ? host_operand<T>(c, n, b, bo) : nullptr;
+    if ((!ra || as) && (!rb || bs)) {
+      CL_CHECK(clFinish(c->queue), "clFinish");  // every command enqueued before has run
+      blobrt_kernels::serial::elementwise<T>(op, n, alpha_t, beta_t, as, bs, ys);
+      return BLOBRT_OK;
+    }
+  }
+  std::lock_guard<std::mutex> lock(c->mutex);  // the kernels' arguments
+  if (int s = build_elementwise(c, err)) return s;
+  cl_kernel kernel = c->ew_kernels[sizeof(T) == 8 ? 1 : 0][op];
+  const cl_ulong count = static_cast<cl_ulong>(n);
+  cl_ulong chunk = 8;
+  if (c->own_kernels) {
+    // CPU devices: at most c->parts chunks of whole 1024-element blocks (cpu_kernels.hpp).
+    constexpr cl_ulong kBlock = 1024;
+    const cl_ulong most = std::min<cl_ulong>(c->parts, (count + kBlock - 1) / kBlock);
+    chunk = ((count + most - 1) / most + kBlock - 1) / kBlock * kBlock;
+  }
+  // An operand the operation does not read is passed as y (never loaded).
+  const cl_mem am = as_mem(ra ? a : y), bm = as_mem(rb ? b : y);
+  const cl_ulong aoff = ra ? static_cast<cl_ulong>(ao) : 0, boff = rb ? static_cast<cl_ulong>(bo) : 0;
+  cl_int status = set_kernel_args(kernel, 0, count, chunk, alpha_t, beta_t, am, aoff, bm, boff, as_mem(y),
+                                  static_cast<cl_ulong>(yo));
+  const std::string call = std::string("blobrt_ew_") + name + (sizeof(T) == 8 ? "_d" : "_f");
+  if (status != CL_SUCCESS) return cl_fail(err, ("clSetKernelArg(" + call + ")").c_str(), status);
+  const size_t global = (count + chunk - 1) / chunk;
+  const size_t one = 1;
+  // CPU devices: one work-item per work-group, so the groups spread over the cores.
+  CL_CHECK(clEnqueueNDRangeKernel(c->queue, kernel, 1, nullptr, &global, c->own_kernels ? &one : nullptr, 0, nullptr,
+                                  nullptr),
+           ("clEnqueueNDRangeKernel(" + call + ")").c_str());
+  return BLOBRT_OK;
+}
+
+}  // namespace
+
+void release_elementwise(Context* c) {
+  for (auto& per_precision : c->ew_kernels) {
+    for (cl_kernel& k : per_precision) {
+      if (k) clReleaseKernel(k);
+      k = nullptr;
+    }
+  }
+  if (c->ew_program) clReleaseProgram(c->ew_program);
+  c->ew_program = nullptr;
+}
+
+int elementwise(void* context, int32_t precision, int32_t op, int64_t n, double alpha, double beta, const void* a,
+                int64_t a_offset, const void* b, int64_t b_offset, void* y, int64_t y_offset, blobrt_error* err) {
+  Context* c = as_context(context);
+  if (!blobrt_kernels::is_elementwise_op(op)) {
+    // A code from a later ABI minor: the core runs it on the host.
+    return blobrt_fail(err, BLOBRT_ERR_UNSUPPORTED, "element-wise operation code %d is not one this plugin knows "
+                       "(codes below %d)", static_cast<int>(op), static_cast<int>(BLOBRT_EW_OP_COUNT));
+  }
+  const char* name = kElementwiseNames[op];
+  if (precision != BLOBRT_FLOAT32 && precision != BLOBRT_FLOAT64) {
+    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "element-wise %s: precision %d (expected %d or %d)", name,
+                       static_cast<int>(precision), BLOBRT_FLOAT32, BLOBRT_FLOAT64);
+  }
+  if (n < 0) {
+    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "element-wise %s with n=%lld", name, static_cast<long long>(n));
+  }
+  if (n == 0) return BLOBRT_OK;
+  if (!y || (blobrt_kernels::reads_a(op) && !a) || (blobrt_kernels::reads_b(op) && !b)) {
+    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "element-wise %s: a null buffer (a %p, b %p, y %p)", name, a,
+                       b, static_cast<const void*>(y));
+  }
+  return precision == BLOBRT_FLOAT64 ? run<double>(c, op, n, alpha, beta, a, a_offset, b, b_offset, y, y_offset, err)
+                                     : run<float>(c, op, n, alpha, beta, a, a_offset, b, b_offset, y, y_offset, err);
+}
+
+}  // namespace blobrt_opencl

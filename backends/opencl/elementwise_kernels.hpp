@@ -1,0 +1,85 @@
+// Caffe's element-wise family (plugin_abi.h, blobrt_elementwise_op) as OpenCL C: one
+// kernel per operation and precision, blobrt_ew_<op>_<f|d> (docs/opencl.md,
+// "Element-wise operations"), built once per context at the first element-wise call.
+//
+// Every kernel takes (n, chunk, alpha, beta, a, a_offset, b, b_offset, y, y_offset), offsets
+// in elements, and work-item g does elements [g * chunk, g * chunk + chunk) with 8-wide
+// vector loads and stores, then a scalar tail. The host picks the chunk: on CPU devices a
+// few long contiguous chunks per compute unit, one work-item per work-group (every core
+// streams its own part of memory, as cpu_kernels.hpp does); elsewhere 8 elements per
+// work-item, so neighbouring work-items touch neighbouring memory (coalesced on GPUs).
+// An operand an operation does not read is never loaded (VA, VB, VY expand only where the
+// expression names them). y may be a or b exactly: each element is read before it is written.
+#ifndef BLOBRT_OPENCL_ELEMENTWISE_KERNELS_HPP
+#define BLOBRT_OPENCL_ELEMENTWISE_KERNELS_HPP
+
+namespace blobrt_opencl {
+
+// The operation names, by code; kernel names are "blobrt_ew_" + name + "_f" / "_d".
+inline const char* const kElementwiseNames[] = {"set", "add_scalar", "scale", "axpby", "add", "sub", "mul", "div",
+                                                "powx", "sqr", "sqrt", "exp", "log", "abs", "sign", "sgnbit"};
+
+inline const char* elementwise_kernel_source() {
+  return R"CLC(
+#ifdef HAVE_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#define VA vload8(0, a + i)
+#define VB vload8(0, b + i)
+#define VY vload8(0, y + i)
+
+#define EW_KERNEL(SUFFIX, NAME, VEXPR, SEXPR)                                                           \
+  __kernel void blobrt_ew_##NAME##_##SUFFIX(const ulong n, const ulong chunk, const REAL alpha,         \
+                                            const REAL beta, __global const REAL* a, const ulong ao,    \
+                                            __global const REAL* b, const ulong bo, __global REAL* y,   \
+                                            const ulong yo) {                                           \
+    const ulong begin = min(n, get_global_id(0) * chunk);                                               \
+    const ulong end = min(n, begin + chunk);                                                            \
+    a += ao;                                                                                            \
+    b += bo;                                                                                            \
+    y += yo;                                                                                            \
+    ulong i = begin;                                                                                    \
+    for (; i + 8 <= end; i += 8) vstore8(VEXPR, 0, y + i);                                              \
+    for (; i < end; ++i) y[i] = SEXPR;                                                                  \
+  }
+
+/* Caffe's sign is (0 < a) - (a < 0): +0 for -0 and NaN; OpenCL's sign gives -0 for -0, so
+ * + 0 turns that into +0. */
+#define EW_ALL(S)                                                                                      \
+  EW_KERNEL(S, set, (REAL8)(alpha), alpha)                                                             \
+  EW_KERNEL(S, add_scalar, VY + alpha, y[i] + alpha)                                                   \
+  EW_KERNEL(S, scale, alpha * VA, alpha * a[i])                                                        \
+  EW_KERNEL(S, axpby, alpha * VA + beta * VY, alpha * a[i] + beta * y[i])                              \
+  EW_KERNEL(S, add, VA + VB, a[i] + b[i])                                                              \
+  EW_KERNEL(S, sub, VA - VB, a[i] - b[i])                                                              \
+  EW_KERNEL(S, mul, VA * VB, a[i] * b[i])                                                              \
+  EW_KERNEL(S, div, VA / VB, a[i] / b[i])                                                              \
+  EW_KERNEL(S, powx, pow(VA, (REAL8)(alpha)), pow(a[i], alpha))                                        \
+  EW_KERNEL(S, sqr, VA * VA, a[i] * a[i])                                                              \
+  EW_KERNEL(S, sqrt, sqrt(VA), sqrt(a[i]))                                                             \
+  EW_KERNEL(S, exp, exp(VA), exp(a[i]))                                                                \
+  EW_KERNEL(S, log, log(VA), log(a[i]))                                                                \
+  EW_KERNEL(S, abs, fabs(VA), fabs(a[i]))                                                              \
+  EW_KERNEL(S, sign, sign(VA) + (REAL8)(0), (REAL)((0 < a[i]) - (a[i] < 0)))                           \
+  EW_KERNEL(S, sgnbit, select((REAL8)(0), (REAL8)(1), signbit(VA)), (REAL)(signbit(a[i]) != 0))
+
+#define REAL float
+#define REAL8 float8
+EW_ALL(f)
+#undef REAL
+#undef REAL8
+
+#ifdef HAVE_FP64
+#define REAL double
+#define REAL8 double8
+EW_ALL(d)
+#undef REAL
+#undef REAL8
+#endif
+)CLC";
+}
+
+}  // namespace blobrt_opencl
+
+#endif
