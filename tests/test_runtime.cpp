@@ -5,10 +5,15 @@
 
 #include <cstdlib>
 #include <memory>
+#include <string>
+#include <vector>
+
+#include <unistd.h>
 
 #include "blobrt/blob.hpp"
 #include "blobrt/runtime.hpp"
 #include "plugin_fixture.hpp"
+#include "run_command.hpp"
 
 namespace blobrt {
 namespace {
@@ -104,6 +109,58 @@ TEST(RuntimeTest, AvailableDevicesStartWithHost) {
   EXPECT_EQ(ids[0], "host:0");
   for (const auto& id : ids) EXPECT_NE(id.find(':'), std::string::npos);
   EXPECT_NE(std::find(ids.begin(), ids.end(), "simgpu:0"), ids.end());
+}
+
+// The device of caffe_cpu_*: the usable plugin device with host-pointer handles and the
+// highest manifest priority (blis here, never simgpu, whose memory is its own), else host.
+std::string expected_host_math() {
+  int best = -1;
+  std::string id = "host:0";
+  for (const auto& p : inventory().plugins) {
+    if (!p.usable || p.priority <= best) continue;
+    for (const auto& d : p.devices) {
+      if (d.memory_model() == MemoryModel::kShared) {
+        best = p.priority;
+        id = d.id();
+        break;
+      }
+    }
+  }
+  return id;
+}
+
+TEST(RuntimeTest, HostMathDeviceIsTheHighestPriorityHostMemoryDevice) {
+  // In a child that was told what to expect (below), only that is checked.
+  if (const char* expected = std::getenv("BLOBRT_TEST_EXPECT_HOST_MATH")) {
+    EXPECT_EQ(host_math_device()->description().id(), expected);
+    return;
+  }
+  select_backend("simgpu");
+  std::shared_ptr<Device> math = host_math_device();
+  ASSERT_TRUE(math);
+  EXPECT_EQ(math->description().memory_model(), MemoryModel::kShared) << math->description().id();
+  EXPECT_EQ(math->description().id(), expected_host_math());
+  if (has_plugin("blis")) EXPECT_EQ(math->description().id(), "blis:0");
+  EXPECT_EQ(host_math_device(), math);        // opened once, cached
+  EXPECT_EQ(active_backend(), "simgpu:0");    // the active device is not changed by it
+  select_backend("host");
+  EXPECT_EQ(host_math_device(), math);        // nor does it follow the active device
+  EXPECT_EQ(open_device(math->description().id()), math);  // the runtime's own open device
+  // It does the CPU half of Caffe's math on host pointers.
+  std::vector<float> a{1, 2, 3, 4, 5, 6}, x{1, -1, 2}, y{10, 20};
+  math->gemv(Precision::kFloat32, Transpose::kNo, 2, 3, 1.0, a.data(), 0, x.data(), 0, 1.0, y.data(), 0);
+  EXPECT_EQ(y, (std::vector<float>{15, 31}));
+}
+
+TEST(RuntimeTest, HostMathDeviceIsTheBuiltInHostWithoutHostMemoryPlugins) {
+  // A child that finds only the test plugins (simgpu's memory is its own; zerodevices and
+  // initfails are not usable) must get the built-in host device.
+  const std::string command = "BLOBRT_PLUGIN_PATH='" BLOBRT_TEST_PLUGINS_DIR "/simgpu' BLOBRT_TEST_EXPECT_HOST_MATH=host:0 "
+                              "/proc/" + std::to_string(::getpid()) + "/exe "
+                              "--gtest_filter=RuntimeTest.HostMathDeviceIsTheHighestPriorityHostMemoryDevice 2>&1";
+  testing::CommandResult r = testing::run_command(command);
+  EXPECT_TRUE(r.exited_zero) << r.output;
+  EXPECT_NE(r.output.find("[  PASSED  ] 1 test"), std::string::npos) << r.output;
 }
 
 TEST(RuntimeTest, VersionIsSet) { EXPECT_STREQ(version(), "1.0.0"); }

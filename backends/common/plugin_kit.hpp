@@ -6,6 +6,13 @@
 //    field appended in a later minor version cannot shift them): BLOBRT_KIT_SET_REQUIRED
 //    sets the required ones from functions with the conventional names, both precisions
 //    of the level-1 operations from the templates axpy, dot, asum and scal.
+//  - BLOBRT_KIT_SET_MATH sets the optional ABI 1.2 entries gemm, gemv and elementwise
+//    from functions with those names; a plugin that offers only some sets them by hand
+//    (a NULL entry, or BLOBRT_ERR_UNSUPPORTED for one call, and the core runs that call on
+//    the host through copies). The core checks their arguments first, so an entry never
+//    sees negative sizes or offsets, an unknown precision or transpose, fp64 on a device
+//    without it, m = 0, n = 0, k = 0 or alpha = 0 (gemm/gemv), or n = 0 (elementwise);
+//    unknown element-wise codes (a later minor's) still reach it: answer UNSUPPORTED.
 //  - fail_call() turns a library's failed call into a status and the message
 //    "CALL returned NAME (DETAIL)"; a failed allocation becomes BLOBRT_ERR_OUT_OF_MEMORY,
 //    which the core throws as blobrt::OutOfMemoryError.
@@ -67,6 +74,14 @@ inline blobrt_plugin_v1 new_table(const char* name, const char* library_version)
     (table).sscal = scal<float>;                   \
     (table).dscal = scal<double>;                  \
     (table).synchronize = synchronize;             \
+  } while (0)
+
+// Sets the ABI 1.2 math entries from functions named gemm, gemv and elementwise in scope.
+#define BLOBRT_KIT_SET_MATH(table)       \
+  do {                                   \
+    (table).gemm = gemm;                 \
+    (table).gemv = gemv;                 \
+    (table).elementwise = elementwise;   \
   } while (0)
 
 inline int fail_call(blobrt_error* err, bool out_of_memory, const char* call, const char* status_name,

@@ -101,6 +101,15 @@ class Runtime {
 
   const std::shared_ptr<Device>& host() { return host_; }
 
+  // host_math_device(): chosen once, under the lock that opening a device takes.
+  const std::shared_ptr<Device>& host_math() {
+    std::call_once(host_math_chosen_, [this] {
+      std::lock_guard<std::mutex> lock(mutex_);
+      host_math_ = choose_host_math();
+    });
+    return host_math_;
+  }
+
  private:
   Runtime() : host_(make_host_device()) { devices_[host_->description().id()] = host_; }
 
@@ -179,6 +188,34 @@ class Runtime {
     return {chosen, notes};
   }
 
+  // Usable plugin devices with host-pointer handles, by manifest priority (then search
+  // order); the first that opens. The built-in host device when none does.
+  std::shared_ptr<Device> choose_host_math() {
+    const Inventory& inv = inventory();
+    std::vector<std::pair<const PluginReport*, int>> candidates;
+    for (const PluginReport& p : inv.plugins) {
+      if (!p.usable) continue;
+      for (const DeviceDescription& d : p.devices) {
+        if (d.memory_model() == MemoryModel::kShared) candidates.emplace_back(&p, d.index);
+      }
+    }
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const auto& a, const auto& b) { return a.first->priority > b.first->priority; });
+    for (const auto& [p, index] : candidates) {
+      try {
+        std::shared_ptr<Device> device = open_locked(Spec{p->name, index}, "host_math_device").first;
+        log::info("host math (caffe_cpu_*) runs on ", device->description().id(), " (",
+                  device->description().name, ", priority ", p->priority, ")");
+        return device;
+      } catch (const Error& e) {
+        const std::string what = e.what();
+        log::info("host math: skipped ", p->name, ":", index, ": ", what.substr(0, what.find('\n')));
+      }
+    }
+    log::info("host math (caffe_cpu_*) runs on the built-in host device: no plugin device with host memory");
+    return host_;
+  }
+
   std::pair<std::shared_ptr<Device>, std::vector<std::string>> open_locked(const Spec& spec,
                                                                           const std::string& origin) {
     int index = spec.index < 0 ? 0 : spec.index;
@@ -246,6 +283,8 @@ class Runtime {
   std::mutex mutex_;
   std::atomic<const std::shared_ptr<Device>*> active_{nullptr};  // an entry of devices_
   std::shared_ptr<Device> host_;
+  std::once_flag host_math_chosen_;
+  std::shared_ptr<Device> host_math_;
   std::map<std::string, std::shared_ptr<Device>> devices_;  // opened once, kept open
   std::vector<std::string> log_;
 };
@@ -260,5 +299,6 @@ void select_backend(const std::string& spec) { Runtime::get().select(spec); }
 std::shared_ptr<Device> open_device(const std::string& spec) { return Runtime::get().open(spec); }
 std::vector<std::string> available_devices() { return Runtime::get().available(); }
 const std::shared_ptr<Device>& host_device() { return Runtime::get().host(); }
+std::shared_ptr<Device> host_math_device() { return Runtime::get().host_math(); }
 
 }  // namespace blobrt

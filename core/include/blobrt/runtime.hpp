@@ -69,6 +69,13 @@ std::vector<std::string> available_devices();
 // The always-present built-in host device (the conformance reference).
 const std::shared_ptr<Device>& host_device();
 
+// The device the CPU half of Caffe's math (caffe_cpu_gemm and the rest, on host pointers)
+// runs on: of the usable plugin devices whose handles are host pointers (memory_model()
+// kShared), the one with the highest manifest priority that opens, else the built-in host
+// device. Chosen and opened once per process, then cached; it does not change, and is not
+// changed by, the active device. Never throws.
+std::shared_ptr<Device> host_math_device();
+
 // Bytes the core copied between the host mirror and a device (and device-to-device),
 // counted since start or the last reset. Host-memory devices never add to it.
 struct TransferCounters {

@@ -12,6 +12,7 @@
 #include "exit_guard.hpp"
 #include "fork_guard.hpp"
 #include "log.hpp"
+#include "math_checks.hpp"
 #include "plugin_text.hpp"
 
 namespace blobrt {
@@ -204,10 +205,111 @@ class PluginDevice final : public Device {
   void scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off) override {
     call_blas(k_dscal, "dscal", table_->dscal, n, alpha, x, x_off);
   }
+  // Caffe's math beyond level 1 (ABI 1.2): the plugin's entry when it has one, else (a
+  // NULL entry, an ABI 1.0/1.1 table, or BLOBRT_ERR_UNSUPPORTED for this call) the Device
+  // base's host path, which says so once. Arguments are checked here first, and the
+  // degenerate gemm/gemv (k = 0 or alpha = 0: C = beta * C) never reach the plugin.
+  void gemm(Precision precision, Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n,
+            std::int64_t k, double alpha, ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer b,
+            std::int64_t b_off, double beta, DeviceBuffer c, std::int64_t c_off) override {
+    if (!math_checks::check_gemm(description_, precision, trans_a, trans_b, m, n, k, a, a_off, b, b_off, c, c_off)) {
+      return;
+    }
+    if (k == 0 || alpha == 0) return scale_in_place(precision, m * n, beta, c, c_off);
+    const bool offered = BLOBRT_STRUCT_HAS(blobrt_plugin_v1, table_, gemm) && table_->gemm;
+    if (offered && call_math(precision == Precision::kFloat64 ? k_dgemm : k_sgemm, [&](blobrt_error* err) {
+          return table_->gemm(context_, static_cast<std::int32_t>(precision), static_cast<std::int32_t>(trans_a),
+                              static_cast<std::int32_t>(trans_b), m, n, k, alpha, a, a_off, b, b_off, beta, c, c_off,
+                              err);
+        }, [&] {
+          return math_checks::routine(precision, "gemm") + " m=" + std::to_string(m) + " n=" + std::to_string(n) +
+                 " k=" + std::to_string(k) + (trans_a == Transpose::kYes ? " A^T" : "") +
+                 (trans_b == Transpose::kYes ? " B^T" : "");
+        })) {
+      return;
+    }
+    Device::gemm(precision, trans_a, trans_b, m, n, k, alpha, a, a_off, b, b_off, beta, c, c_off);
+  }
+  void gemv(Precision precision, Transpose trans_a, std::int64_t m, std::int64_t n, double alpha,
+            ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer x, std::int64_t x_off, double beta,
+            DeviceBuffer y, std::int64_t y_off) override {
+    if (!math_checks::check_gemv(description_, precision, trans_a, m, n, a, a_off, x, x_off, y, y_off)) return;
+    const std::int64_t inner = trans_a == Transpose::kYes ? m : n;
+    if (inner == 0 || alpha == 0) return scale_in_place(precision, trans_a == Transpose::kYes ? n : m, beta, y, y_off);
+    const bool offered = BLOBRT_STRUCT_HAS(blobrt_plugin_v1, table_, gemv) && table_->gemv;
+    if (offered && call_math(precision == Precision::kFloat64 ? k_dgemv : k_sgemv, [&](blobrt_error* err) {
+          return table_->gemv(context_, static_cast<std::int32_t>(precision), static_cast<std::int32_t>(trans_a), m,
+                              n, alpha, a, a_off, x, x_off, beta, y, y_off, err);
+        }, [&] {
+          return math_checks::routine(precision, "gemv") + " m=" + std::to_string(m) + " n=" + std::to_string(n) +
+                 (trans_a == Transpose::kYes ? " A^T" : "");
+        })) {
+      return;
+    }
+    Device::gemv(precision, trans_a, m, n, alpha, a, a_off, x, x_off, beta, y, y_off);
+  }
+  void elementwise(Precision precision, ElementwiseOp op, std::int64_t n, double alpha, double beta,
+                   ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer b, std::int64_t b_off, DeviceBuffer y,
+                   std::int64_t y_off) override {
+    if (!math_checks::check_elementwise(description_, precision, op, n, a, a_off, b, b_off, y, y_off)) return;
+    const bool offered = BLOBRT_STRUCT_HAS(blobrt_plugin_v1, table_, elementwise) && table_->elementwise;
+    if (offered && call_math(precision == Precision::kFloat64 ? k_delementwise : k_selementwise, [&](blobrt_error* err) {
+          return table_->elementwise(context_, static_cast<std::int32_t>(precision), static_cast<std::int32_t>(op), n,
+                                     alpha, beta, a, a_off, b, b_off, y, y_off, err);
+        }, [&] { return math_checks::routine(precision, op) + " n=" + std::to_string(n); })) {
+      return;
+    }
+    Device::elementwise(precision, op, n, alpha, beta, a, a_off, b, b_off, y, y_off);
+  }
+
   void synchronize() override { call("synchronize", table_->synchronize); }
 
  private:
-  enum BlasOp { k_saxpy, k_daxpy, k_sdot, k_ddot, k_sasum, k_dasum, k_sscal, k_dscal };
+  enum BlasOp {
+    k_saxpy, k_daxpy, k_sdot, k_ddot, k_sasum, k_dasum, k_sscal, k_dscal,
+    k_sgemm, k_dgemm, k_sgemv, k_dgemv, k_selementwise, k_delementwise
+  };
+
+  // y[0..count) = beta * y on this device (gemm/gemv with nothing to add): a set for
+  // beta = 0 (old values, NaN included, are ignored, as BLAS does), nothing for beta = 1.
+  void scale_in_place(Precision precision, std::int64_t count, double beta, DeviceBuffer y, std::int64_t y_off) {
+    if (beta == 1) return;
+    if (beta == 0) {
+      elementwise(precision, ElementwiseOp::kSet, count, 0.0, 0.0, nullptr, 0, nullptr, 0, y, y_off);
+    } else {
+      elementwise(precision, ElementwiseOp::kScale, count, beta, 0.0, y, y_off, nullptr, 0, y, y_off);
+    }
+  }
+
+  // One call of an ABI 1.2 entry: fn(&err) returns a status. True when the plugin did it,
+  // false when it answered BLOBRT_ERR_UNSUPPORTED (the caller runs the host path); any
+  // other failure throws, naming the device, the routine and its sizes (describe()). The
+  // first call of each routine and precision is timed at BLOBRT_LOG=debug, as call_blas.
+  template <typename Fn, typename Describe>
+  bool call_math(BlasOp op, Fn fn, Describe describe) {
+    static const char* const names[] = {"sgemm", "dgemm", "sgemv", "dgemv", "element-wise (float)",
+                                        "element-wise (double)"};
+    check_process(names[op - k_sgemm]);
+    const unsigned bit = 1u << op;
+    const bool first = !(first_calls_seen_.load(std::memory_order_relaxed) & bit);
+    const auto start = first ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+    blobrt_error err;  // 1 KiB: only the first byte is cleared, as in call()
+    err.message[0] = '\0';
+    const int status = fn(&err);
+    if (status == BLOBRT_ERR_UNSUPPORTED) {
+      log::debug(description_.id(), ": ", describe(), " answered unsupported (",
+                 plugin_message(err, "no message from the plugin"), "): the host path runs it");
+      return false;
+    }
+    if (status != BLOBRT_OK) fail_with(describe().c_str(), status, err);
+    if (first) {
+      first_calls_seen_.fetch_or(bit, std::memory_order_relaxed);
+      exit_guard::arm(close_devices_at_exit);  // the first call may have loaded more code
+      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      log::debug(description_.id(), ": first ", describe(), " took ", ms, " ms (includes any kernel compilation)");
+    }
+    return true;
+  }
 
   // The first call of each BLAS routine may compile kernels (CLBlast JIT, CUDA module
   // loading): it is timed and reported at BLOBRT_LOG=debug; later calls go straight through.
