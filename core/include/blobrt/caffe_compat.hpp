@@ -1,6 +1,8 @@
 // Source compatibility with BVLC Caffe: code written against caffe/blob.hpp,
-// caffe/syncedmem.hpp, caffe/util/io.hpp and the level-1 math of
-// caffe/util/math_functions.hpp compiles with only its include changed to this one.
+// caffe/syncedmem.hpp, caffe/common.hpp, caffe/util/io.hpp, caffe/util/rng.hpp and
+// caffe/util/math_functions.hpp (both halves) compiles with its includes pointing here.
+// Caffe's layer sources build unchanged with one-line caffe/*.hpp headers that include
+// this one (tests/caffe_peer/README.md, docs/differences-from-caffe.md).
 //
 // The caffe_gpu_* functions work on the *active device* (whatever backend is loaded)
 // and take the handles that gpu_data()/mutable_gpu_data() return. For OpenCL such a
@@ -30,34 +32,29 @@
 // Caffe's generated caffe.pb.h before this header, or defines BLOBRT_USE_CAFFE_PROTO:
 // caffe::BlobProto and caffe::BlobShape are then Caffe's, and caffe::Blob reads and
 // writes them (copying through blobrt's identical message: docs/differences-from-caffe.md).
+// Without either, it is found by itself when "caffe/proto/caffe.pb.h" is on the include
+// path (so Caffe's files compile in Caffe's own include order); BLOBRT_NO_CAFFE_PROTO
+// keeps blobrt's own messages even then.
 #if defined(BLOBRT_USE_CAFFE_PROTO) || defined(GOOGLE_PROTOBUF_INCLUDED_caffe_2eproto) || \
     defined(GOOGLE_PROTOBUF_INCLUDED_caffe_2fproto_2fcaffe_2eproto)
 #define BLOBRT_CAFFE_PROTO 1
+#elif !defined(BLOBRT_NO_CAFFE_PROTO) && defined(__has_include)
+#if __has_include("caffe/proto/caffe.pb.h")
+#define BLOBRT_CAFFE_PROTO 1
+#endif
+#endif
+#ifdef BLOBRT_CAFFE_PROTO
 #include "caffe/proto/caffe.pb.h"
 #endif
 
 #include "blobrt/blob.hpp"
+#include "blobrt/caffe/common.hpp"
+#include "blobrt/caffe/math_functions.hpp"
 #include "blobrt/io.hpp"
 #include "blobrt/runtime.hpp"
 #include "blobrt/syncedmem.hpp"
 
 namespace caffe {
-
-// What caffe/common.hpp brings into namespace caffe.
-using std::ifstream;
-using std::ios;
-using std::isnan;
-using std::isinf;
-using std::iterator;
-using std::make_pair;
-using std::map;
-using std::ostringstream;
-using std::pair;
-using std::set;
-using std::shared_ptr;
-using std::string;
-using std::stringstream;
-using std::vector;
 
 // Caffe's Blob, with Caffe's exact signatures: count() and offset() return int, so that
 // std::min(blob.count(), 10), member-function pointers and overloads written for Caffe
@@ -167,50 +164,6 @@ using blobrt::WriteProtoToTextFile;
 using blobrt::BlobProtoVector;
 #endif
 
-// Caffe's singleton, as far as Blob code uses it: the mode is recorded (blobrt's math
-// goes where the head is, not by mode) and the random seed seeds caffe_rng_*.
-class Caffe {
- public:
-  enum Brew { CPU, GPU };
-  static Brew mode() { return state().mode; }
-  static void set_mode(Brew mode) { state().mode = mode; }
-  static void set_random_seed(const unsigned int seed) { state().generator.seed(seed); }
-  // The generator behind caffe_rng_* (Caffe's is per thread, as this one).
-  static std::mt19937& rng() { return state().generator; }
-
- private:
-  struct State {
-    Brew mode = CPU;
-    std::mt19937 generator{std::random_device{}()};
-  };
-  static State& state() {
-    thread_local State s;
-    return s;
-  }
-};
-
-// ---- random numbers (caffe/util/math_functions.hpp), from Caffe::rng() ----
-template <typename Dtype>
-void caffe_rng_uniform(const int n, const Dtype a, const Dtype b, Dtype* r) {
-  if (n < 0 || !r || a > b) blobrt::detail::fail("caffe_rng_uniform: n ", n, ", range [", a, ", ", b, "]");
-  std::uniform_real_distribution<Dtype> distribution(a, std::nextafter(b, std::numeric_limits<Dtype>::max()));
-  for (int i = 0; i < n; ++i) r[i] = distribution(Caffe::rng());
-}
-
-template <typename Dtype>
-void caffe_rng_gaussian(const int n, const Dtype mu, const Dtype sigma, Dtype* r) {
-  if (n < 0 || !r || !(sigma > 0)) blobrt::detail::fail("caffe_rng_gaussian: n ", n, ", sigma ", sigma, " (must be > 0)");
-  std::normal_distribution<Dtype> distribution(mu, sigma);
-  for (int i = 0; i < n; ++i) r[i] = distribution(Caffe::rng());
-}
-
-template <typename Dtype, typename Int>
-void caffe_rng_bernoulli(const int n, const Dtype p, Int* r) {
-  if (n < 0 || !r || p < 0 || p > 1) blobrt::detail::fail("caffe_rng_bernoulli: n ", n, ", p ", p, " (must be in [0, 1])");
-  std::bernoulli_distribution distribution(static_cast<double>(p));
-  for (int i = 0; i < n; ++i) r[i] = static_cast<Int>(distribution(Caffe::rng()));
-}
-
 // ---- host memory (caffe/syncedmem.hpp) ----
 // Page-locked memory from the active device when it offers it (Caffe: cudaMallocHost in
 // GPU mode), else ordinary aligned memory; *use_cuda says which, for CaffeFreeHost.
@@ -226,141 +179,6 @@ inline void CaffeFreeHost(void* ptr, bool use_cuda) {
   } else {
     std::free(ptr);
   }
-}
-
-// ---- host math (caffe_cpu_* / caffe_*) ----
-template <typename Dtype>
-void caffe_set(const std::int64_t N, const Dtype alpha, Dtype* Y) {
-  if (alpha == 0) {
-    if (N > 0) std::memset(Y, 0, sizeof(Dtype) * static_cast<std::size_t>(N));
-    return;
-  }
-  for (std::int64_t i = 0; i < N; ++i) Y[i] = alpha;
-}
-
-inline void caffe_memset(const std::size_t N, const int alpha, void* X) {
-  std::memset(X, alpha, N);
-}
-
-template <typename Dtype>
-void caffe_copy(const std::int64_t N, const Dtype* X, Dtype* Y) {
-  if (X != Y && N > 0) std::memcpy(Y, X, sizeof(Dtype) * static_cast<std::size_t>(N));
-}
-
-template <typename Dtype>
-void caffe_axpy(const std::int64_t N, const Dtype alpha, const Dtype* X, Dtype* Y) {
-  blobrt::host_device()->axpy(N, alpha, X, 0, Y, 0);
-}
-
-template <typename Dtype>
-void caffe_scal(const std::int64_t N, const Dtype alpha, Dtype* X) {
-  blobrt::host_device()->scal(N, alpha, X, 0);
-}
-
-template <typename Dtype>
-Dtype caffe_cpu_dot(const std::int64_t n, const Dtype* x, const Dtype* y) {
-  Dtype result = 0;
-  blobrt::host_device()->dot(n, x, 0, y, 0, &result);
-  return result;
-}
-
-template <typename Dtype>
-Dtype caffe_cpu_asum(const std::int64_t n, const Dtype* x) {
-  Dtype result = 0;
-  blobrt::host_device()->asum(n, x, 0, &result);
-  return result;
-}
-
-// y = alpha * x
-template <typename Dtype>
-void caffe_cpu_scale(const std::int64_t n, const Dtype alpha, const Dtype* x, Dtype* y) {
-  caffe_copy(n, x, y);
-  caffe_scal(n, alpha, y);
-}
-
-// Y = alpha * X + beta * Y
-template <typename Dtype>
-void caffe_cpu_axpby(const std::int64_t N, const Dtype alpha, const Dtype* X, const Dtype beta, Dtype* Y) {
-  caffe_scal(N, beta, Y);
-  caffe_axpy(N, alpha, X, Y);
-}
-
-// ---- active-device math (caffe_gpu_*), on handles from gpu_data() ----
-// Y[0..N) = alpha: a device memset for 0 (and for every value on a host-memory device),
-// else one upload of N values (the Device interface has no fill).
-template <typename Dtype>
-void caffe_gpu_set(const std::int64_t N, const Dtype alpha, Dtype* Y) {
-  if (N <= 0) return;
-  const auto& device = blobrt::active_device();
-  const std::size_t bytes = sizeof(Dtype) * static_cast<std::size_t>(N);
-  if (alpha == 0) {
-    device->memset(Y, 0, 0, bytes);
-  } else if (device->description().host_memory) {
-    caffe_set(N, alpha, Y);
-  } else {
-    std::vector<Dtype> values(static_cast<std::size_t>(N), alpha);
-    device->copy_to_device(values.data(), Y, 0, bytes);
-  }
-}
-
-inline void caffe_gpu_memset(const std::size_t N, const int alpha, void* X) {
-  blobrt::active_device()->memset(X, 0, alpha, N);
-}
-
-// Copies N bytes in whichever direction X and Y make, as Caffe's (cudaMemcpyDefault): each
-// is a buffer of the active device (as gpu_data() or Device::allocate returned it, not
-// offset) or host memory. On devices whose memory is host memory it is a memcpy.
-inline void caffe_gpu_memcpy(const std::size_t N, const void* X, void* Y) {
-  if (X == Y || N == 0) return;
-  blobrt::Device& device = *blobrt::active_device();
-  if (device.description().host_memory) {
-    std::memcpy(Y, X, N);
-    return;
-  }
-  const bool from_device = device.is_buffer(X), to_device = device.is_buffer(Y);
-  if (from_device && to_device) {
-    device.copy_device(X, 0, Y, 0, N);
-  } else if (from_device) {
-    device.copy_to_host(X, 0, Y, N);
-  } else if (to_device) {
-    device.copy_to_device(X, Y, 0, N);
-  } else {
-    std::memcpy(Y, X, N);
-  }
-}
-
-template <typename Dtype>
-void caffe_gpu_axpy(const std::int64_t N, const Dtype alpha, const Dtype* X, Dtype* Y) {
-  blobrt::active_device()->axpy(N, alpha, X, 0, Y, 0);
-}
-
-template <typename Dtype>
-void caffe_gpu_scal(const std::int64_t N, const Dtype alpha, Dtype* X) {
-  blobrt::active_device()->scal(N, alpha, X, 0);
-}
-
-// y = alpha * x
-template <typename Dtype>
-void caffe_gpu_scale(const std::int64_t n, const Dtype alpha, const Dtype* x, Dtype* y) {
-  if (x != y && n > 0) blobrt::active_device()->copy_device(x, 0, y, 0, sizeof(Dtype) * static_cast<std::size_t>(n));
-  blobrt::active_device()->scal(n, alpha, y, 0);
-}
-
-// Y = alpha * X + beta * Y
-template <typename Dtype>
-void caffe_gpu_axpby(const std::int64_t N, const Dtype alpha, const Dtype* X, const Dtype beta, Dtype* Y) {
-  blobrt::active_device()->scal(N, beta, Y, 0);
-  blobrt::active_device()->axpy(N, alpha, X, 0, Y, 0);
-}
-
-template <typename Dtype>
-void caffe_gpu_dot(const std::int64_t n, const Dtype* x, const Dtype* y, Dtype* out) {
-  blobrt::active_device()->dot(n, x, 0, y, 0, out);
-}
-
-template <typename Dtype>
-void caffe_gpu_asum(const std::int64_t n, const Dtype* x, Dtype* y) {
-  blobrt::active_device()->asum(n, x, 0, y);
 }
 
 }  // namespace caffe
