@@ -51,6 +51,11 @@ with tempfile.TemporaryDirectory() as cpu_node:
     check(any(f.endswith("include/blobrt/blob.hpp") for f in files), "devel installs the headers")
     check(any(f.endswith("include/blobrt/blobrt.pb.h") for f in files), "devel installs the generated proto header")
     check(any(f.endswith("pkgconfig/blobrt.pc") for f in files), "devel installs blobrt.pc")
+    check(any(f.endswith("include/blobrt/version.hpp") for f in files), "devel installs blobrt/version.hpp")
+    check(any(f.endswith("cmake/blobrt/blobrtConfig.cmake") for f in files) and
+          any(f.endswith("cmake/blobrt/blobrtConfigVersion.cmake") for f in files), "devel installs the CMake package")
+    python_files = [f for f in files if "/blobrt/_blobrt" in f or f.endswith("blobrt/__init__.py")]
+    check(not python_files, f"runtime,devel installs no part of the Python package {python_files}")
     check(any(f.endswith("plugins.d/blis.plugin") for f in files), "runtime installs the blis manifest")
     # A program written against Caffe builds against the installed tree via pkg-config.
     pc_dir = cpu_node + os.path.join(prefix, libdir, "pkgconfig")
@@ -73,6 +78,36 @@ with tempfile.TemporaryDirectory() as cpu_node:
               "blobrt info --json is valid JSON naming the active device")
     except ValueError as e:
         check(False, f"blobrt info --json is valid JSON ({e})")
+
+    # The blobrt command never needs MPI: it loads libblobrt-dist at run time where it is.
+    needed = subprocess.run(["objdump", "-p", os.path.join(cpu_node + os.path.join(prefix, bindir), "blobrt")],
+                            capture_output=True, text=True).stdout
+    check("NEEDED" in needed and "libmpi" not in needed, "the blobrt command does not link libmpi")
+    for f in files:
+        if os.path.basename(f).startswith("libblobrt-dist.so"):
+            os.remove(os.path.join(cpu_node, f))
+    without_dist = run_info(cpu_node)
+    check(without_dist.returncode == 0 and "libblobrt-dist is not installed" in without_dist.stdout,
+          f"blobrt info without libblobrt-dist works and says so ({without_dist.stderr.strip()[-300:]})")
+
+# A CPU node with Python: the package is whole (extension and __init__.py), and imports.
+if os.path.exists(os.path.join(build, "python", "blobrt", "__init__.py")):
+    with tempfile.TemporaryDirectory() as py_node:
+        files = install("runtime,devel,python-runtime", py_node)
+        init = [f for f in files if f.endswith("blobrt/__init__.py")]
+        ext = [f for f in files if "/blobrt/_blobrt" in f and f.endswith(".so")]
+        check(len(init) == 1 and len(ext) == 1 and os.path.dirname(init[0]) == os.path.dirname(ext[0]),
+              f"python-runtime installs the extension beside __init__.py ({init}, {ext})")
+        if init:
+            site = os.path.join(py_node, os.path.dirname(os.path.dirname(init[0])))
+            root = lambda p: py_node + (p if os.path.isabs(p) else os.path.join(prefix, p))
+            env = {k: v for k, v in os.environ.items() if not k.startswith("BLOBRT_")}
+            env.update(PYTHONPATH=site, LD_LIBRARY_PATH=root(libdir),
+                       BLOBRT_PLUGIN_SYSTEM_PATH=py_node + plugins_dir)
+            imported = subprocess.run([sys.executable, "-c", "import blobrt; print(blobrt.Blob((2, 3)).data.size)"],
+                                      env=env, capture_output=True, text=True, cwd=py_node)
+            check(imported.returncode == 0 and imported.stdout.strip() == "6",
+                  f"import blobrt works from the install ({imported.stderr.strip()[-300:]})")
 
 if cuda == "with-cuda":
     with tempfile.TemporaryDirectory() as gpu_node:

@@ -73,6 +73,13 @@ if [ "$mode" = test ]; then
     status=1
   fi
 
+  echo "== outside-in: installed into a fresh prefix, used by pkg-config, meson and CMake projects"
+  outside="$(realpath -m "$build-outside")"
+  outside_junit="$outside/outside-in.junit.xml"
+  mkdir -p "$outside"
+  python3 "$root/tests/outside_in_test.py" "$root" "$outside" "$outside_junit" || status=1
+  [ -f "$outside_junit" ] && logs+=("$outside_junit")
+
   echo "== GPU bundle: built, size-checked, moved, and run here on the CPU backends (docs/cuda.md)"
   if [ -x /usr/local/cuda/bin/nvcc ]; then
     bundle_work="$build-gpu-bundle-test"

@@ -1,47 +1,70 @@
 #include "scale_out_info.hpp"
 
-#include <sstream>
+#include <dlfcn.h>
 
-#include "json_writer.hpp"
-#ifdef BLOBRT_HAVE_DIST
-#include "blobrt/dist/communicator.hpp"
-#endif
+#include <boost/dll/shared_library.hpp>
+#include <memory>
+
+#include "blobrt/runtime.hpp"
 
 namespace blobrt::tools {
+namespace {
 
-#ifdef BLOBRT_HAVE_DIST
+using Describe = const char* (*)(int);
+constexpr const char* kLibrary = "libblobrt-dist.so.1";
+
+// libblobrt-dist's blobrt_dist_describe, or the reason it is not there: looked for beside
+// libblobrt (an install in any prefix), then where the dynamic linker looks.
+struct DistLibrary {
+  std::shared_ptr<boost::dll::shared_library> library;
+  Describe describe = nullptr;
+  std::string reason;
+};
+
+const DistLibrary& dist_library() {
+  static const DistLibrary loaded = [] {
+    DistLibrary d;
+    std::vector<std::string> candidates;
+    Dl_info info{};
+    if (::dladdr(reinterpret_cast<void*>(&blobrt::version), &info) && info.dli_fname) {
+      const std::string self = info.dli_fname;
+      const std::size_t slash = self.rfind('/');
+      if (slash != std::string::npos) candidates.push_back(self.substr(0, slash + 1) + kLibrary);
+    }
+    candidates.push_back(kLibrary);
+    for (const std::string& candidate : candidates) {
+      try {
+        auto library = std::make_shared<boost::dll::shared_library>(
+            candidate, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local |
+                           (candidate.find('/') == std::string::npos ? boost::dll::load_mode::search_system_folders
+                                                                     : boost::dll::load_mode::default_mode));
+        if (!library->has("blobrt_dist_describe")) {
+          d.reason = candidate + " has no blobrt_dist_describe";
+          continue;
+        }
+        d.describe = library->get<const char*(int)>("blobrt_dist_describe");
+        d.library = library;
+        return d;
+      } catch (const std::exception& e) {
+        if (d.reason.empty() || candidate.find('/') == std::string::npos) d.reason = e.what();
+      }
+    }
+    return d;
+  }();
+  return loaded;
+}
+
+}  // namespace
+
 std::string scale_out_text() {
-  std::ostringstream s;
-  s << "\nScale-out (libblobrt-dist):\n  MPI: " << dist::mpi_library_version() << "\n";
-  const dist::NcclPartReport nccl = dist::nccl_part_report();
-  s << "  NCCL part: " << (nccl.loaded ? nccl.version + " (" + nccl.path + ")" : "not loaded: " + nccl.reason) << "\n";
-  for (const dist::EngineReport& e : dist::engine_reports()) {
-    s << "  " << e.device << ": " << e.engine << " (" << e.details << ")\n";
-  }
-  return s.str();
+  const DistLibrary& d = dist_library();
+  if (d.describe) return d.describe(0);
+  return "\nScale-out: libblobrt-dist is not installed here (" + d.reason + ")\n";
 }
 
 std::string scale_out_json() {
-  std::ostringstream s;
-  const dist::NcclPartReport nccl = dist::nccl_part_report();
-  s << "{\"mpi\": " << json_string(dist::mpi_library_version()) << ", \"nccl_part\": {\"loaded\": "
-    << (nccl.loaded ? "true" : "false") << ", \"path\": " << json_string(nccl.path)
-    << ", \"version\": " << json_string(nccl.version) << ", \"reason\": " << json_string(nccl.reason)
-    << "}, \"engines\": [";
-  bool first = true;
-  for (const dist::EngineReport& e : dist::engine_reports()) {
-    s << (first ? "" : ", ") << "{\"device\": " << json_string(e.device) << ", \"engine\": " << json_string(e.engine)
-      << ", \"details\": " << json_string(e.details) << "}";
-    first = false;
-  }
-  s << "]}";
-  return s.str();
+  const DistLibrary& d = dist_library();
+  return d.describe ? d.describe(1) : "null";
 }
-#else
-std::string scale_out_text() {
-  return "\nScale-out: not built (libblobrt-dist needs Open MPI at build time: meson option mpi)\n";
-}
-std::string scale_out_json() { return "null"; }
-#endif
 
 }  // namespace blobrt::tools

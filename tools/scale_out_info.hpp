@@ -1,6 +1,7 @@
 // The "Scale-out" part of `blobrt info`: libblobrt-dist's MPI, its NCCL part, and the
-// engine each device here would reduce with (docs/scale-out.md). Built only with
-// libblobrt-dist; without it `blobrt info` says so.
+// engine each device here would reduce with (docs/scale-out.md). libblobrt-dist is loaded
+// at run time where it is installed, so `blobrt` itself never needs MPI; without it
+// `blobrt info` says so.
 #ifndef BLOBRT_TOOLS_SCALE_OUT_INFO_HPP
 #define BLOBRT_TOOLS_SCALE_OUT_INFO_HPP
 

@@ -5,6 +5,10 @@
 #ifndef BLOBRT_DEVICE_HPP
 #define BLOBRT_DEVICE_HPP
 
+#if !defined(__cplusplus) || __cplusplus < 201703L
+#error "blobrt's C++ headers need C++17 or later (-std=c++17); plugin_abi.h alone is plain C"
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -16,6 +16,14 @@
 #ifndef BLOBRT_DIST_COMMUNICATOR_HPP
 #define BLOBRT_DIST_COMMUNICATOR_HPP
 
+// Only MPI's C API is used: keep <mpi.h> from pulling in Open MPI's (or MPICH's) deprecated
+// C++ bindings, which a program would then have to link (MPI::Comm::Comm()).
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
+#define MPICH_SKIP_MPICXX 1
+#endif
 #include <mpi.h>
 
 #include <cstddef>

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""blobrt as a user meets it from outside the tree: configured with a real prefix, installed
+there, then used by small programs (tests/outside/) built the three ways a C++ project
+does — pkg-config + g++, meson's dependency(), CMake's find_package — for libblobrt and
+libblobrt-dist, and run on every backend the install has. Also: the installed `blobrt`
+command works and needs no MPI, blobrt-dp-sgd is installed.
+
+usage: outside_in_test.py SOURCE_ROOT WORK_DIR JUNIT_XML
+Prints one line per check and "outside-in: N passed, N failed"; writes the checks as JUnit.
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+root, work, junit = (os.path.abspath(a) for a in sys.argv[1:4])
+results = []  # (name, ok, detail)
+
+
+def check(ok, name, detail=""):
+    results.append((name, bool(ok), detail))
+    print(("ok: " if ok else "FAIL: ") + name + ("" if ok or not detail else "\n" + detail[-3000:]))
+    return ok
+
+
+def run(cmd, env=None, cwd=None, timeout=1800):
+    p = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout + p.stderr
+
+
+def finish():
+    suite = ET.Element("testsuite", name="outside-in", tests=str(len(results)),
+                       failures=str(sum(not ok for _, ok, _ in results)))
+    for name, ok, detail in results:
+        case = ET.SubElement(suite, "testcase", classname="outside_in", name=name)
+        if not ok:
+            ET.SubElement(case, "failure", message=name).text = detail[-3000:]
+    ET.ElementTree(suite).write(junit, encoding="utf-8", xml_declaration=True)
+    failed = sum(not ok for _, ok, _ in results)
+    print(f"outside-in: {len(results) - failed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+# A user's environment: nothing of the build tree's.
+base_env = {k: v for k, v in os.environ.items()
+            if not k.startswith(("BLOBRT_", "MESON", "PKG_CONFIG", "LD_LIBRARY_PATH", "CMAKE_"))}
+prefix = os.path.join(work, "prefix")
+build = os.path.join(work, "build")
+
+# 1. Configure with a real prefix (the baked-in plugin path is the installed one), install.
+shutil.rmtree(prefix, ignore_errors=True)
+if not os.path.exists(os.path.join(build, "build.ninja")):
+    rc, out = run(["meson", "setup", build, root, f"--prefix={prefix}", "-Dtests=disabled",
+                   "-Dpython=disabled", "-Dcuda=disabled", "-Dmpi=auto"], env=base_env)
+    if not check(rc == 0, "meson setup with --prefix", out):
+        finish()
+rc, out = run(["ninja", "-C", build], env=base_env)
+if not check(rc == 0, "the prefix build compiles", out):
+    finish()
+rc, out = run(["meson", "install", "-C", build, "--no-rebuild", "--quiet", "--tags", "runtime,devel"], env=base_env)
+if not check(rc == 0, "meson install --tags runtime,devel into the prefix", out):
+    finish()
+
+pcs = glob.glob(os.path.join(prefix, "lib*", "**", "pkgconfig", "blobrt.pc"), recursive=True)
+if not check(len(pcs) == 1, "the prefix has blobrt.pc", str(pcs)):
+    finish()
+pc_dir = os.path.dirname(pcs[0])
+libdir = os.path.dirname(pc_dir)
+has_dist = os.path.exists(os.path.join(pc_dir, "blobrt-dist.pc"))
+user_env = dict(base_env, PKG_CONFIG_PATH=pc_dir, LD_LIBRARY_PATH=libdir)
+blobrt_cmd = os.path.join(prefix, "bin", "blobrt")
+
+# 2. The installed command: works, sees the installed plugins, needs no MPI.
+rc, info = run([blobrt_cmd, "info"], env=user_env)
+check(rc == 0 and "[installed]" in info, "the installed `blobrt info` searches the installed plugins.d", info)
+rc, as_json = run([blobrt_cmd, "info", "--json"], env=user_env)
+try:
+    backends = [p["name"] for p in json.loads(as_json)["plugins"] if p.get("usable") is True]
+except (ValueError, KeyError, TypeError) as e:
+    backends = ["host"]
+    check(False, "`blobrt info --json` parses", f"{e}: {as_json}")
+check("blis" in backends, f"the installed blis plugin is usable (backends: {backends})", info)
+rc, needed = run(["objdump", "-p", blobrt_cmd])
+check(rc == 0 and "libmpi" not in needed, "the `blobrt` command does not need libmpi", needed)
+if has_dist:
+    check("Scale-out (libblobrt-dist)" in info, "`blobrt info` finds the installed libblobrt-dist at run time", info)
+    check(os.path.exists(os.path.join(prefix, "bin", "blobrt-dp-sgd")), "blobrt-dp-sgd is installed")
+
+# 3. Consumers, three ways.
+outside = os.path.join(root, "tests", "outside")
+consumers = {}  # "how: program" -> path
+bin_dir = os.path.join(work, "pkg-config")
+os.makedirs(bin_dir, exist_ok=True)
+for program, module in (("consumer", "blobrt"), ("dist_consumer", "blobrt-dist")):
+    if module == "blobrt-dist" and not has_dist:
+        continue
+    rc, flags = run(["pkg-config", "--cflags", "--libs", module], env=user_env)
+    if not check(rc == 0, f"pkg-config --cflags --libs {module}", flags):
+        continue
+    exe = os.path.join(bin_dir, program)
+    rc, out = run(["g++", "-std=c++17", os.path.join(outside, program + ".cpp"), "-o", exe] + flags.split(),
+                  env=user_env)
+    if check(rc == 0, f"g++ $(pkg-config {module}) builds and links {program}", out):
+        consumers["pkg-config: " + program] = exe
+
+meson_dir = os.path.join(work, "meson-consumer")
+shutil.rmtree(meson_dir, ignore_errors=True)
+rc, out = run(["meson", "setup", meson_dir, outside], env=user_env)
+if check(rc == 0, "a meson project finds dependency('blobrt')" + (" and 'blobrt-dist'" if has_dist else ""), out):
+    rc, out = run(["ninja", "-C", meson_dir], env=user_env)
+    if check(rc == 0, "the meson consumer builds", out):
+        for program in ("consumer", "dist_consumer") if has_dist else ("consumer",):
+            consumers["meson: " + program] = os.path.join(meson_dir, program)
+
+cmake_dir = os.path.join(work, "cmake-consumer")
+shutil.rmtree(cmake_dir, ignore_errors=True)
+rc, out = run(["cmake", "-S", outside, "-B", cmake_dir, f"-DCMAKE_PREFIX_PATH={prefix}"], env=user_env)
+if check(rc == 0, "a CMake project finds find_package(blobrt CONFIG)", out):
+    rc, out = run(["cmake", "--build", cmake_dir], env=user_env)
+    if check(rc == 0, "the CMake consumer builds (C++17 from blobrt::blobrt)", out):
+        for program in ("consumer", "dist_consumer") if has_dist else ("consumer",):
+            path = os.path.join(cmake_dir, program)
+            if check(os.path.exists(path), f"CMake built {program} (blobrt::dist found: {has_dist})"):
+                consumers["cmake: " + program] = path
+
+# 4. Run them: the core consumer on every backend, the dist one on two ranks.
+mpirun = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--timeout", "120", "--mca", "btl", "self,vader",
+          "--mca", "btl_vader_single_copy_mechanism", "none", "-np", "2"]
+for how, exe in sorted(consumers.items()):
+    if how.endswith(": consumer"):
+        for backend in backends:
+            rc, out = run([exe], env=dict(user_env, BLOBRT_BACKEND=backend))
+            check(rc == 0 and f"device={backend}:0 asum=254" in out, f"{how} runs on {backend}", out)
+    else:
+        rc, out = run(mpirun + [exe], env=user_env)
+        check(rc == 0 and out.count("sum right") == 2, f"{how} sums across 2 ranks", out)
+
+finish()
