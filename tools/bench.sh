@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
 # The full benchmark run and its report (docs/performance.md explains the figures).
-#   tools/bench.sh            # build (if needed), run every benchmark, write the report
-# Output: docs/performance-results.json (Google Benchmark JSON, also in $BUILD_DIR/bench), docs/performance-results.md
-# (the ratio tables) and docs/performance.png (the plot). Takes 10-20 minutes on 2 cores;
-# run it on an idle machine. BENCH_ARGS adds Google Benchmark flags (e.g. a filter).
+#   tools/bench.sh                 # build (if needed), run every benchmark, report in $BUILD_DIR/bench
+#   tools/bench.sh --update-docs   # the same, then the report replaces the one in docs/
+# Output: $BUILD_DIR/bench/results.json (Google Benchmark JSON), results.md (the ratio
+# tables) and results.png (the plot); with --update-docs also docs/performance-results.json,
+# docs/performance-results.md and docs/performance.png. BENCH_ARGS adds Google Benchmark
+# flags (e.g. a filter).
 set -euo pipefail
+update_docs=0
+case "${1:-}" in
+  "") ;;
+  --update-docs) update_docs=1 ;;
+  *) echo "usage: tools/bench.sh [--update-docs]" >&2; exit 2 ;;
+esac
+echo "tools/bench.sh: builds the tree if needed, installs gnuplot-nox (Debian) for the plot if it is"
+echo "missing, then runs every benchmark: 10-20 minutes on 2 cores. Run it on an idle machine."
 source "$(dirname "$0")/bench-env.sh"
 command -v gnuplot >/dev/null || { apt-get install -y -qq gnuplot-nox >/dev/null; }
 mkdir -p "$build/bench"
@@ -26,6 +36,12 @@ rest, large = (json.load(open(f"{d}/{name}.json")) for name in ("rest", "large")
 rest["benchmarks"] += large["benchmarks"]
 json.dump(rest, open(f"{d}/results.json", "w"), indent=1)
 PY
-cp "$build/bench/results.json" docs/performance-results.json  # the run behind the report, kept with it
-python3 tools/bench_report.py docs/performance-results.json docs/performance-results.md docs/performance.png
-echo "report: docs/performance-results.md, docs/performance.png"
+python3 tools/bench_report.py "$build/bench/results.json" "$build/bench/results.md" "$build/bench/results.png"
+if [ "$update_docs" = 1 ]; then
+  cp "$build/bench/results.json" docs/performance-results.json  # the run behind the report, kept with it
+  cp "$build/bench/results.md" docs/performance-results.md
+  cp "$build/bench/results.png" docs/performance.png
+  echo "report: docs/performance-results.md, docs/performance.png (from $build/bench)"
+else
+  echo "report: $build/bench/results.md, $build/bench/results.png (tools/bench.sh --update-docs puts them in docs/)"
+fi

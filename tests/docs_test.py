@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""The documentation, checked against the program it describes:
+- the `blobrt info` sample in README.md has the real version and plugin ABI, and the
+  sections the real output has; every manifest sample in docs/ declares the current ABI;
+- every environment variable the code reads is in README.md's table, and every row of
+  the table is read somewhere;
+- the shell snippets of README.md and docs/*.md that a user would copy are run as written
+  against the build tree (`meson devenv`), and the Python snippet of README.md against
+  the build's package; the rest are listed as skipped, each with its reason.
+usage: docs_test.py SOURCE_ROOT BUILD_DIR        ("docs: N passed, N failed, N skipped")
+"""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+root, build = (os.path.abspath(a) for a in sys.argv[1:3])
+passed = failed = skipped = 0
+
+
+def check(ok, what, detail=""):
+    global passed, failed
+    if ok:
+        passed += 1
+        print(f"ok: {what}")
+    else:
+        failed += 1
+        print(f"FAIL: {what}\n{detail[-2500:]}")
+
+
+def skip(what, why):
+    global skipped
+    skipped += 1
+    print(f"skipped: {what} ({why})")
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def blocks(text, language):
+    """The fenced code blocks of `text` whose info string is `language` ("" for none)."""
+    found, current, lang = [], None, None
+    for line in text.splitlines(keepends=True):
+        if line.startswith("```"):
+            if current is None:
+                current, lang = [], line[3:].strip()
+            else:
+                if lang == language:
+                    found.append("".join(current))
+                current = None
+        elif current is not None:
+            current.append(line)
+    return found
+
+
+env = {k: v for k, v in os.environ.items() if not k.startswith("BLOBRT_")}
+env["BLOBRT_LOG"] = "off"
+
+
+def devenv(command, timeout=300, extra_env=None):
+    p = subprocess.run(["meson", "devenv", "-C", build, "bash", "-c", command], cwd=root,
+                       env=dict(env, **(extra_env or {})), capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout + p.stderr
+
+
+readme = read(os.path.join(root, "README.md"))
+docs = {p: read(p) for p in sorted(glob.glob(os.path.join(root, "docs", "*.md")))}
+
+# 1. The `blobrt info` sample and the manifests.
+rc, info = devenv("blobrt info")
+check(rc == 0, "`blobrt info` runs in the build tree", info)
+real_header = info.splitlines()[0] if info else ""
+sample = next((b for b in blocks(readme, "") if b.startswith("$ blobrt info")), "")
+check(sample != "", "README.md has a `blobrt info` sample")
+sample_lines = sample.splitlines()
+check(len(sample_lines) > 1 and sample_lines[1] == real_header,
+      f"the sample's first line is the real one ({real_header!r})", sample)
+abi = re.search(r"plugin ABI (\d+\.\d+)", real_header)
+abi = abi.group(1) if abi else "?"
+for line in sample_lines:
+    m = re.search(r", ABI (\d+\.\d+), priority", line)
+    if m:
+        check(m.group(1) == abi, f"the sample's plugin line names ABI {abi}", line)
+for section in ("Plugin search path:", "Backends:", "Selection:", "Active device:"):
+    check(section in sample and section in info, f"sample and real output both have '{section}'", info)
+for path, text in [("README.md", readme)] + list(docs.items()):
+    for m in re.finditer(r"^abi = (\S+)", text, re.M):
+        if m.group(1) != "@ABI@":  # a template meson fills in
+            check(m.group(1) == abi, f"{os.path.basename(path)}: manifest sample declares abi = {abi}", m.group(0))
+
+# 2. Environment variables: the table against the code.
+table = set(re.findall(r"^\| `(BLOBRT_[A-Z0-9_]+)`", readme, re.M))
+read_in_code = set()
+for pattern in ("core/**/*.[ch]pp", "core/**/*.h", "backends/**/*.[ch]pp", "backends/**/*.cu", "dist/**/*.[ch]pp",
+                "python/src/*.cpp", "tools/*.cpp", "core/kernels/**/*.hpp"):
+    for path in glob.glob(os.path.join(root, pattern), recursive=True):
+        text = read(path)
+        read_in_code |= set(re.findall(r'"(BLOBRT_[A-Z0-9_]+)"', text))
+# Names in string literals that are not variables (messages, macros spelled out).
+read_in_code = {n for n in read_in_code if not n.startswith(("BLOBRT_ERR", "BLOBRT_EW_", "BLOBRT_VERSION"))}
+check(not (read_in_code - table), f"every variable the code reads is in README's table (missing: {sorted(read_in_code - table)})")
+check(not (table - read_in_code), f"every variable in README's table is read by the code (stale: {sorted(table - read_in_code)})")
+
+# 3. Shell snippets, as written.
+as_root = os.geteuid() == 0
+mpirun_fix = "mpirun --allow-run-as-root --oversubscribe " if as_root else "mpirun --oversubscribe "
+for path, text in [("README.md", readme)] + [(os.path.basename(p), t) for p, t in docs.items()]:
+    for block in blocks(text, "sh"):
+        for line in block.splitlines():
+            command = line.split("  #")[0].strip()
+            if not command or command.startswith("#"):
+                continue
+            name = f"{path}: {command}"
+            if "mybackend" in command:
+                skip(name, "names the plugin the page's reader writes")
+            elif command.startswith("tools/build.sh"):
+                skip(name, "this test runs inside it")
+            elif command.startswith(("meson install", "pip install", "sudo ")):
+                skip(name, "installs into the system; the install_tags, outside-in and wheel stages do it in scratch places")
+            elif command.startswith(("srun", "salloc", "sbatch")) or " -H " in command or "--map-by" in command:
+                skip(name, "needs a cluster of several nodes")
+            elif "cuda" in command.split() or "--expect cuda" in command or "BLOBRT_BACKEND=cuda" in command:
+                skip(name, "needs a GPU")
+            elif command.startswith(("g++", "c++", "cmake", "pkg-config")) or "PKG_CONFIG" in command:
+                skip(name, "builds against an installed prefix: the outside-in stage runs these")
+            elif command.startswith(("tools/bench", "benchmarks/", "build/benchmarks")) or "blobrt-bench" in command:
+                skip(name, "a benchmark: tools/bench.sh runs it on an idle machine")
+            elif command.startswith(("meson setup", "ninja", "meson test")):
+                skip(name, "builds or tests the tree: the test command itself does")
+            elif command.startswith("meson devenv -C build "):
+                inner = command[len("meson devenv -C build "):]
+                if inner.startswith("bash -c "):
+                    inner = inner[len("bash -c "):].strip("'")
+                # The README's note: as root, and on fewer cores than ranks, Open MPI needs both flags.
+                inner = re.sub(r"^mpirun (--allow-run-as-root )?(--oversubscribe )?", mpirun_fix, inner)
+                rc, out = devenv(inner)
+                check(rc == 0, f"{name} runs", out)
+            elif command.startswith(("mpirun", "blobrt", "BLOBRT_")):
+                inner = re.sub(r"^mpirun (--allow-run-as-root )?(--oversubscribe )?", mpirun_fix, command)
+                rc, out = devenv(inner)
+                check(rc == 0, f"{name} runs (against the build tree)", out)
+            else:
+                skip(name, "not a command a test can run here unchanged")
+
+# 4. The README's Python example, against the build's package.
+python_dir = os.path.join(build, "python")
+for block in blocks(readme, "python"):
+    if not os.path.exists(os.path.join(python_dir, "blobrt", "__init__.py")):
+        skip("README.md: the Python example", "the Python package was not built")
+        continue
+    p = subprocess.run([sys.executable, "-c", block], env=dict(env, PYTHONPATH=python_dir),
+                       capture_output=True, text=True, timeout=120, cwd=build)
+    if p.returncode != 0 and "No module named 'numpy'" in p.stderr:
+        skip("README.md: the Python example", "numpy is not installed for " + sys.executable)
+    else:
+        check(p.returncode == 0, "README.md: the Python example runs", p.stdout + p.stderr)
+
+print(f"docs: {passed} passed, {failed} failed, {skipped} skipped")
+sys.exit(1 if failed else 0)
