@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "blobrt/error.hpp"
+#include "conformance_math.hpp"
 
 namespace blobrt::conformance {
 
@@ -21,18 +22,22 @@ const char* to_string(Operation op) {
     case Operation::kDot: return "dot";
     case Operation::kAsum: return "asum";
     case Operation::kScal: return "scal";
+    case Operation::kGemm: return "gemm";
+    case Operation::kGemv: return "gemv";
+    case Operation::kElementwise: return "elementwise";
   }
   return "?";
 }
 
 std::vector<Operation> all_operations() {
-  return {Operation::kMemset, Operation::kCopyRoundTrip, Operation::kCopyDevice, Operation::kAxpy,
-          Operation::kDot,    Operation::kAsum,          Operation::kScal};
+  return {Operation::kMemset, Operation::kCopyRoundTrip, Operation::kCopyDevice, Operation::kAxpy, Operation::kDot,
+          Operation::kAsum,   Operation::kScal,          Operation::kGemm,       Operation::kGemv, Operation::kElementwise};
 }
 
 const char* to_string(Precision p) { return p == Precision::kFloat ? "float" : "double"; }
 
 std::string Case::name() const {
+  if (op == Operation::kGemm || op == Operation::kGemv || op == Operation::kElementwise) return math_case_name(*this);
   std::ostringstream s;
   s << to_string(op) << "_" << to_string(precision) << "_n" << n << "_off" << offset;
   return s.str();
@@ -40,13 +45,15 @@ std::string Case::name() const {
 
 std::vector<Case> standard_cases() {
   std::vector<Case> cases;
-  for (Operation op : all_operations()) {
+  for (Operation op : {Operation::kMemset, Operation::kCopyRoundTrip, Operation::kCopyDevice, Operation::kAxpy,
+                       Operation::kDot, Operation::kAsum, Operation::kScal}) {
     for (Precision p : {Precision::kFloat, Precision::kDouble}) {
       for (std::int64_t n : {0, 1, 7, 1000, 65537, (1 << 20) + 3}) {
         for (std::int64_t offset : {0, 5}) cases.push_back({op, p, n, offset});
       }
     }
   }
+  for (const Case& c : math_cases()) cases.push_back(c);
   return cases;
 }
 
@@ -91,6 +98,9 @@ class Checker {
       case Operation::kDot: return reduction(true);
       case Operation::kAsum: return reduction(false);
       case Operation::kScal: return scal();
+    case Operation::kGemm:
+    case Operation::kGemv:
+    case Operation::kElementwise: break;  // run_math_case
     }
     return fail("unknown operation");
   }
@@ -246,6 +256,9 @@ Result run_case(Device& device, const Case& c) {
     return {false, true, device.description().id() + " (" + device.description().name + ") has no fp64"};
   }
   try {
+    if (c.op == Operation::kGemm || c.op == Operation::kGemv || c.op == Operation::kElementwise) {
+      return run_math_case(device, c);
+    }
     if (c.precision == Precision::kFloat) return Checker<float>(device, c).run();
     return Checker<double>(device, c).run();
   } catch (const std::exception& e) {

@@ -7,6 +7,14 @@
 //   copies, memset:   exact
 //   axpy, scal:       |got − ref| ≤ 2ε·(|α·x| + |y|) per element
 //   dot, asum:        |got − ref| ≤ ε·(8 + √n)·Σ|terms|
+//   gemm, gemv:       the same per element of C or y, the sum over k (gemm) or the inner
+//                     dimension (gemv), with |β·c| as one more term
+//   element-wise:     set, abs, sgnbit exact (bitwise: abs(−0) is +0), sign exact by value;
+//                     add_scalar, scale, add, sub, mul, sqr (one rounding) ε·|ref|;
+//                     axpby 2ε·(|α·a| + |β·y|); div, sqrt, exp, log 4ε·|ref| (OpenCL allows
+//                     2.5 to 3 ulp); powx 16ε·|ref| (OpenCL's pow: 16 ulp)
+// Every element outside the operation's range (offsets, and guard elements after the end)
+// must be untouched, bitwise.
 #ifndef BLOBRT_CONFORMANCE_CHECKS_HPP
 #define BLOBRT_CONFORMANCE_CHECKS_HPP
 
@@ -18,18 +26,30 @@
 
 namespace blobrt::conformance {
 
-enum class Operation { kMemset, kCopyRoundTrip, kCopyDevice, kAxpy, kDot, kAsum, kScal };
+enum class Operation { kMemset, kCopyRoundTrip, kCopyDevice, kAxpy, kDot, kAsum, kScal, kGemm, kGemv, kElementwise };
 const char* to_string(Operation op);
 std::vector<Operation> all_operations();
 
 enum class Precision { kFloat, kDouble };
 const char* to_string(Precision p);
 
+// Which operand an element-wise case writes over (Caffe's in-place calls).
+enum class Alias { kNone, kYIsA, kYIsB };
+
 struct Case {
   Operation op;
   Precision precision;
   std::int64_t n;
-  std::int64_t offset;  // elements before the data in every buffer
+  std::int64_t offset;  // elements before the data in every buffer (math: a unit, below)
+  // gemm: C is m x n, the inner dimension k; gemv: A is m x n. Caffe's row-major layout.
+  std::int64_t m = 0;
+  std::int64_t k = 0;
+  bool trans_a = false;
+  bool trans_b = false;
+  double alpha = 1.5;
+  double beta = 0;
+  ElementwiseOp elementwise = ElementwiseOp::kSet;
+  Alias alias = Alias::kNone;
   std::string name() const;
 };
 
@@ -39,9 +59,11 @@ struct Result {
   std::string detail;    // what differed, or why skipped
 };
 
-// The standard cases: every operation × precision × n ∈ {0, 1, 7, 1000, 65537, 2^20+3}
-// × offset ∈ {0, 5}.
+// The standard cases: every level-1 operation × precision × n ∈ {0, 1, 7, 1000, 65537,
+// 2^20+3} × offset ∈ {0, 5}, then math_cases().
 std::vector<Case> standard_cases();
+// Caffe's math beyond level 1 (conformance_math.cpp says which cases, and why).
+std::vector<Case> math_cases();
 
 // Runs one case; never throws (a blobrt::Error from the device is a failure with its message).
 Result run_case(Device& device, const Case& c);

@@ -162,7 +162,8 @@ void blis_gemm(trans_t ta, trans_t tb, dim_t m, dim_t n, dim_t k, double alpha, 
                inc_t ldb, double beta, double* c) {
   bli_dgemm(ta, tb, m, n, k, &alpha, a, lda, 1, b, ldb, 1, &beta, c, n, 1);
 }
-// gemv: op(A) is rows x cols, A stored row-major with row stride lda.
+// gemv: unlike gemm's, BLIS's gemv m and n are those of A as stored (rows x cols, row
+// stride lda), before transposition.
 void blis_gemv(trans_t ta, dim_t rows, dim_t cols, float alpha, float* a, inc_t lda, float* x, float beta, float* y) {
   bli_sgemv(ta, BLIS_NO_CONJUGATE, rows, cols, &alpha, a, lda, 1, x, 1, &beta, y, 1);
 }
@@ -206,8 +207,11 @@ int gemv_typed(int32_t ta, int64_t m, int64_t n, double alpha, const void* a, in
   blobrt_kernels::parallel_for(
       rows,
       [&](int64_t begin, int64_t end) {
-        T* band = trans ? as + begin : as + begin * n;
-        blis_gemv(blis_trans(ta), end - begin, cols, al, band, n, xs, be, ys + begin);
+        if (trans) {  // columns [begin, end) of A, all m rows
+          blis_gemv(BLIS_TRANSPOSE, m, end - begin, al, as + begin, n, xs, be, ys + begin);
+        } else {      // rows [begin, end) of A
+          blis_gemv(BLIS_NO_TRANSPOSE, end - begin, n, al, as + begin * n, n, xs, be, ys + begin);
+        }
       },
       threshold);
   return BLOBRT_OK;

@@ -67,6 +67,10 @@ void gemv(bool trans_a, std::int64_t m, std::int64_t n, T alpha, const T* a, con
   auto scale_y = [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) y[i] = beta == T(0) ? T(0) : beta * y[i];
   };
+  if (alpha == T(0) || (trans_a ? m : n) == 0) {  // y = beta * y; A and x are not read (BLAS)
+    parallel_for(rows, scale_y);
+    return;
+  }
   if (!trans_a) {
     parallel_for(
         m,

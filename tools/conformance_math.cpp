@@ -1,0 +1,432 @@
+// gemm, gemv and the element-wise family against a plain double-precision loop with
+// Caffe's semantics (conformance_checks.hpp states the tolerances).
+//
+// Cases: gemm with every transposition pair, m/n/k of 1, 0 (each in turn) and sizes that
+// are multiples of nothing, beta 0 (C full of NaN: its old values must be ignored), 1 and
+// -0.5, alpha 0 (A and B full of NaN: not read), offsets that differ per operand; gemv
+// likewise; every element-wise operation in both precisions at n = 0, 1, 7, 1000, 65537
+// and 2^20 + 3 (the split across cores), in place (y == a, y == b), with -0.0, +0.0 and
+// negatives where sign, sgnbit and abs depend on them, log/sqrt/powx on their domains.
+#include "conformance_math.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include "blobrt/plugin_abi.h"
+
+namespace blobrt::conformance {
+namespace {
+
+constexpr std::int64_t kGuard = 4;  // elements after each operand that must stay untouched
+
+std::string number(double v) {
+  std::ostringstream s;
+  s << v;
+  std::string t = s.str();
+  for (char& ch : t) {
+    if (ch == '-') ch = 'm';
+    if (ch == '.') ch = '_';
+  }
+  return t;
+}
+
+// Offsets per operand, all different when the case has one (a mixed-up offset shows).
+struct Offsets {
+  std::int64_t a, b, y;
+};
+Offsets offsets_of(const Case& c) {
+  Offsets o{c.offset, 2 * c.offset, 3 * c.offset};
+  if (c.op == Operation::kElementwise) {
+    o = {c.offset, c.offset + 2, c.offset + 1};
+    if (c.alias == Alias::kYIsA) o.y = o.a;
+    if (c.alias == Alias::kYIsB) o.y = o.b;
+  }
+  return o;
+}
+
+// A device buffer released on every path out, with its host image.
+template <typename T>
+class Operand {
+ public:
+  Operand(Device& device, std::vector<T> values) : device_(device), values_(std::move(values)) {
+    handle_ = device.allocate(bytes());
+    device.copy_to_device(values_.data(), handle_, 0, bytes());
+  }
+  ~Operand() { device_.release(handle_); }
+  Operand(const Operand&) = delete;
+  Operand& operator=(const Operand&) = delete;
+  DeviceBuffer get() const { return handle_; }
+  const std::vector<T>& before() const { return values_; }
+  std::vector<T> after() const {
+    std::vector<T> out(values_.size());
+    device_.copy_to_host(handle_, 0, out.data(), bytes());
+    return out;
+  }
+
+ private:
+  std::size_t bytes() const { return values_.size() * sizeof(T); }
+  Device& device_;
+  std::vector<T> values_;
+  DeviceBuffer handle_ = nullptr;
+};
+
+template <typename T>
+bool same_bits(T a, T b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+template <typename T>
+class MathChecker {
+ public:
+  MathChecker(Device& device, const Case& c) : device_(device), c_(c), offsets_(offsets_of(c)) {}
+
+  Result run() {
+    switch (c_.op) {
+      case Operation::kGemm: return gemm();
+      case Operation::kGemv: return gemv();
+      default: return elementwise();
+    }
+  }
+
+ private:
+  static constexpr double eps = std::numeric_limits<T>::epsilon();
+  static constexpr blobrt::Precision precision =
+      sizeof(T) == 8 ? blobrt::Precision::kFloat64 : blobrt::Precision::kFloat32;
+
+  template <typename... Parts>
+  Result fail(const Parts&... parts) {
+    std::ostringstream s;
+    s.precision(17);
+    (s << ... << parts);
+    return {false, false, s.str()};
+  }
+
+  // `count` values in [low, high] after `offset` poison elements, then kGuard more.
+  std::vector<T> values(std::int64_t offset, std::int64_t count, double low, double high, unsigned seed) {
+    std::mt19937 generator(seed);
+    std::uniform_real_distribution<double> distribution(low, high);
+    std::vector<T> v(static_cast<std::size_t>(offset + count + kGuard), static_cast<T>(-777.25));
+    for (std::int64_t i = 0; i < count; ++i) v[offset + i] = static_cast<T>(distribution(generator));
+    return v;
+  }
+  std::vector<T> filled(std::int64_t offset, std::int64_t count, T value) {
+    std::vector<T> v(static_cast<std::size_t>(offset + count + kGuard), static_cast<T>(-777.25));
+    for (std::int64_t i = 0; i < count; ++i) v[offset + i] = value;
+    return v;
+  }
+
+  // Everything outside [offset, offset + count) must be as it was.
+  Result untouched_outside(const std::vector<T>& got, const std::vector<T>& before, std::int64_t offset,
+                           std::int64_t count, const char* what) {
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const bool inside = static_cast<std::int64_t>(i) >= offset && static_cast<std::int64_t>(i) < offset + count;
+      if (!inside && !same_bits(got[i], before[i])) {
+        return fail(what, ": element ", i, " outside the range [", offset, ", ", offset + count, ") changed from ",
+                    before[i], " to ", got[i]);
+      }
+    }
+    return {true, false, ""};
+  }
+
+  Result gemm() {
+    const std::int64_t m = c_.m, n = c_.n, k = c_.k;
+    const bool nan_inputs = c_.alpha == 0;  // BLAS does not read A and B then
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    Operand<T> a(device_, nan_inputs ? filled(offsets_.a, m * k, nan) : values(offsets_.a, m * k, -1, 1, 11));
+    Operand<T> b(device_, nan_inputs ? filled(offsets_.b, k * n, nan) : values(offsets_.b, k * n, -1, 1, 12));
+    Operand<T> cm(device_, c_.beta == 0 ? filled(offsets_.y, m * n, nan) : values(offsets_.y, m * n, -1, 1, 13));
+    device_.gemm(precision, c_.trans_a ? Transpose::kYes : Transpose::kNo,
+                 c_.trans_b ? Transpose::kYes : Transpose::kNo, m, n, k, c_.alpha, a.get(), offsets_.a, b.get(),
+                 offsets_.b, c_.beta, cm.get(), offsets_.y);
+    const std::vector<T> got = cm.after();
+    const T* av = a.before().data() + offsets_.a;
+    const T* bv = b.before().data() + offsets_.b;
+    const T* cv = cm.before().data() + offsets_.y;
+    for (std::int64_t i = 0; i < m; ++i) {
+      for (std::int64_t j = 0; j < n; ++j) {
+        double sum = 0, magnitude = 0;
+        if (c_.alpha != 0) {
+          for (std::int64_t p = 0; p < k; ++p) {
+            const double x = c_.trans_a ? av[p * m + i] : av[i * k + p];
+            const double y = c_.trans_b ? bv[j * k + p] : bv[p * n + j];
+            sum += x * y;
+            magnitude += std::fabs(x * y);
+          }
+        }
+        double ref = c_.alpha * sum, bound = std::fabs(c_.alpha) * magnitude;
+        if (c_.beta != 0) {
+          ref += c_.beta * static_cast<double>(cv[i * n + j]);
+          bound += std::fabs(c_.beta * static_cast<double>(cv[i * n + j]));
+        }
+        const double tol = eps * (8 + std::sqrt(static_cast<double>(k))) * bound;
+        const double g = got[offsets_.y + i * n + j];
+        if (!(std::fabs(g - ref) <= tol)) {
+          return fail("gemm: C[", i, "][", j, "] is ", g, ", expected ", ref, " ± ", tol);
+        }
+      }
+    }
+    return untouched_outside(got, cm.before(), offsets_.y, m * n, "gemm C");
+  }
+
+  Result gemv() {
+    const std::int64_t m = c_.m, n = c_.n;
+    const std::int64_t xs = c_.trans_a ? m : n, ys = c_.trans_a ? n : m;
+    const bool nan_inputs = c_.alpha == 0;
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    Operand<T> a(device_, nan_inputs ? filled(offsets_.a, m * n, nan) : values(offsets_.a, m * n, -1, 1, 21));
+    Operand<T> x(device_, nan_inputs ? filled(offsets_.b, xs, nan) : values(offsets_.b, xs, -1, 1, 22));
+    Operand<T> y(device_, c_.beta == 0 ? filled(offsets_.y, ys, nan) : values(offsets_.y, ys, -1, 1, 23));
+    device_.gemv(precision, c_.trans_a ? Transpose::kYes : Transpose::kNo, m, n, c_.alpha, a.get(), offsets_.a,
+                 x.get(), offsets_.b, c_.beta, y.get(), offsets_.y);
+    const std::vector<T> got = y.after();
+    const T* av = a.before().data() + offsets_.a;
+    const T* xv = x.before().data() + offsets_.b;
+    const T* yv = y.before().data() + offsets_.y;
+    for (std::int64_t i = 0; i < ys; ++i) {
+      double sum = 0, magnitude = 0;
+      if (c_.alpha != 0) {
+        for (std::int64_t p = 0; p < xs; ++p) {
+          const double term = static_cast<double>(c_.trans_a ? av[p * n + i] : av[i * n + p]) * xv[p];
+          sum += term;
+          magnitude += std::fabs(term);
+        }
+      }
+      double ref = c_.alpha * sum, bound = std::fabs(c_.alpha) * magnitude;
+      if (c_.beta != 0) {
+        ref += c_.beta * static_cast<double>(yv[i]);
+        bound += std::fabs(c_.beta * static_cast<double>(yv[i]));
+      }
+      const double tol = eps * (8 + std::sqrt(static_cast<double>(xs))) * bound;
+      const double g = got[offsets_.y + i];
+      if (!(std::fabs(g - ref) <= tol)) return fail("gemv: y[", i, "] is ", g, ", expected ", ref, " ± ", tol);
+    }
+    return untouched_outside(got, y.before(), offsets_.y, ys, "gemv y");
+  }
+
+  // Inputs on the operation's domain; sign, sgnbit and abs also get -0.0, +0.0 and
+  // negatives at fixed places.
+  std::vector<T> elementwise_input(std::int64_t offset, std::int64_t n, unsigned seed) {
+    switch (c_.elementwise) {
+      case ElementwiseOp::kLog:
+      case ElementwiseOp::kSqrt: return values(offset, n, 0.05, 4, seed);
+      case ElementwiseOp::kPowx:
+        // Integral exponents are defined on negative bases too (Caffe's PowerLayer).
+        return c_.alpha == std::floor(c_.alpha) ? values(offset, n, -2, 2, seed) : values(offset, n, 0.05, 4, seed);
+      case ElementwiseOp::kExp: return values(offset, n, -4, 4, seed);
+      default: break;
+    }
+    std::vector<T> v = values(offset, n, -2, 2, seed);
+    const T specials[] = {T(-0.0), T(0.0), T(-1), T(1), T(-1e-30), T(3.5)};
+    for (std::int64_t i = 0; i < n && i < 6; ++i) v[offset + i * 3 % n] = specials[i];
+    return v;
+  }
+
+  // The value Caffe's CPU code computes, in double; and its tolerance.
+  void reference(double a, double b, double y, double* ref, double* tol) {
+    const double al = static_cast<T>(c_.alpha), be = static_cast<T>(c_.beta);
+    switch (c_.elementwise) {
+      case ElementwiseOp::kSet: *ref = al; *tol = 0; return;
+      case ElementwiseOp::kAddScalar: *ref = y + al; break;
+      case ElementwiseOp::kScale: *ref = al * a; break;
+      case ElementwiseOp::kAxpby:
+        *ref = al * a + be * y;
+        *tol = 2 * eps * (std::fabs(al * a) + std::fabs(be * y));
+        return;
+      case ElementwiseOp::kAdd: *ref = a + b; break;
+      case ElementwiseOp::kSub: *ref = a - b; break;
+      case ElementwiseOp::kMul: *ref = a * b; break;
+      case ElementwiseOp::kDiv: *ref = a / b; *tol = 4 * eps * std::fabs(*ref); return;
+      case ElementwiseOp::kPowx: *ref = std::pow(a, al); *tol = 16 * eps * std::fabs(*ref); return;
+      case ElementwiseOp::kSqr: *ref = a * a; break;
+      case ElementwiseOp::kSqrt: *ref = std::sqrt(a); *tol = 4 * eps * std::fabs(*ref); return;
+      case ElementwiseOp::kExp: *ref = std::exp(a); *tol = 4 * eps * std::fabs(*ref); return;
+      case ElementwiseOp::kLog: *ref = std::log(a); *tol = 4 * eps * std::fabs(*ref); return;
+      case ElementwiseOp::kAbs: *ref = std::fabs(a); *tol = 0; return;
+      case ElementwiseOp::kSign: *ref = (0 < a) - (a < 0); *tol = 0; return;
+      case ElementwiseOp::kSgnbit: *ref = std::signbit(a) ? 1 : 0; *tol = 0; return;
+    }
+    // One correctly rounded operation; results below the smallest normal number may be
+    // flushed to zero (GPUs, OpenCL devices without denormals).
+    *tol = eps * std::fabs(*ref) + std::numeric_limits<T>::min();
+  }
+
+  Result elementwise() {
+    const int code = static_cast<int>(c_.elementwise);
+    const bool uses_a = code != BLOBRT_EW_SET && code != BLOBRT_EW_ADD_SCALAR;
+    const bool uses_b = code >= BLOBRT_EW_ADD && code <= BLOBRT_EW_DIV;
+    const std::int64_t n = c_.n;
+    // Divisors away from zero; y starts as NaN where the operation does not read it.
+    std::vector<T> a_values = elementwise_input(offsets_.a, n, 31);
+    std::vector<T> b_values = c_.elementwise == ElementwiseOp::kDiv ? values(offsets_.b, n, 0.5, 2, 32)
+                                                                     : elementwise_input(offsets_.b, n, 32);
+    if (c_.elementwise == ElementwiseOp::kDiv) {
+      for (std::int64_t i = 1; i < n; i += 2) b_values[offsets_.b + i] = -b_values[offsets_.b + i];
+    }
+    const bool reads_y = code == BLOBRT_EW_ADD_SCALAR || code == BLOBRT_EW_AXPBY;
+    std::vector<T> y_values = reads_y ? values(offsets_.y, n, -2, 2, 33)
+                                      : filled(offsets_.y, n, std::numeric_limits<T>::quiet_NaN());
+    std::unique_ptr<Operand<T>> a, b, y;
+    if (c_.alias == Alias::kYIsA) {
+      y = std::make_unique<Operand<T>>(device_, a_values);
+    } else if (c_.alias == Alias::kYIsB) {
+      y = std::make_unique<Operand<T>>(device_, b_values);
+    } else {
+      y = std::make_unique<Operand<T>>(device_, y_values);
+    }
+    if (uses_a && c_.alias != Alias::kYIsA) a = std::make_unique<Operand<T>>(device_, a_values);
+    if (uses_b && c_.alias != Alias::kYIsB) b = std::make_unique<Operand<T>>(device_, b_values);
+    auto handle = [&](const std::unique_ptr<Operand<T>>& operand, bool used, Alias self) -> ConstDeviceBuffer {
+      if (!used) return nullptr;  // operands an operation does not name are NULL (plugin_abi.h)
+      return c_.alias == self ? y->get() : operand->get();
+    };
+    device_.elementwise(precision, c_.elementwise, n, c_.alpha, c_.beta, handle(a, uses_a, Alias::kYIsA),
+                        offsets_.a, handle(b, uses_b, Alias::kYIsB), offsets_.b, y->get(), offsets_.y);
+    const std::vector<T> got = y->after();
+    const std::vector<T>& y_before = y->before();
+    for (std::int64_t i = 0; i < n; ++i) {
+      double ref = 0, tol = 0;
+      reference(a_values[offsets_.a + i], b_values[offsets_.b + i], y_before[offsets_.y + i], &ref, &tol);
+      const T g = got[offsets_.y + i];
+      const bool exact_bits = c_.elementwise == ElementwiseOp::kSet || c_.elementwise == ElementwiseOp::kAbs ||
+                              c_.elementwise == ElementwiseOp::kSgnbit;
+      const bool ok = exact_bits ? same_bits(g, static_cast<T>(ref)) : std::fabs(g - ref) <= tol;
+      if (!ok) {
+        return fail(to_string(c_.elementwise), ": y[", i, "] is ", g, std::signbit(g) ? " (sign bit set)" : "",
+                    ", expected ", ref, exact_bits ? " exactly" : " ± ", tol, " (a=",
+                    a_values[offsets_.a + i], ", b=", b_values[offsets_.b + i], ", y=", y_before[offsets_.y + i],
+                    ")");
+      }
+    }
+    return untouched_outside(got, y_before, offsets_.y, n, "element-wise y");
+  }
+
+  Device& device_;
+  Case c_;
+  Offsets offsets_;
+};
+
+}  // namespace
+
+std::string math_case_name(const Case& c) {
+  std::ostringstream s;
+  if (c.op == Operation::kElementwise) {
+    s << "ew_" << to_string(c.elementwise) << "_" << to_string(c.precision) << "_n" << c.n << "_off" << c.offset;
+    if (c.elementwise == ElementwiseOp::kPowx || c.elementwise == ElementwiseOp::kAxpby) s << "_a" << number(c.alpha);
+    if (c.alias == Alias::kYIsA) s << "_inplace_a";
+    if (c.alias == Alias::kYIsB) s << "_inplace_b";
+    return s.str();
+  }
+  s << to_string(c.op) << "_" << to_string(c.precision) << "_" << (c.trans_a ? "T" : "N");
+  if (c.op == Operation::kGemm) s << (c.trans_b ? "T" : "N");
+  s << "_m" << c.m << "n" << c.n;
+  if (c.op == Operation::kGemm) s << "k" << c.k;
+  s << "_a" << number(c.alpha) << "_b" << number(c.beta) << "_off" << c.offset;
+  return s.str();
+}
+
+std::vector<Case> math_cases() {
+  std::vector<Case> cases;
+  const double betas[] = {0, 1, -0.5};
+  for (Precision p : {Precision::kFloat, Precision::kDouble}) {
+    // gemm: (m, n, k)
+    const std::int64_t shapes[][3] = {{1, 1, 1}, {0, 3, 2}, {3, 0, 2}, {3, 2, 0}, {7, 13, 5}, {37, 29, 67}};
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        int variant = 0;
+        for (const auto& shape : shapes) {
+          for (double beta : betas) {
+            Case c{Operation::kGemm, p, shape[1], (variant++ % 2) ? 3 : 0};
+            c.m = shape[0];
+            c.k = shape[2];
+            c.trans_a = ta;
+            c.trans_b = tb;
+            c.beta = beta;
+            cases.push_back(c);
+          }
+        }
+        Case zero{Operation::kGemm, p, 13, 3};  // alpha = 0: C = beta * C, A and B unread
+        zero.m = 7;
+        zero.k = 5;
+        zero.trans_a = ta;
+        zero.trans_b = tb;
+        zero.alpha = 0;
+        zero.beta = -0.5;
+        cases.push_back(zero);
+        Case large{Operation::kGemm, p, 200, 3};  // past the host kernel's cache blocks
+        large.m = 129;
+        large.k = 300;
+        large.trans_a = ta;
+        large.trans_b = tb;
+        large.beta = 1;
+        cases.push_back(large);
+      }
+    }
+    // gemv: A is (m, n)
+    const std::int64_t gemv_shapes[][2] = {{1, 1}, {0, 3}, {3, 0}, {7, 13}, {65, 33}, {300, 257}};
+    for (bool ta : {false, true}) {
+      int variant = 0;
+      for (const auto& shape : gemv_shapes) {
+        for (double beta : betas) {
+          Case c{Operation::kGemv, p, shape[1], (variant++ % 2) ? 3 : 0};
+          c.m = shape[0];
+          c.trans_a = ta;
+          c.beta = beta;
+          cases.push_back(c);
+        }
+      }
+      Case zero{Operation::kGemv, p, 13, 3};
+      zero.m = 7;
+      zero.trans_a = ta;
+      zero.alpha = 0;
+      zero.beta = -0.5;
+      cases.push_back(zero);
+    }
+    // element-wise
+    for (int code = 0; code < BLOBRT_EW_OP_COUNT; ++code) {
+      const auto op = static_cast<ElementwiseOp>(code);
+      std::vector<double> alphas{1.5};
+      if (op == ElementwiseOp::kPowx) alphas = {1.5, 2, -0.75};
+      if (op == ElementwiseOp::kAxpby) alphas = {1.5, 0};
+      for (double alpha : alphas) {
+        for (std::int64_t n : {0, 1, 7, 1000, 65537, (1 << 20) + 3}) {
+          for (std::int64_t offset : {0, 5}) {
+            if (n == (1 << 20) + 3 && offset == 0) continue;
+            Case c{Operation::kElementwise, p, n, offset};
+            c.elementwise = op;
+            c.alpha = alpha;
+            c.beta = -0.25;
+            cases.push_back(c);
+          }
+        }
+        // In place, as Caffe calls them: caffe_sqr(n, x, x), caffe_mul(n, a, y, y).
+        const int code_ = code;
+        const bool reads_a = code_ != BLOBRT_EW_SET && code_ != BLOBRT_EW_ADD_SCALAR;
+        const bool reads_b = code_ >= BLOBRT_EW_ADD && code_ <= BLOBRT_EW_DIV;
+        for (Alias alias : {Alias::kYIsA, Alias::kYIsB}) {
+          if ((alias == Alias::kYIsA && !reads_a) || (alias == Alias::kYIsB && !reads_b)) continue;
+          for (std::int64_t n : {7, 65537}) {
+            Case c{Operation::kElementwise, p, n, 5};
+            c.elementwise = op;
+            c.alpha = alpha;
+            c.beta = -0.25;
+            c.alias = alias;
+            cases.push_back(c);
+          }
+        }
+      }
+    }
+  }
+  return cases;
+}
+
+Result run_math_case(Device& device, const Case& c) {
+  if (c.precision == Precision::kFloat) return MathChecker<float>(device, c).run();
+  return MathChecker<double>(device, c).run();
+}
+
+}  // namespace blobrt::conformance
