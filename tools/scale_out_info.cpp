@@ -46,8 +46,12 @@ const DistLibrary& dist_library() {
         d.library = library;
         return d;
       } catch (const std::exception& e) {
-        if (d.reason.empty() || candidate.find('/') == std::string::npos) d.reason = e.what();
+        const std::string what = e.what();
+        if (what.find("cannot open shared object file") == std::string::npos) d.reason = candidate + ": " + what;
       }
+    }
+    if (d.reason.empty()) {
+      d.reason = "no " + std::string(kLibrary) + " beside libblobrt or on the dynamic linker's path";
     }
     return d;
   }();

@@ -3,6 +3,9 @@
 #include "blobrt/runtime.hpp"
 
 #include <algorithm>
+#include <filesystem>
+
+#include <dlfcn.h>
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -38,6 +41,14 @@ const char* to_string(MemoryModel model) noexcept {
 }
 
 const char* version() { return BLOBRT_VERSION; }
+
+std::string library_path() {
+  Dl_info info{};
+  if (!::dladdr(reinterpret_cast<void*>(&library_path), &info) || !info.dli_fname) return "";
+  std::error_code ec;
+  const std::filesystem::path path = std::filesystem::canonical(info.dli_fname, ec);
+  return ec ? std::string(info.dli_fname) : path.string();
+}
 
 namespace {
 

@@ -87,6 +87,9 @@ void reset_transfer_counters();
 
 // "1.0.0"
 const char* version();
+// The file this libblobrt was loaded from (which copy is in use when several are
+// installed: a system one, a wheel's); "" if it cannot be told.
+std::string library_path();
 
 }  // namespace blobrt
 

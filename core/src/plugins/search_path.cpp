@@ -108,14 +108,16 @@ std::vector<SearchDirectory> plugin_search_path() {
   if (auto system = environment::get("BLOBRT_PLUGIN_SYSTEM_PATH")) {
     for (const auto& p : split_path_list(*system)) add(p, "BLOBRT_PLUGIN_SYSTEM_PATH");
   } else {
-    add(BLOBRT_PLUGINS_DIR, "installed");
-    // A relocated install (a Python wheel): the plugins.d beside libblobrt, when that is
-    // not the configured one.
+    // A relocated install (a Python wheel, a moved bundle): the plugins.d beside libblobrt,
+    // when that is not the configured one. It comes first: those plugins were built with
+    // this libblobrt, while the configured path may hold a system install of another
+    // version (the first plugin of a name wins).
     const std::string beside = next_to_libblobrt("plugins.d");
     std::error_code ec;
     if (!beside.empty() && !fs::equivalent(beside, BLOBRT_PLUGINS_DIR, ec) && fs::is_directory(beside, ec)) {
       add(beside, "next to libblobrt");
     }
+    add(BLOBRT_PLUGINS_DIR, "installed");
   }
   return directories;
 }
