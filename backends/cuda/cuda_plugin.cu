@@ -19,50 +19,14 @@
 #include <string>
 
 #include "blobrt/plugin_abi.h"
+#include "context.hpp"
 #include "plugin_kit.hpp"
 
 namespace {
 
 namespace kit = blobrt::plugin_kit;
 
-struct Context {
-  int device = 0;
-  cudaStream_t stream = nullptr;
-  cublasHandle_t blas = nullptr;
-  char name[256] = {0};
-};
-
-Context* as_context(void* c) { return static_cast<Context*>(c); }
-
-int cuda_fail(blobrt_error* err, const char* call, cudaError_t status) {
-  return kit::fail_call(err, status == cudaErrorMemoryAllocation, call, cudaGetErrorName(status),
-                        cudaGetErrorString(status));
-}
-
-int blas_fail(blobrt_error* err, const char* call, cublasStatus_t status) {
-  return kit::fail_call(err, status == CUBLAS_STATUS_ALLOC_FAILED, call, cublasGetStatusName(status),
-                        cublasGetStatusString(status));
-}
-
-#define CUDA_CHECK(expr, name)                                  \
-  do {                                                          \
-    cudaError_t status_ = (expr);                               \
-    if (status_ != cudaSuccess) return cuda_fail(err, name, status_); \
-  } while (0)
-
-#define BLAS_CHECK(expr, name)                                          \
-  do {                                                                  \
-    cublasStatus_t status_ = (expr);                                    \
-    if (status_ != CUBLAS_STATUS_SUCCESS) return blas_fail(err, name, status_); \
-  } while (0)
-
-// Every entry point selects its device first: the calling thread may use several.
-#define ON_DEVICE(c) CUDA_CHECK(cudaSetDevice((c)->device), "cudaSetDevice")
-
-template <typename T>
-T* at(const void* buffer, int64_t offset) {
-  return const_cast<T*>(static_cast<const T*>(buffer)) + offset;
-}
+using namespace blobrt_cuda;
 
 int device_count(int32_t* count, blobrt_error* err) {
   int n = 0;
@@ -120,6 +84,10 @@ int open_device(int32_t index, void** context, blobrt_error* err) {
   if (blas == CUBLAS_STATUS_SUCCESS) blas = cublasSetStream(c->blas, c->stream);
   // Results of dot/asum come back to host memory; cuBLAS then waits for them.
   if (blas == CUBLAS_STATUS_SUCCESS) blas = cublasSetPointerMode(c->blas, CUBLAS_POINTER_MODE_HOST);
+  if (blas == CUBLAS_STATUS_SUCCESS &&
+      cudaDeviceGetAttribute(&c->multiprocessors, cudaDevAttrMultiProcessorCount, index) != cudaSuccess) {
+    c->multiprocessors = 1;  // the element-wise grid is then one block per 2048 threads' work
+  }
   if (blas != CUBLAS_STATUS_SUCCESS) {
     if (c->blas) cublasDestroy(c->blas);
     cudaStreamDestroy(c->stream);
@@ -308,6 +276,9 @@ extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(u
     // No host_alias: device memory is separate.
     t.view = view;
     t.release_view = release_view;
+    t.gemm = blobrt_cuda::gemm;  // ABI 1.2: Caffe's gemm, gemv and element-wise family
+    t.gemv = blobrt_cuda::gemv;
+    t.elementwise = blobrt_cuda::elementwise;
     return t;
   }();
   return &table;

@@ -1,0 +1,67 @@
+// What the CUDA plugin's files share: the per-device context and how CUDA and cuBLAS
+// statuses become blobrt errors.
+#ifndef BLOBRT_CUDA_CONTEXT_HPP
+#define BLOBRT_CUDA_CONTEXT_HPP
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "blobrt/plugin_abi.h"
+#include "plugin_kit.hpp"
+
+namespace blobrt_cuda {
+
+struct Context {
+  int device = 0;
+  cudaStream_t stream = nullptr;
+  cublasHandle_t blas = nullptr;
+  char name[256] = {0};
+  int multiprocessors = 1;  // sizes the element-wise kernels' grid
+};
+
+inline Context* as_context(void* c) { return static_cast<Context*>(c); }
+
+inline int cuda_fail(blobrt_error* err, const char* call, cudaError_t status) {
+  return blobrt::plugin_kit::fail_call(err, status == cudaErrorMemoryAllocation, call, cudaGetErrorName(status),
+                        cudaGetErrorString(status));
+}
+
+inline int blas_fail(blobrt_error* err, const char* call, cublasStatus_t status) {
+  return blobrt::plugin_kit::fail_call(err, status == CUBLAS_STATUS_ALLOC_FAILED, call, cublasGetStatusName(status),
+                        cublasGetStatusString(status));
+}
+
+#define CUDA_CHECK(expr, name)                                  \
+  do {                                                          \
+    cudaError_t status_ = (expr);                               \
+    if (status_ != cudaSuccess) return cuda_fail(err, name, status_); \
+  } while (0)
+
+#define BLAS_CHECK(expr, name)                                          \
+  do {                                                                  \
+    cublasStatus_t status_ = (expr);                                    \
+    if (status_ != CUBLAS_STATUS_SUCCESS) return blas_fail(err, name, status_); \
+  } while (0)
+
+// Every entry point selects its device first: the calling thread may use several.
+#define ON_DEVICE(c) CUDA_CHECK(cudaSetDevice((c)->device), "cudaSetDevice")
+
+template <typename T>
+inline T* at(const void* buffer, int64_t offset) {
+  return const_cast<T*>(static_cast<const T*>(buffer)) + offset;
+}
+
+// ABI 1.2 entry points, each in a file of its own (gemm_gemv.cu, elementwise.cu).
+int gemm(void* context, int32_t precision, int32_t trans_a, int32_t trans_b, int64_t m, int64_t n, int64_t k,
+         double alpha, const void* a, int64_t a_offset, const void* b, int64_t b_offset, double beta, void* c,
+         int64_t c_offset, blobrt_error* err);
+int gemv(void* context, int32_t precision, int32_t trans_a, int64_t m, int64_t n, double alpha, const void* a,
+         int64_t a_offset, const void* x, int64_t x_offset, double beta, void* y, int64_t y_offset, blobrt_error* err);
+int elementwise(void* context, int32_t precision, int32_t op, int64_t n, double alpha, double beta, const void* a,
+                int64_t a_offset, const void* b, int64_t b_offset, void* y, int64_t y_offset, blobrt_error* err);
+
+}  // namespace blobrt_cuda
+
+#endif
