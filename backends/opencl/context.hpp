@@ -70,6 +70,7 @@ struct Context {
   // call: [precision][operation code].
   cl_program ew_program = nullptr;
   cl_kernel ew_kernels[2][BLOBRT_EW_OP_COUNT] = {};
+  cl_ulong cache_bytes = ~cl_ulong(0);  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: y beyond it is streamed
   std::unordered_map<void*, cl_mem> pinned;  // host pointer -> the buffer it maps
 };
 

@@ -2,8 +2,8 @@
 // kernel per operation and precision, blobrt_ew_<op>_<f|d> (docs/opencl.md,
 // "Element-wise operations"), built once per context at the first element-wise call.
 //
-// Every kernel takes (n, chunk, alpha, beta, a, a_offset, b, b_offset, y, y_offset), offsets
-// in elements, and work-item g does elements [g * chunk, g * chunk + chunk) with 8-wide
+// Every kernel takes (n, chunk, alpha, beta, a, a_offset, b, b_offset, y, y_offset, nt),
+// offsets in elements, and work-item g does elements [g * chunk, g * chunk + chunk) with 8-wide
 // vector loads and stores, then a scalar tail. The host picks the chunk: on CPU devices a
 // few long contiguous chunks per compute unit, one work-item per work-group (every core
 // streams its own part of memory, as cpu_kernels.hpp does); elsewhere 8 elements per
@@ -29,23 +29,40 @@ inline const char* elementwise_kernel_source() {
 #define VB vload8(0, b + i)
 #define VY vload8(0, y + i)
 
+/* Streaming stores (nt = 1, chosen by the host for vectors larger than the device's cache
+ * whose destination is not read): no read-for-ownership of y's lines, as the bandwidth
+ * probe's "stream" variant. Where the compiler has no such builtin, an ordinary store. */
+#if defined(__clang__) && defined(__has_builtin)
+#if __has_builtin(__builtin_nontemporal_store)
+#define STORE8_NT(v, p) __builtin_nontemporal_store((v), (__global REAL8*)(p))
+#endif
+#endif
+#ifndef STORE8_NT
+#define STORE8_NT(v, p) vstore8((v), 0, (p))
+#endif
+
 #define EW_KERNEL(SUFFIX, NAME, VEXPR, SEXPR)                                                           \
   __kernel void blobrt_ew_##NAME##_##SUFFIX(const ulong n, const ulong chunk, const REAL alpha,         \
                                             const REAL beta, __global const REAL* a, const ulong ao,    \
                                             __global const REAL* b, const ulong bo, __global REAL* y,   \
-                                            const ulong yo) {                                           \
+                                            const ulong yo, const uint nt) {                            \
     const ulong begin = min(n, get_global_id(0) * chunk);                                               \
     const ulong end = min(n, begin + chunk);                                                            \
     a += ao;                                                                                            \
     b += bo;                                                                                            \
     y += yo;                                                                                            \
     ulong i = begin;                                                                                    \
-    for (; i + 8 <= end; i += 8) vstore8(VEXPR, 0, y + i);                                              \
+    if (nt) {                                                                                           \
+      for (; i + 8 <= end; i += 8) STORE8_NT(VEXPR, y + i);                                             \
+    } else {                                                                                            \
+      for (; i + 8 <= end; i += 8) vstore8(VEXPR, 0, y + i);                                            \
+    }                                                                                                   \
     for (; i < end; ++i) y[i] = SEXPR;                                                                  \
   }
 
 /* Caffe's sign is (0 < a) - (a < 0): +0 for -0 and NaN; OpenCL's sign gives -0 for -0, so
- * + 0 turns that into +0. */
+ * + 0 turns that into +0. sgnbit is the sign bit shifted down (PoCL scalarises a vector
+ * signbit + select: 5x slower). */
 #define EW_ALL(S)                                                                                      \
   EW_KERNEL(S, set, (REAL8)(alpha), alpha)                                                             \
   EW_KERNEL(S, add_scalar, VY + alpha, y[i] + alpha)                                                   \
@@ -62,17 +79,26 @@ inline const char* elementwise_kernel_source() {
   EW_KERNEL(S, log, log(VA), log(a[i]))                                                                \
   EW_KERNEL(S, abs, fabs(VA), fabs(a[i]))                                                              \
   EW_KERNEL(S, sign, sign(VA) + (REAL8)(0), (REAL)((0 < a[i]) - (a[i] < 0)))                           \
-  EW_KERNEL(S, sgnbit, select((REAL8)(0), (REAL8)(1), signbit(VA)), (REAL)(signbit(a[i]) != 0))
+  EW_KERNEL(S, sgnbit, CONVERT8(AS_BITS8(VA) >> SIGN_SHIFT), (REAL)(signbit(a[i]) != 0))
 
 #define REAL float
 #define REAL8 float8
+#define AS_BITS8 as_uint8
+#define CONVERT8 convert_float8
+#define SIGN_SHIFT 31
 EW_ALL(f)
 #undef REAL
 #undef REAL8
+#undef AS_BITS8
+#undef CONVERT8
+#undef SIGN_SHIFT
 
 #ifdef HAVE_FP64
 #define REAL double
 #define REAL8 double8
+#define AS_BITS8 as_ulong8
+#define CONVERT8 convert_double8
+#define SIGN_SHIFT 63
 EW_ALL(d)
 #undef REAL
 #undef REAL8
