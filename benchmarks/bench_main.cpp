@@ -24,7 +24,6 @@ int main(int argc, char** argv) {
   blobrt::bench::register_raw();
 #endif
   blobrt::bench::register_device();
-  blobrt::bench::register_math();
 #ifdef BLOBRT_BENCH_OPENCL
   blobrt::bench::register_opencl_math();
 #endif
