@@ -57,6 +57,7 @@ benchmark::internal::Benchmark* reg(const std::string& name, Fn fn) {
 void register_probe();
 void register_raw();
 void register_device();
+void register_math();  // bench_math.cpp: gemm, gemv, element-wise
 void register_opencl_math();  // bench_opencl_math.cpp, built with the OpenCL plugin
 void register_blob();
 void register_proto();

@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   blobrt::bench::register_raw();
 #endif
   blobrt::bench::register_device();
+  blobrt::bench::register_math();
 #ifdef BLOBRT_BENCH_OPENCL
   blobrt::bench::register_opencl_math();
 #endif

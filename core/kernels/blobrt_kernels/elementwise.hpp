@@ -1,6 +1,8 @@
 // Caffe's element-wise family on host memory (plugin_abi.h, blobrt_elementwise_op): one
-// vectorisable loop per operation, the operation chosen once per chunk (never per
-// element), chunks split across cores as the level-1 kernels are (parallel.hpp).
+// vectorised loop per operation, the operation chosen once per chunk (never per element),
+// chunks split across cores as the level-1 kernels are (parallel.hpp). Every operation but
+// powx, exp and log runs at memory bandwidth on large vectors; those three call glibc's
+// scalar pow/exp/log per element and are compute-bound (docs/performance.md).
 // Header-only: the host device, the BLIS plugin, the OpenCL plugin's host path and the
 // core's host fallback for devices without the operation all use it.
 #ifndef BLOBRT_KERNELS_ELEMENTWISE_HPP
@@ -8,6 +10,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "blobrt/plugin_abi.h"
 #include "blobrt_kernels/parallel.hpp"
@@ -15,6 +22,36 @@
 namespace blobrt_kernels {
 
 namespace serial {
+
+// std::signbit as the top bit of the representation: a loop of these vectorises (a loop
+// of std::signbit calls does not).
+inline std::uint32_t sign_bit(float v) {
+  std::uint32_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits >> 31;
+}
+inline std::uint64_t sign_bit(double v) {
+  std::uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  return bits >> 63;
+}
+
+// IEEE square roots, vectorised: std::sqrt may set errno (for a negative argument), which
+// keeps the compiler from vectorising a loop of them unless built with -fno-math-errno.
+inline void sqrt_loop(std::int64_t n, const float* a, float* y) {
+  std::int64_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 4 <= n; i += 4) _mm_storeu_ps(y + i, _mm_sqrt_ps(_mm_loadu_ps(a + i)));
+#endif
+  for (; i < n; ++i) y[i] = std::sqrt(a[i]);
+}
+inline void sqrt_loop(std::int64_t n, const double* a, double* y) {
+  std::int64_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 2 <= n; i += 2) _mm_storeu_pd(y + i, _mm_sqrt_pd(_mm_loadu_pd(a + i)));
+#endif
+  for (; i < n; ++i) y[i] = std::sqrt(a[i]);
+}
 
 // y[0..n) = f(a, b) for one operation; `a`, `b` may alias `y` exactly (Caffe's in-place
 // calls), so no __restrict here. Returns false for an unknown operation code.
@@ -61,8 +98,7 @@ bool elementwise(int op, std::int64_t n, T alpha, T beta, const T* a, const T* b
       for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] * a[i];
       return true;
     case BLOBRT_EW_SQRT:
-#pragma omp simd
-      for (std::int64_t i = 0; i < n; ++i) y[i] = std::sqrt(a[i]);
+      sqrt_loop(n, a, y);
       return true;
     case BLOBRT_EW_EXP:
       for (std::int64_t i = 0; i < n; ++i) y[i] = std::exp(a[i]);
@@ -79,7 +115,8 @@ bool elementwise(int op, std::int64_t n, T alpha, T beta, const T* a, const T* b
       for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((T(0) < a[i]) - (a[i] < T(0)));
       return true;
     case BLOBRT_EW_SGNBIT:
-      for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(std::signbit(a[i]) ? 1 : 0);
+#pragma omp simd
+      for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(sign_bit(a[i]));
       return true;
     default:
       return false;
@@ -94,9 +131,16 @@ inline bool is_elementwise_op(int op) { return op >= 0 && op < BLOBRT_EW_OP_COUN
 template <typename T>
 bool elementwise(int op, std::int64_t n, T alpha, T beta, const T* a, const T* b, T* y) {
   if (!is_elementwise_op(op)) return false;
-  parallel_for(n, [&](std::int64_t begin, std::int64_t end) {
-    serial::elementwise(op, end - begin, alpha, beta, a ? a + begin : nullptr, b ? b + begin : nullptr, y + begin);
-  });
+  // pow, exp and log cost tens of cycles an element (glibc's scalar calls: compute-bound,
+  // below the memory bus), so they are worth sharing from a smaller n.
+  const bool transcendental = op == BLOBRT_EW_POWX || op == BLOBRT_EW_EXP || op == BLOBRT_EW_LOG;
+  parallel_for(
+      n,
+      [&](std::int64_t begin, std::int64_t end) {
+        serial::elementwise(op, end - begin, alpha, beta, a ? a + begin : nullptr, b ? b + begin : nullptr,
+                            y + begin);
+      },
+      transcendental ? kParallelThreshold / 16 : kParallelThreshold);
   return true;
 }
 
