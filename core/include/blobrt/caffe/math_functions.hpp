@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "blobrt/caffe/common.hpp"
-#include "blobrt/caffe/host_math_device.hpp"
+#include "blobrt/runtime.hpp"
 #include "blobrt/device.hpp"
 #include "blobrt/error.hpp"
 #include "blobrt/runtime.hpp"
