@@ -8,6 +8,7 @@
 #include <string>
 #include <tuple>
 
+#include "blobrt/error.hpp"
 #include "blobrt/runtime.hpp"
 #include "conformance_checks.hpp"
 
@@ -38,6 +39,83 @@ INSTANTIATE_TEST_SUITE_P(AllDevices, Conformance,
                          ::testing::Combine(::testing::ValuesIn(available_devices()),
                                             ::testing::ValuesIn(conformance::standard_cases())),
                          name_of);
+
+// Bad arguments to gemm, gemv and elementwise are the same blobrt::Error on every device,
+// raised before any plugin or kernel runs (core/src/device/math_checks.hpp).
+class MathArguments : public ::testing::TestWithParam<std::string> {};
+
+template <typename Fn>
+std::string error_of(Fn fn) {
+  try {
+    fn();
+  } catch (const UnsupportedError& e) {
+    return std::string("unsupported: ") + e.what();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST_P(MathArguments, AreCheckedTheSameWayOnEveryDevice) {
+  std::shared_ptr<Device> device = open_device(GetParam());
+  const std::string id = device->description().id();
+  DeviceBuffer buffer = device->allocate(64 * sizeof(float));
+  const auto f32 = Precision::kFloat32;
+  auto expect = [&](const std::string& got, const std::string& part) {
+    EXPECT_NE(got.find(id), std::string::npos) << got;
+    EXPECT_NE(got.find(part), std::string::npos) << got;
+  };
+  expect(error_of([&] {
+           device->gemm(f32, Transpose::kNo, Transpose::kNo, -1, 2, 2, 1.0, buffer, 0, buffer, 0, 0.0, buffer, 0);
+         }),
+         "sgemm with negative sizes m=-1 n=2 k=2");
+  expect(error_of([&] {
+           device->gemm(f32, Transpose::kNo, static_cast<Transpose>(7), 2, 2, 2, 1.0, buffer, 0, buffer, 0, 0.0,
+                        buffer, 0);
+         }),
+         "unknown trans_b code 7");
+  expect(error_of([&] {
+           device->gemm(f32, Transpose::kNo, Transpose::kNo, 2, 2, 2, 1.0, nullptr, 0, buffer, 0, 0.0, buffer, 0);
+         }),
+         "no buffer for operand A");
+  expect(error_of([&] { device->gemv(f32, Transpose::kYes, 2, -3, 1.0, buffer, 0, buffer, 0, 0.0, buffer, 0); }),
+         "sgemv with negative sizes m=2 n=-3");
+  expect(error_of([&] { device->gemv(f32, Transpose::kNo, 2, 3, 1.0, buffer, -1, buffer, 0, 0.0, buffer, 0); }),
+         "negative offset");
+  expect(error_of([&] {
+           device->elementwise(f32, static_cast<ElementwiseOp>(99), 4, 0, 0, buffer, 0, buffer, 0, buffer, 0);
+         }),
+         "unknown element-wise operation code 99");
+  expect(error_of([&] {
+           device->elementwise(f32, ElementwiseOp::kAdd, 4, 0, 0, buffer, 0, nullptr, 0, buffer, 0);
+         }),
+         "element-wise add (float) with no buffer for operand b");
+  expect(error_of([&] {
+           device->elementwise(f32, ElementwiseOp::kSqr, -2, 0, 0, buffer, 0, nullptr, 0, buffer, 0);
+         }),
+         "element-wise sqr (float) with n=-2");
+  // Nothing to do is not an error, and touches nothing (NULL operands included).
+  EXPECT_NO_THROW(device->gemm(f32, Transpose::kNo, Transpose::kNo, 0, 5, 5, 1.0, nullptr, 0, nullptr, 0, 0.0,
+                               nullptr, 0));
+  EXPECT_NO_THROW(device->elementwise(f32, ElementwiseOp::kExp, 0, 0, 0, nullptr, 0, nullptr, 0, nullptr, 0));
+  if (!device->description().supports_fp64) {
+    const std::string e = error_of([&] {
+      device->elementwise(Precision::kFloat64, ElementwiseOp::kSet, 4, 0, 0, nullptr, 0, nullptr, 0, buffer, 0);
+    });
+    EXPECT_EQ(e.rfind("unsupported: ", 0), 0u) << e;
+    expect(e, "no double precision");
+  }
+  device->release(buffer);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDevices, MathArguments, ::testing::ValuesIn(available_devices()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& ch : name) {
+                             if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+                           }
+                           return name;
+                         });
 
 // A plugin found but not usable here (e.g. cuda without a GPU) is reported as skipped
 // with its reason, so a node's log says what it could not check.

@@ -18,10 +18,10 @@ echo "missing, then runs every benchmark: 10-20 minutes on 2 cores. Run it on an
 source "$(dirname "$0")/bench-env.sh"
 command -v gnuplot >/dev/null || { apt-get install -y -qq gnuplot-nox >/dev/null; }
 mkdir -p "$build/bench"
-# The figures the ratio tables divide (probe, Device and Blob operations at n >= 2^22) run
+# The figures the ratio tables divide (probe, Device, element-wise and Blob operations at n >= 2^22) run
 # five times in random order; the report divides their best repetitions, so that a probe and the
 # operation it bounds are not measured minutes apart under different load; the rest once.
-large='^(probe|device|blob)/[^/]+/[^/]+/[^/]+/(4194304|16777216|67108864)/'
+large='^(probe|device|blob|math)/[^/]+/[^/]+/[^/]+/(4194304|16777216|67108864)/'
 run_bench() {
   BLOBRT_PLUGIN_PATH="$plugin_path" BLOBRT_PLUGIN_SYSTEM_PATH="" \
     "$build/benchmarks/blobrt-bench" --benchmark_min_time=0.1 --benchmark_out_format=json "$@" ${BENCH_ARGS:-}

@@ -68,6 +68,69 @@ def fmt(x, digits=2):
     return f"{x:.{digits}f}"
 
 
+# Element-wise operation -> the probe pattern of its access (bench_math.cpp).
+EW_PATTERN = {"set": "fill", "add_scalar": "scale", "scale": "copy", "axpby": "triad", "add": "triad",
+              "sub": "triad", "mul": "triad", "div": "triad", "powx": "copy", "sqr": "copy", "sqrt": "copy",
+              "exp": "copy", "log": "copy", "abs": "copy", "sign": "copy", "sgnbit": "copy"}
+TRANSCENDENTAL = {"powx", "exp", "log"}
+
+
+def math_tables(r, w):
+    """gemm/gemv against raw BLIS, element-wise against the probe and the level-1 dispatch."""
+    keys = [k for k in r if k.startswith("math/") and k.count("/") == 4]
+    if not keys:
+        return
+    w("### Caffe's math beyond level 1: gemm and gemv against raw BLIS (same buffers, same run)\n")
+    w("Time of `bli_?gemm`/`bli_?gemv` ÷ time through `Device` (1.00 = nothing added; above 1 for "
+      "gemv, which the plugin splits across cores and BLIS runs on one thread). "
+      "host:0 is the built-in kernels against the same BLIS call.\n")
+    w("| routine | dtype | blis:0 (ms) | raw BLIS (ms) | blis:0 ÷ raw | host:0 (ms) | host ÷ raw | GFLOPS blis:0 |")
+    w("|---|---|---|---|---|---|---|---|")
+    routines = sorted({k.split("/")[2] for k in keys if k.split("/")[2].startswith(("gemm", "gemv"))})
+    for routine in routines:
+        for dtype in ("float", "double"):
+            base = [k for k in keys if k.split("/")[2] == routine and k.split("/")[3] == dtype]
+            if not base:
+                continue
+            n = base[0].split("/")[4]
+            t = lambda key: r.get(key, {}).get("ns")
+            mine, raw, host = t(f"math/blis:0/{routine}/{dtype}/{n}"), t(f"raw/blis/{routine}/{dtype}/{n}"), \
+                t(f"math/host:0/{routine}/{dtype}/{n}")
+            gf = r.get(f"math/blis:0/{routine}/{dtype}/{n}", {}).get("counters", {}).get("GFLOPS")
+            ms = lambda x: fmt(x / 1e6, 3) if x else "–"
+            w(f"| {routine} | {dtype} | {ms(mine)} | {ms(raw)} | {fmt(raw / mine) if mine and raw else '–'} | "
+              f"{ms(host)} | {fmt(raw / host) if host and raw else '–'} | {fmt(gf, 1) if gf else '–'} |")
+    w("")
+    w("### Element-wise operations at n = 2^24: fraction of the probe of the same access pattern\n")
+    w("powx, exp and log are compute-bound (glibc's scalar calls per element), not held to the probe.\n")
+    ew_ops = list(EW_PATTERN)
+    devices = sorted({k.split("/")[1] for k in keys})
+    w("| device | dtype | " + " | ".join(f"{op}{'*' if op in TRANSCENDENTAL else ''}" for op in ew_ops) + " |")
+    w("|---|---|" + "---|" * len(ew_ops))
+    n = 1 << 24
+    for dev in devices:
+        for dtype in ("float", "double"):
+            cells = []
+            for op in ew_ops:
+                got = r.get(f"math/{dev}/ew_{op}/{dtype}/{n}", {}).get("best_bps")
+                ref = r.get(f"probe/stream/{EW_PATTERN[op]}/{dtype}/{n}", {}).get("best_bps")
+                cells.append(fmt(got / ref) if got and ref else "–")
+            w(f"| {dev} | {dtype} | " + " | ".join(cells) + " |")
+    w("")
+    w("### Element-wise at n = 1 against the level-1 dispatch (Device::scal, ns, same run)\n")
+    w("| device | dtype | " + " | ".join(ew_ops) + " | scal |")
+    w("|---|---|" + "---|" * (len(ew_ops) + 1))
+    for dev in devices:
+        for dtype in ("float", "double"):
+            scal = r.get(f"device/{dev}/scal/{dtype}/1", {}).get("ns")
+            cells = []
+            for op in ew_ops:
+                ns = r.get(f"math/{dev}/ew_{op}/{dtype}/1", {}).get("ns")
+                cells.append(f"{ns - scal:+.0f}" if ns and scal else "–")
+            w(f"| {dev} | {dtype} | " + " | ".join(cells) + f" | {fmt(scal, 1) if scal else '–'} |")
+    w("")
+
+
 def main():
     context, r = load(sys.argv[1])
     out_md = sys.argv[2]
@@ -168,6 +231,8 @@ def main():
             w(f"| {op} | {dtype} | {g(mine)} | {g(blis)} | {ratio(mine, blis)} | {g(ob)} | {ratio(mine, ob)} | "
               f"{g(cl)} | {g(clb)} | {ratio(cl, clb)} |")
     w("")
+
+    math_tables(r, w)
 
     # 4. The Caffe anchor.
     w("### The Caffe anchor: Blob<float> of 16 Mi elements, median of 5 (ms)\n")

@@ -7,6 +7,8 @@
 #define BLOBRT_MATH_CHECKS_HPP
 
 #include <cstdint>
+#include <ostream>
+#include <sstream>
 #include <string>
 
 #include "blobrt/device.hpp"
@@ -15,15 +17,30 @@
 
 namespace blobrt::math_checks {
 
-// "sgemm", "dgemv", "element-wise sqr (double)": the name errors and logs use.
+// "sgemm", "dgemv", "element-wise sqr (double)": the name errors and logs use. Streamed
+// into a message only when there is one: the checks below run on every call, and n = 1
+// calls must not pay for building a string.
+struct Routine {
+  const char* operation;  // "gemm", "gemv", or nullptr for the element-wise family
+  Precision precision;
+  ElementwiseOp op;
+};
+inline std::ostream& operator<<(std::ostream& s, const Routine& r) {
+  if (r.operation) return s << (r.precision == Precision::kFloat64 ? "d" : "s") << r.operation;
+  return s << "element-wise " << to_string(r.op) << (r.precision == Precision::kFloat64 ? " (double)" : " (float)");
+}
 inline std::string routine(Precision precision, const char* operation) {
-  return std::string(precision == Precision::kFloat64 ? "d" : "s") + operation;
+  std::ostringstream s;
+  s << Routine{operation, precision, ElementwiseOp::kSet};
+  return s.str();
 }
 inline std::string routine(Precision precision, ElementwiseOp op) {
-  return std::string("element-wise ") + to_string(op) + (precision == Precision::kFloat64 ? " (double)" : " (float)");
+  std::ostringstream s;
+  s << Routine{nullptr, precision, op};
+  return s.str();
 }
 
-inline void check_precision(const DeviceDescription& d, Precision precision, const std::string& what) {
+inline void check_precision(const DeviceDescription& d, Precision precision, const Routine& what) {
   const int code = static_cast<int>(precision);
   if (code != static_cast<int>(Precision::kFloat32) && code != static_cast<int>(Precision::kFloat64)) {
     detail::fail(d.id(), ": ", what, " with unknown precision code ", code);
@@ -34,21 +51,21 @@ inline void check_precision(const DeviceDescription& d, Precision precision, con
   }
 }
 
-inline void check_transpose(const DeviceDescription& d, Transpose t, const char* name, const std::string& what) {
+inline void check_transpose(const DeviceDescription& d, Transpose t, const char* name, const Routine& what) {
   const int code = static_cast<int>(t);
   if (code != static_cast<int>(Transpose::kNo) && code != static_cast<int>(Transpose::kYes)) {
     detail::fail(d.id(), ": ", what, " with unknown ", name, " code ", code);
   }
 }
 
-inline void check_offsets(const DeviceDescription& d, const std::string& what, std::int64_t a_off, std::int64_t b_off,
+inline void check_offsets(const DeviceDescription& d, const Routine& what, std::int64_t a_off, std::int64_t b_off,
                           std::int64_t y_off) {
   if (a_off < 0 || b_off < 0 || y_off < 0) {
     detail::fail(d.id(), ": ", what, " with a negative offset (", a_off, ", ", b_off, ", ", y_off, ")");
   }
 }
 
-inline void check_operand(const DeviceDescription& d, const std::string& what, const char* name,
+inline void check_operand(const DeviceDescription& d, const Routine& what, const char* name,
                           ConstDeviceBuffer buffer) {
   if (!buffer) detail::fail(d.id(), ": ", what, " with no buffer for operand ", name);
 }
@@ -57,7 +74,7 @@ inline void check_operand(const DeviceDescription& d, const std::string& what, c
 inline bool check_gemm(const DeviceDescription& d, Precision precision, Transpose trans_a, Transpose trans_b,
                        std::int64_t m, std::int64_t n, std::int64_t k, ConstDeviceBuffer a, std::int64_t a_off,
                        ConstDeviceBuffer b, std::int64_t b_off, ConstDeviceBuffer c, std::int64_t c_off) {
-  const std::string what = routine(precision, "gemm");
+  const Routine what{"gemm", precision, ElementwiseOp::kSet};
   check_precision(d, precision, what);
   check_transpose(d, trans_a, "trans_a", what);
   check_transpose(d, trans_b, "trans_b", what);
@@ -76,7 +93,7 @@ inline bool check_gemm(const DeviceDescription& d, Precision precision, Transpos
 inline bool check_gemv(const DeviceDescription& d, Precision precision, Transpose trans_a, std::int64_t m,
                        std::int64_t n, ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer x,
                        std::int64_t x_off, ConstDeviceBuffer y, std::int64_t y_off) {
-  const std::string what = routine(precision, "gemv");
+  const Routine what{"gemv", precision, ElementwiseOp::kSet};
   check_precision(d, precision, what);
   check_transpose(d, trans_a, "trans_a", what);
   if (m < 0 || n < 0) detail::fail(d.id(), ": ", what, " with negative sizes m=", m, " n=", n);
@@ -99,7 +116,7 @@ inline bool check_elementwise(const DeviceDescription& d, Precision precision, E
     detail::fail(d.id(), ": unknown element-wise operation code ", code, " (codes are 0 to ", BLOBRT_EW_OP_COUNT - 1,
                  ")");
   }
-  const std::string what = routine(precision, op);
+  const Routine what{nullptr, precision, op};
   check_precision(d, precision, what);
   if (n < 0) detail::fail(d.id(), ": ", what, " with n=", n);
   check_offsets(d, what, a_off, b_off, y_off);
