@@ -24,6 +24,8 @@
 //   TEST_PLUGIN_ENV_REPORT      says what it sees of the environment (plain getenv, as a
 //                               third-party library reads it, and the kit's): in its device's
 //                               details, and as the reason its device will not open
+//   TEST_PLUGIN_MATH_UNSUPPORTED offers gemm, gemv and elementwise (ABI 1.2) but answers
+//                               every call BLOBRT_ERR_UNSUPPORTED (the core's host path)
 //   TEST_PLUGIN_NOISY           prints a fake scanner answer on stdout and stderr, then works
 #include <csignal>
 #include <cmath>
@@ -287,6 +289,22 @@ int scal(void*, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* err) {
 
 int synchronize(void*, blobrt_error*) { return BLOBRT_OK; }
 
+#ifdef TEST_PLUGIN_MATH_UNSUPPORTED
+int gemm(void*, int32_t, int32_t, int32_t, int64_t m, int64_t n, int64_t k, double, const void*, int64_t,
+         const void*, int64_t, double, void*, int64_t, blobrt_error* err) {
+  return blobrt_fail(err, BLOBRT_ERR_UNSUPPORTED, "gemm %lldx%lldx%lld not offered here", static_cast<long long>(m),
+                     static_cast<long long>(n), static_cast<long long>(k));
+}
+int gemv(void*, int32_t, int32_t, int64_t, int64_t, double, const void*, int64_t, const void*, int64_t, double, void*,
+         int64_t, blobrt_error* err) {
+  return blobrt_fail(err, BLOBRT_ERR_UNSUPPORTED, "gemv not offered here");
+}
+int elementwise(void*, int32_t, int32_t op, int64_t, double, double, const void*, int64_t, const void*, int64_t,
+                void*, int64_t, blobrt_error* err) {
+  return blobrt_fail(err, BLOBRT_ERR_UNSUPPORTED, "element-wise operation %d not offered here", static_cast<int>(op));
+}
+#endif
+
 }  // namespace
 
 #ifndef TEST_PLUGIN_NO_ENTRY
@@ -298,6 +316,9 @@ extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(u
     t.struct_size = 16;
 #endif
     BLOBRT_KIT_SET_REQUIRED(t);
+#ifdef TEST_PLUGIN_MATH_UNSUPPORTED
+    BLOBRT_KIT_SET_MATH(t);
+#endif
 #ifdef TEST_PLUGIN_NULL_OP
     t.sdot = nullptr;
 #endif
