@@ -34,7 +34,7 @@ ninja -C "$build" >/dev/null
 
 echo "== blobrt info"
 meson devenv -C "$build" blobrt info
-echo "== Caffe demo (the seeds' example, only its include changed)"
+echo "== Caffe demo (a classic Caffe Blob example, only its include changed)"
 demo_dir="$(mktemp -d)"
 meson devenv -C "$build" -w "$demo_dir" blobrt-caffe-demo | sed -n '1,3p;/ASUM/,/SUMSQ/p'
 rm -rf "$demo_dir"
