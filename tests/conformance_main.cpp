@@ -10,6 +10,9 @@
 #endif
 
 int main(int argc, char** argv) {
+  // A line as soon as each test (or fleet check) ends, also into a pipe or a log file:
+  // the whole suite takes minutes on a slow device.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--fleet") == 0) {
 #ifdef BLOBRT_HAVE_DIST

@@ -50,6 +50,7 @@ caller_env = {"PATH": f"{evil}:/usr/bin:/bin", "HOME": evil, "LANG": "C.UTF-8",
               "OCL_ICD_VENDORS": evil, "BLOBRT_OPENCL_KERNELS": "clblast",
               "BLOBRT_DIST_NCCL": os.path.join(evil, "libevil.so"), "BLOBRT_DIST_BUCKET_BYTES": "4096",
               "BLOBRT_PLUGIN_PATH": evil, "BLOBRT_LOG": "debug", "BLOBRT_PLUGIN_SYSTEM_PATH": evil,
+              "BLOBRT_LOG_FILE": os.path.join(evil, "log"),
               "BLOBRT_PLUGIN_CACHE": "off"}
 
 
@@ -72,7 +73,9 @@ check(secure.returncode == 0, "the setuid copy runs", secure.stderr)
 check("environment_ignored=1" in secure.stdout, "the setuid copy reports the environment ignored", secure.stdout)
 check(evil not in secure.stdout, "the setuid copy does not search BLOBRT_PLUGIN_PATH", secure.stdout)
 check("installed" in secure.stdout, "the setuid copy searches only the installed plugins.d", secure.stdout)
-check("blobrt[" not in secure.stderr, "BLOBRT_LOG is ignored too", secure.stderr)
+check("[debug]: " not in secure.stderr and "[info]: " not in secure.stderr, "BLOBRT_LOG is ignored too",
+      secure.stderr)
+check(not os.path.exists(os.path.join(evil, "log")), "BLOBRT_LOG_FILE is ignored too")
 check(f"own: OCL_ICD_VENDORS=(unset) HOME=(unset) PATH=/usr/local/sbin:" in secure.stdout and
       "LANG=C.UTF-8" in secure.stdout,
       "after discovery the setuid process's own environment is scrubbed (locale kept)", secure.stdout)

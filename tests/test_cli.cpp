@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -93,7 +94,7 @@ TEST(CliTest, ZeroDevicePluginNamedByTheUser) {
   EXPECT_TRUE(contains(r.err, "0 devices: cudaGetDeviceCount: cudaErrorInsufficientDriver")) << r.err;
   Outcome automatic = run("BLOBRT_PLUGIN_PATH=" + dir.str() + " BLOBRT_LOG=info", "info");
   EXPECT_EQ(automatic.rc, 0);
-  EXPECT_TRUE(contains(automatic.err, "blobrt[info]: auto: skipped zerodevices: 0 devices")) << automatic.err;
+  EXPECT_TRUE(contains(automatic.err, "[info]: auto: skipped zerodevices: 0 devices")) << automatic.err;
   EXPECT_TRUE(contains(automatic.out, "NOT USABLE: 0 devices")) << automatic.out;
 }
 
@@ -256,6 +257,27 @@ TEST(CliTest, SelftestPassesOnEveryAvailableBackend) {
   }
   Outcome none = run("", "selftest --backend nosuch");
   EXPECT_EQ(none.rc, 1);
+}
+
+// Each operation's line is written as it finishes: the first arrives while the rest still
+// runs, not with the summary at the end.
+TEST(CliTest, SelftestPrintsEachResultAsItFinishes) {
+  FILE* pipe = ::popen(("'" + std::string(BLOBRT_TEST_PATH(BLOBRT_TOOL)) + "' selftest --backend host").c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string seen;
+  std::array<char, 4096> buffer{};
+  auto has_result = [&] { return contains(seen, "  PASS  ") || contains(seen, "  FAIL  ") || contains(seen, "  SKIP  "); };
+  while (!has_result()) {
+    ssize_t n = ::read(fileno(pipe), buffer.data(), buffer.size());
+    if (n <= 0) break;
+    seen.append(buffer.data(), static_cast<std::size_t>(n));
+  }
+  const std::string at_first_result = seen;
+  for (ssize_t n; (n = ::read(fileno(pipe), buffer.data(), buffer.size())) > 0;) seen.append(buffer.data(), n);
+  EXPECT_EQ(::pclose(pipe), 0) << seen;
+  EXPECT_TRUE(contains(at_first_result, "PASS  ")) << at_first_result;
+  EXPECT_FALSE(contains(at_first_result, "selftest host:0: ")) << "everything came at once:\n" << at_first_result;
+  EXPECT_TRUE(contains(seen, "selftest host:0: ")) << seen;
 }
 
 TEST(CliTest, SelftestFailsOnAWrongBackend) {

@@ -1,4 +1,5 @@
-// `blobrt selftest`: the conformance checks on one device, a line per operation.
+// `blobrt selftest`: the conformance checks on one device, a line per operation, each
+// written and flushed as soon as that operation's cases have run.
 #ifndef BLOBRT_TOOLS_SELFTEST_HPP
 #define BLOBRT_TOOLS_SELFTEST_HPP
 

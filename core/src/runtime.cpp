@@ -18,6 +18,7 @@
 #include "host_device.hpp"
 #include "loader.hpp"
 #include "log.hpp"
+#include "manifest.hpp"
 #include "plugin_device.hpp"
 
 namespace blobrt {
@@ -53,6 +54,15 @@ std::string library_path() {
 namespace {
 
 using Spec = BackendSpec;
+
+// The manifest says the plugin exists to drive accelerators (`accelerator = yes`).
+bool declares_accelerator(const PluginReport& p) {
+  try {
+    return parse_manifest(read_manifest_file(p.manifest)).accelerator;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
 
 class Runtime {
  public:
@@ -147,6 +157,7 @@ class Runtime {
   std::pair<std::shared_ptr<Device>, std::vector<std::string>> choose_auto() {
     const Inventory& inv = inventory();
     std::vector<std::string> notes;
+    std::vector<std::string> accelerators_skipped;  // for warn_accelerators_skipped
     auto first_accelerator = [](const PluginReport& p) {
       for (const DeviceDescription& d : p.devices) {
         if (d.kind != DeviceKind::kCpu) return d.index;
@@ -159,8 +170,10 @@ class Runtime {
         order.push_back(&p);
         continue;
       }
-      notes.push_back("skipped " + (p.name.empty() ? p.manifest : p.name) + ": " + p.reason);
-      log::info("auto: skipped ", p.name.empty() ? p.manifest : p.name, ": ", p.reason);
+      const std::string name = p.name.empty() ? p.manifest : p.name;
+      notes.push_back("skipped " + name + ": " + p.reason);
+      log::info("auto: skipped ", name, ": ", p.reason);
+      if (log::enabled(LogLevel::kWarn) && declares_accelerator(p)) accelerators_skipped.push_back(name + " (" + p.reason + ")");
     }
     std::stable_sort(order.begin(), order.end(), [&](const PluginReport* a, const PluginReport* b) {
       return std::make_pair(first_accelerator(*a) >= 0, a->priority) >
@@ -186,17 +199,35 @@ class Runtime {
         const std::string why = what.substr(0, what.find('\n'));
         notes.push_back("skipped " + id + ": usable when probed, but " + why);
         log::info("auto: skipped ", id, ": usable when probed, but ", why);
+        if (log::enabled(LogLevel::kWarn) && (accelerator >= 0 || declares_accelerator(*p))) {
+          accelerators_skipped.push_back(id + " (" + why + ")");
+        }
       }
     }
     if (!chosen) {
       notes.insert(notes.begin(), order.empty() ? "auto chose host:0: no usable plugin found"
                                                 : "auto chose host:0: no plugin device could be opened");
       log::info("auto: no usable plugin, using the built-in host device");
+      warn_accelerators_skipped(accelerators_skipped, *host_);
       return {host_, notes};
     }
+    warn_accelerators_skipped(accelerators_skipped, *chosen);
     notes.push_back("not chosen host: the built-in device comes last in the auto order");
     notes.insert(notes.begin(), verdict);
     return {chosen, notes};
+  }
+
+  // Once per process, the accelerator plugins auto passed over: ones with a GPU/accelerator
+  // device that would not open, and unusable ones whose manifest says `accelerator = yes`
+  // (a CUDA plugin on a node without a driver). Nothing on a node where none was skipped.
+  void warn_accelerators_skipped(const std::vector<std::string>& skipped, const Device& chosen) {
+    if (skipped.empty() || accelerators_warned_) return;
+    accelerators_warned_ = true;
+    std::string list;
+    for (const std::string& s : skipped) list += (list.empty() ? "" : "; ") + s;
+    log::warn("auto skipped ", skipped.size() == 1 ? "a plugin" : "plugins", " that drive", skipped.size() == 1 ? "s" : "",
+              " an accelerator: ", list, "; running on ", chosen.description().id(), " (",
+              to_string(chosen.description().kind), "). BLOBRT_LOG=info shows every choice, BLOBRT_LOG=error hides this");
   }
 
   // Usable plugin devices with host-pointer handles, by manifest priority (then search
@@ -235,19 +266,21 @@ class Runtime {
     if (cached != devices_.end()) return {cached->second, {"selected " + id + " (" + origin + ")"}};
     if (spec.name == "host") fail_unavailable(spec, origin, "the built-in host has only device 0");
 
+    // The plugin that claimed the name (shadowed ones are never usable) is loaded here, the
+    // first time one of its devices is opened: discovery loaded none (loader.hpp).
     const Inventory& inv = inventory();
     for (std::size_t i = 0; i < inv.plugins.size(); ++i) {
       const PluginReport& p = inv.plugins[i];
-      if (p.name != spec.name || !discovery_.loaded[i].table) continue;
-      if (!p.usable) fail_unavailable(spec, origin, p.reason);
+      if (p.name != spec.name || !p.usable) continue;
       if (index >= static_cast<int>(p.devices.size())) {
         fail_unavailable(spec, origin, "it has " + std::to_string(p.devices.size()) +
                                            " device(s), numbered from 0");
       }
+      LoadedPlugin& plugin = discovery_.loaded[i];
+      if (std::string why = load_on_demand(plugin, p); !why.empty()) fail_unavailable(spec, origin, why);
       std::shared_ptr<Device> device;
       try {
-        device = open_plugin_device(discovery_.loaded[i].library, discovery_.loaded[i].table,
-                                    p.devices[index], p.fork_safe);
+        device = open_plugin_device(plugin.library, plugin.table, p.devices[index], p.fork_safe);
       } catch (const Error& e) {
         fail_unavailable(spec, origin, e.what());
       }
@@ -298,6 +331,7 @@ class Runtime {
   std::shared_ptr<Device> host_math_;
   std::map<std::string, std::shared_ptr<Device>> devices_;  // opened once, kept open
   std::vector<std::string> log_;
+  bool accelerators_warned_ = false;  // guarded by mutex_
 };
 
 }  // namespace

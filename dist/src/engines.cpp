@@ -6,6 +6,7 @@
 
 #include "blobrt/error.hpp"
 #include "blobrt/runtime.hpp"
+#include "blobrt/log.hpp"
 #include "mpi_call.hpp"
 #include "nccl_loader.hpp"
 #if __has_include(<mpi-ext.h>)
@@ -254,7 +255,9 @@ EngineReport plan_engine(const DeviceDescription& d) {
   return r;
 }
 
-std::unique_ptr<Engine> make_engine(const std::shared_ptr<Device>& device, MPI_Comm comm) {
+namespace {
+
+std::unique_ptr<Engine> choose_engine(const std::shared_ptr<Device>& device, MPI_Comm comm) {
   const DeviceDescription& d = device->description();
   EngineReport report = plan_engine(d);
   // Collective on every rank, whatever its device: NCCL only when all ranks can.
@@ -282,6 +285,24 @@ std::unique_ptr<Engine> make_engine(const std::shared_ptr<Device>& device, MPI_C
     case MemoryModel::kSeparate: break;
   }
   return std::make_unique<HostRoundTripEngine>(device, comm, report, false);
+}
+
+}  // namespace
+
+// The engine, said at info; a CUDA device reducing without NCCL among several ranks said
+// at warn (the reduction then goes through MPI, through host memory unless MPI is
+// CUDA-aware).
+std::unique_ptr<Engine> make_engine(const std::shared_ptr<Device>& device, MPI_Comm comm) {
+  std::unique_ptr<Engine> engine = choose_engine(device, comm);
+  const EngineReport& r = engine->report();
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  if (ranks > 1 && is_cuda(device->description()) && r.engine != "nccl") {
+    log::warn("dist: ", r.device, " reduces with ", r.engine, ", not NCCL: ", r.details);
+  } else {
+    log::info("dist: ", r.device, " reduces with ", r.engine, ": ", r.details);
+  }
+  return engine;
 }
 
 }  // namespace blobrt::dist

@@ -115,6 +115,9 @@ Manifest parse_manifest(const std::string& text) {
     } else if (key == "fork_safe") {
       if (value != "yes" && value != "no") detail::fail("line ", number, ": fork_safe '", value, "' is not yes or no");
       manifest.fork_safe = value == "yes";
+    } else if (key == "accelerator") {
+      if (value != "yes" && value != "no") detail::fail("line ", number, ": accelerator '", value, "' is not yes or no");
+      manifest.accelerator = value == "yes";
     } else {
       detail::fail("line ", number, ": unknown key '", key, "'");
     }

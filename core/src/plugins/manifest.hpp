@@ -8,6 +8,9 @@
 //   requires = libblis.so.4 libfoo.so.1   (shared libraries checked before loading)
 //   fork_safe = yes                       (its devices stay usable in a fork()ed child;
 //                                          default no: a child gets a clear error)
+//   accelerator = yes                     (the plugin exists to drive GPUs/accelerators:
+//                                          auto warns when it skips it, usable or not;
+//                                          default no)
 //   depends_on_files = /etc/OpenCL/vendors (absolute paths; with depends_on_env, what a
 //   depends_on_env = OCL_ICD_VENDORS POCL_*  remembered probe verdict depends on besides
 //                                          the plugin's files: verdict_cache.hpp)
@@ -27,6 +30,7 @@ struct Manifest {
   int priority = 0;
   std::vector<std::string> requires;
   bool fork_safe = false;
+  bool accelerator = false;
   std::vector<std::string> depends_on_files;
   std::vector<std::string> depends_on_env;  // names; NAME* matches a prefix
 };

@@ -124,6 +124,7 @@ class Communicator {
   struct Layout;
 
   bool layout_matches(const std::vector<ParamRef>& params) const;
+  void log_layout() const;
   // A bucket [begin, begin + bytes) of layout group `group` on a device without views.
   void reduce_packed(std::size_t group, std::size_t begin, std::size_t bytes, Reduction reduction);
 

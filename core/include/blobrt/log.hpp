@@ -1,0 +1,67 @@
+// blobrt's log: what the loader found, why a backend was chosen or skipped, what
+// libblobrt-dist set up. Levels error < warn < info < debug; BLOBRT_LOG (case-insensitive:
+// off, error, warn, info, debug) picks the level, warn by default. Each line goes to stderr,
+// or appended to BLOBRT_LOG_FILE, as
+//   blobrt 2026-11-24T08:15:26.123Z node1 pid 4242 rank 3 [warn]: MESSAGE
+// (UTC time to the millisecond, host, pid, and the MPI rank where the launcher set one:
+// OMPI_COMM_WORLD_RANK, PMI_RANK or SLURM_PROCID), or to the program's own logger through
+// set_log_handler. Every function here is thread-safe.
+#ifndef BLOBRT_LOG_HPP_PUBLIC
+#define BLOBRT_LOG_HPP_PUBLIC
+
+#include <functional>
+#include <optional>
+#include <sstream>
+#include <string>
+
+namespace blobrt {
+
+enum class LogLevel { kOff = 0, kError = 1, kWarn = 2, kInfo = 3, kDebug = 4 };
+
+// "off", "error", "warn", "info", "debug".
+const char* to_string(LogLevel level);
+// A BLOBRT_LOG value, case-insensitive ("warning" is warn); nullopt if it is none of them.
+std::optional<LogLevel> parse_log_level(const std::string& text);
+
+// The level in force: set_log_level's, else BLOBRT_LOG's (read once), else warn.
+LogLevel log_level();
+void set_log_level(LogLevel level);
+
+// Receives each message at or above the level in force instead of stderr/BLOBRT_LOG_FILE:
+// the message alone, without the prefix (the program's logger adds its own). It may be
+// called from any thread, concurrently, and may itself log through blobrt. An empty
+// function restores the default. A handler that throws loses that message, nothing else.
+using LogHandler = std::function<void(LogLevel level, const std::string& message)>;
+void set_log_handler(LogHandler handler);
+
+// The line prefix the default sink writes ("blobrt TIME HOST pid N [rank R ][LEVEL]: ").
+std::string log_prefix(LogLevel level);
+
+namespace log {
+
+// Sends one message (if `level` is in force) to the handler or the default sink.
+void write(LogLevel level, const std::string& message);
+
+inline bool enabled(LogLevel level) { return level != LogLevel::kOff && level <= log_level(); }
+
+template <typename... Parts>
+void message(LogLevel level, const Parts&... parts) {
+  if (!enabled(level)) return;
+  std::ostringstream s;
+  (s << ... << parts);
+  write(level, s.str());
+}
+
+template <typename... Parts>
+void error(const Parts&... parts) { message(LogLevel::kError, parts...); }
+template <typename... Parts>
+void warn(const Parts&... parts) { message(LogLevel::kWarn, parts...); }
+template <typename... Parts>
+void info(const Parts&... parts) { message(LogLevel::kInfo, parts...); }
+template <typename... Parts>
+void debug(const Parts&... parts) { message(LogLevel::kDebug, parts...); }
+
+}  // namespace log
+}  // namespace blobrt
+
+#endif
