@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include "blobrt/error.hpp"
 #include "child_probe.hpp"
@@ -261,6 +262,9 @@ TEST(LoaderTest, ConformanceChecksCatchWrongResults) {
   dir.add("wrongaxpy");
   Discovery d = discover_in(dir.str());
   ASSERT_TRUE(only(d).usable);
+  // Discovery loaded nothing: the plugin is loaded when a device is opened.
+  ASSERT_EQ(d.loaded[0].table, nullptr);
+  ASSERT_EQ(load_on_demand(d.loaded[0], d.inventory.plugins[0]), "");
   auto device = open_plugin_device(d.loaded[0].library, d.loaded[0].table, d.inventory.plugins[0].devices[0],
                                    false);
   conformance::Result axpy = conformance::run_case(*device, {conformance::Operation::kAxpy,
@@ -276,6 +280,9 @@ TEST(LoaderTest, DeviceWithoutFp64SkipsDoubleWithItsName) {
   PluginDir dir("nofp64");
   dir.add("nofp64");
   Discovery d = discover_in(dir.str());
+  // Discovery loaded nothing: the plugin is loaded when a device is opened.
+  ASSERT_EQ(d.loaded[0].table, nullptr);
+  ASSERT_EQ(load_on_demand(d.loaded[0], d.inventory.plugins[0]), "");
   auto device = open_plugin_device(d.loaded[0].library, d.loaded[0].table, d.inventory.plugins[0].devices[0],
                                    false);
   conformance::Result r = conformance::run_case(*device, {conformance::Operation::kAsum,
@@ -536,7 +543,7 @@ TEST(VerdictCacheTest, UnreadableOrForeignCacheFilesAreIgnored) {
   std::ifstream in(cache_home.str() + "/blobrt/plugin-verdicts");
   std::string header;
   std::getline(in, header);
-  EXPECT_EQ(header, std::string("blobrt-plugin-verdicts 3 ") + version() + " abi " +
+  EXPECT_EQ(header, std::string("blobrt-plugin-verdicts 4 ") + version() + " abi " +
                         std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR));
   ::unsetenv("XDG_CACHE_HOME");
 }
@@ -648,9 +655,9 @@ TEST(VerdictCacheTest, CacheFileOthersCouldWriteIsIgnored) {
     std::ifstream in(file);
     text.assign(std::istreambuf_iterator<char>(in), {});
   }
-  const std::size_t verdict = text.find("\t1\t1\t1\t");
+  const std::size_t verdict = text.find("\tusable\t");
   ASSERT_NE(verdict, std::string::npos) << text;
-  text = text.substr(0, verdict) + "\t0\t0\t0\t0\tcrashed while being probed (SIGSEGV, forged)\n";
+  text = text.substr(0, verdict) + "\tno-answer\t\t0\t0\tcrashed while being probed (SIGSEGV, forged)\n";
   { std::ofstream(file) << text; }
   ASSERT_NE(only(discover_in(dir.str())).reason.find("forged"), std::string::npos) << "the forged entry is not read";
 
@@ -762,6 +769,145 @@ TEST(VerdictCacheTest, InPlaceRewriteOrAChangedLoadedObjectIsProbedAgain) {
   EXPECT_TRUE(only(discover_in(dir.str())).usable);
   EXPECT_EQ(runs(), 4);
   ::unsetenv("XDG_CACHE_HOME");
+}
+
+// Every field of a DeviceDescription, for the registry tests below.
+void expect_same_devices(const std::vector<DeviceDescription>& a, const std::vector<DeviceDescription>& b,
+                         const std::string& what) {
+  ASSERT_EQ(a.size(), b.size()) << what;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    SCOPED_TRACE(what + ", device " + std::to_string(i));
+    EXPECT_EQ(a[i].backend, b[i].backend);
+    EXPECT_EQ(a[i].index, b[i].index);
+    EXPECT_EQ(a[i].name, b[i].name);
+    EXPECT_EQ(a[i].details, b[i].details);
+    EXPECT_EQ(a[i].memory_bytes, b[i].memory_bytes);
+    EXPECT_EQ(a[i].kind, b[i].kind);
+    EXPECT_EQ(a[i].host_memory, b[i].host_memory);
+    EXPECT_EQ(a[i].host_alias_buffers, b[i].host_alias_buffers);
+    EXPECT_EQ(a[i].supports_fp64, b[i].supports_fp64);
+    EXPECT_EQ(a[i].has_pinned_host, b[i].has_pinned_host);
+    EXPECT_EQ(a[i].view_alignment, b[i].view_alignment);
+  }
+}
+
+// The scanner's answer carries each device's whole description and a status code, and
+// libblobrt reads back exactly what was written (text fields on one line).
+TEST(ScannerProtocolTest, AnswerCarriesEveryDeviceFieldAndAStatus) {
+  ProbeVerdict sent;
+  sent.status = ProbeStatus::kUsable;
+  sent.library_version = "lib 2.1";
+  DeviceDescription d;
+  d.index = 1;
+  d.name = "Tab\tand\nbreak";
+  d.details = "driver 9; OpenCL 3.0";
+  d.memory_bytes = 123456789012ULL;
+  d.kind = DeviceKind::kAccelerator;
+  d.host_memory = false;
+  d.host_alias_buffers = true;
+  d.supports_fp64 = false;
+  d.has_pinned_host = true;
+  d.view_alignment = 128;
+  sent.devices = {d, d};
+  sent.devices[0].index = 0;
+  sent.devices[0].kind = DeviceKind::kGpu;
+  sent.objects = {"/lib/a.so", "/lib/b.so"};
+  const std::string answer = encode_probe_result(sent);
+  EXPECT_EQ(answer.rfind("blobrt-plugin-scanner protocol=" + std::to_string(kScannerProtocol) + "\nstatus=usable\n", 0),
+            0u) << answer;
+  std::optional<ProbeVerdict> got = decode_probe_result(answer);
+  ASSERT_TRUE(got);
+  EXPECT_EQ(got->status, ProbeStatus::kUsable);
+  EXPECT_EQ(got->library_version, "lib 2.1");
+  EXPECT_EQ(got->objects, sent.objects);
+  sent.devices[0].name = sent.devices[1].name = "Tab and break";
+  expect_same_devices(got->devices, sent.devices, "round trip");
+  for (ProbeStatus status : {ProbeStatus::kNoDevice, ProbeStatus::kWillNotOpen, ProbeStatus::kNotLoadable,
+                             ProbeStatus::kInitFailed}) {
+    ProbeVerdict v;
+    v.status = status;
+    v.reason = "why";
+    std::optional<ProbeVerdict> back = decode_probe_result(encode_probe_result(v));
+    ASSERT_TRUE(back) << to_string(status);
+    EXPECT_EQ(back->status, status);
+    EXPECT_EQ(back->reason, "why");
+  }
+  EXPECT_FALSE(decode_probe_result("blobrt-plugin-scanner protocol=3\nstatus=fine\nend\n"));
+  EXPECT_FALSE(decode_probe_result("blobrt-plugin-scanner protocol=3\nreason=no status\nend\n"));
+  EXPECT_FALSE(decode_probe_result("blobrt-plugin-scanner protocol=3\nstatus=usable\ndevice=0\tcpu\tx\nend\n"));
+}
+
+// The inventory built from the cache (no scanner started, no plugin loaded) is the one the
+// scanner gave, and the one probing in process gives.
+TEST(VerdictCacheTest, CachedInventoryEqualsTheFreshOne) {
+  PluginDir cache_home("cache_same");
+  ::setenv("XDG_CACHE_HOME", cache_home.str().c_str(), 1);
+  PluginDir dir("cache_same_plugins");
+  for (const char* variant : {"nofp64", "wrongaxpy", "zerodevices", "initfails"}) dir.add(variant);
+  dir.copy_file(BLOBRT_TEST_PATH(BLOBRT_TEST_PLUGINS_DIR) + std::string("/simgpu/libblobrt-simgpu.so"),
+                "libblobrt-simgpu.so");
+  dir.manifest("simgpu", "libblobrt-simgpu.so");
+  Discovery fresh = discover_in(dir.str());
+  Discovery cached = discover_in(dir.str());
+  ::setenv("BLOBRT_PLUGIN_PROBE", "inprocess", 1);
+  Discovery here = discover_in(dir.str());
+  ::unsetenv("BLOBRT_PLUGIN_PROBE");
+  ::unsetenv("XDG_CACHE_HOME");
+  ASSERT_EQ(fresh.inventory.plugins.size(), 5u);
+  ASSERT_EQ(cached.inventory.plugins.size(), 5u);
+  ASSERT_EQ(here.inventory.plugins.size(), 5u);
+  for (std::size_t i = 0; i < fresh.inventory.plugins.size(); ++i) {
+    const PluginReport& f = fresh.inventory.plugins[i];
+    for (const Discovery* other : {&cached, &here}) {
+      const PluginReport& o = other->inventory.plugins[i];
+      const std::string what = f.name + (other == &cached ? " (cached)" : " (in process)");
+      EXPECT_EQ(o.name, f.name) << what;
+      EXPECT_EQ(o.usable, f.usable) << what;
+      EXPECT_EQ(o.library_version, f.library_version) << what;
+      // A remembered "no device" says where it was remembered; initfails is probed again.
+      EXPECT_EQ(o.reason.rfind(f.reason, 0), 0u) << what << ": " << o.reason << " / " << f.reason;
+      expect_same_devices(o.devices, f.devices, what);
+    }
+    EXPECT_EQ(fresh.loaded[i].table, nullptr) << f.name << " was loaded by discovery";
+    EXPECT_EQ(cached.loaded[i].table, nullptr) << f.name << " was loaded by discovery";
+  }
+  const PluginReport& simgpu = fresh.inventory.plugins[2];
+  ASSERT_EQ(simgpu.name, "simgpu");
+  ASSERT_TRUE(simgpu.usable) << simgpu.reason;
+  EXPECT_FALSE(simgpu.library_version.empty());
+  EXPECT_EQ(simgpu.devices.at(0).backend, "simgpu");
+  EXPECT_FALSE(simgpu.devices.at(0).host_memory);  // its memory is its own
+  EXPECT_EQ(fresh.inventory.plugins[0].reason, "initialisation failed: simulated driver initialisation failure (code 42)");
+}
+
+// The runtime loads a plugin when a device is first opened, and checks that the probe's
+// answer still holds: another device count, or a library that will not load now, is a
+// clear error (auto then skips to the next candidate, runtime.cpp).
+TEST(LoaderTest, LoadOnDemandRechecksTheProbesAnswer) {
+  const std::string device = "device=0\\tcpu\\t0\\t0\\t0\\t0\\t0\\t0\\tfake\\tfake details";
+  FakeScanner two("two_devices", "printf 'blobrt-plugin-scanner protocol=" + std::to_string(kScannerProtocol) +
+                                     "\\nstatus=usable\\nlibrary_version=v\\n" + device + "\\n" + device +
+                                     "\\nend\\n' >&3");
+  ::setenv("BLOBRT_PLUGIN_CACHE", "off", 1);
+  PluginDir dir("on_demand");
+  dir.add("nofp64");
+  dir.write("libtext.so", "this is a text file, not an ELF object\n");
+  dir.manifest("text", "libtext.so");
+  Discovery d = discover_in(dir.str());
+  ::unsetenv("BLOBRT_PLUGIN_CACHE");
+  ASSERT_EQ(d.inventory.plugins.size(), 2u);
+  for (const PluginReport& p : d.inventory.plugins) {
+    ASSERT_TRUE(p.usable) << p.reason;
+    ASSERT_EQ(p.devices.size(), 2u);
+    EXPECT_EQ(p.devices[1].details, "fake details");
+  }
+  EXPECT_EQ(load_on_demand(d.loaded[0], d.inventory.plugins[0]),
+            "the plugin reports 1 device(s) now, 2 when probed (`blobrt info --rescan` or "
+            "BLOBRT_PLUGIN_CACHE=refresh probes again)");
+  EXPECT_EQ(d.loaded[0].table, nullptr);
+  const std::string text = load_on_demand(d.loaded[1], d.inventory.plugins[1]);
+  EXPECT_EQ(text.rfind("usable when probed, but cannot be loaded now: not a shared object", 0), 0u) << text;
+  EXPECT_EQ(load_on_demand(d.loaded[1], d.inventory.plugins[1]), text) << "not kept";
 }
 
 }  // namespace

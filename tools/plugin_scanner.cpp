@@ -1,5 +1,5 @@
 // blobrt-plugin-scanner [--answer-fd N] MANIFEST: loads one plugin, asks for its devices
-// and opens and closes each of them, in a process of its own, so that the process that
+// (every field of each description) and opens and closes each of them, in a process of its own, so that the process that
 // asked (libblobrt, child_probe.cpp) survives a plugin that crashes, exits or hangs in any
 // entry point it will call to use a device (init, device_count, properties, open, close).
 // The answer (child_probe.hpp has the protocol) goes to fd N, a pipe only libblobrt
@@ -18,7 +18,6 @@
 
 #include "child_probe.hpp"
 #include "loader.hpp"
-#include "plugin_text.hpp"
 
 namespace {
 
@@ -69,22 +68,16 @@ int main(int argc, char** argv) {
     return usage();
   }
 
-  blobrt::LoadedPlugin loaded;
-  blobrt::PluginReport report = blobrt::probe_in_process(manifest, &loaded);
-  if (report.usable && loaded.table) {
-    for (const blobrt::DeviceDescription& device : report.devices) {
-      void* context = nullptr;
-      blobrt_error err{};
-      if (loaded.table->open_device(device.index, &context, &err) != BLOBRT_OK) {
-        report.usable = false;
-        report.reason = "device " + std::to_string(device.index) + " cannot be opened: " +
-                        blobrt::plugin_message(err, "no message from the plugin");
-        break;
-      }
-      loaded.table->close_device(context);
-    }
-  }
-  if (!write_all(answer_fd, blobrt::encode_probe_result(report, loaded_objects()))) {
+  // Loaded, asked for its devices, each opened and closed (loader.cpp); the answer carries
+  // every device's description, so that libblobrt need not load the plugin to list them.
+  blobrt::InProcessProbe probe = blobrt::probe_in_process(manifest);
+  blobrt::ProbeVerdict verdict;
+  verdict.status = probe.status;
+  verdict.library_version = probe.report.library_version;
+  verdict.devices = probe.report.devices;
+  verdict.reason = probe.report.reason;
+  verdict.objects = loaded_objects();
+  if (!write_all(answer_fd, blobrt::encode_probe_result(verdict))) {
     std::fprintf(stderr, "blobrt-plugin-scanner: cannot write the answer to fd %d: %s\n", answer_fd,
                  std::strerror(errno));
     return 1;

@@ -20,6 +20,7 @@
 #include "blobrt/environment.hpp"
 #include "relocation.hpp"
 #include "log.hpp"
+#include "device_record.hpp"
 #include "plugin_text.hpp"
 
 extern char** environ;
@@ -184,65 +185,85 @@ std::string last_output(const std::string& tail) {
   return "; its last output: \"" + one_line(text) + "\"";
 }
 
-// "key=value" from the answer's lines, or nullopt.
-std::optional<std::string> field(const std::string& answer, const std::string& key) {
-  std::string wanted = "\n" + key + "=";
-  std::size_t at = answer.find(wanted);
-  if (at == std::string::npos) return std::nullopt;
-  at += wanted.size();
-  return answer.substr(at, answer.find('\n', at) - at);
-}
-
-bool no_devices(const ProbeVerdict& verdict) { return verdict.answered && verdict.reason.rfind("0 devices", 0) == 0; }
-
 // Whether a remembered verdict still holds. What the plugin's code did (crashed, exited,
-// hung) holds for the same files; so do "usable" and "no device" (asked again in process
-// when it loads). A plugin that answered but was unusable for another reason (a device
-// that would not open, a missing dependency) is probed again: the cause may be outside its
-// files and gone by now (a device freed, a library installed, an environment variable).
-bool still_holds(const ProbeVerdict& verdict) { return !verdict.answered || verdict.usable || no_devices(verdict); }
-
-// Whether a verdict lets the plugin be loaded here; otherwise sets the reason.
-bool admit(const ProbeVerdict& verdict, PluginReport& report, const std::string& remembered_from) {
-  // A plugin with no device is still loaded, so that its library version and its own
-  // reason (asked again in process: the hardware may have changed) are shown.
-  if (verdict.usable || no_devices(verdict)) return true;
-  report.reason = verdict.reason;
-  if (!remembered_from.empty()) {
-    report.reason += " (remembered from an earlier probe in " + remembered_from +
-                     "; `blobrt info --rescan` or BLOBRT_PLUGIN_CACHE=refresh probes again)";
-  }
-  return false;
+// hung) holds for the same files; so do "usable" and "no device". A plugin that answered
+// but was unusable for another reason (a device that would not open, a missing
+// dependency) is probed again: the cause may be outside its files and gone by now (a
+// device freed, a library installed, an environment variable).
+bool still_holds(const ProbeVerdict& verdict) {
+  return verdict.status == ProbeStatus::kNoAnswer || verdict.status == ProbeStatus::kUsable ||
+         verdict.status == ProbeStatus::kNoDevice;
 }
 
 }  // namespace
 
-std::string encode_probe_result(const PluginReport& report, const std::vector<std::string>& objects) {
-  std::string answer = kGreeting + std::to_string(kScannerProtocol) + "\nusable=" + (report.usable ? "1" : "0") +
-                       "\ndevices=" + std::to_string(report.devices.size()) + "\nreason=" + one_line(report.reason);
-  for (const std::string& object : objects) {
+std::string encode_probe_result(const ProbeVerdict& verdict) {
+  std::string answer = kGreeting + std::to_string(kScannerProtocol) + "\nstatus=" + to_string(verdict.status) +
+                       "\nlibrary_version=" + one_line(verdict.library_version) +
+                       "\nreason=" + one_line(verdict.reason);
+  for (const DeviceDescription& device : verdict.devices) answer += "\ndevice=" + device_record(device);
+  for (const std::string& object : verdict.objects) {
     if (object.find('\n') == std::string::npos) answer += "\nobject=" + object;
   }
   return answer + "\nend\n";
 }
 
-bool probe_in_child(PluginReport& report, const Manifest& manifest, VerdictCache& cache) {
+std::optional<ProbeVerdict> decode_probe_result(const std::string& answer) {
+  ProbeVerdict verdict;
+  bool has_status = false;
+  std::size_t at = answer.find('\n');
+  while (at != std::string::npos && at + 1 < answer.size()) {
+    const std::size_t begin = at + 1;
+    at = answer.find('\n', begin);
+    const std::string line = answer.substr(begin, at == std::string::npos ? std::string::npos : at - begin);
+    const std::size_t equals = line.find('=');
+    const std::string key = line.substr(0, equals);
+    const std::string value = equals == std::string::npos ? "" : line.substr(equals + 1);
+    if (key == "status") {
+      std::optional<ProbeStatus> status = parse_probe_status(value);
+      if (!status || *status == ProbeStatus::kNoAnswer) return std::nullopt;
+      verdict.status = *status;
+      has_status = true;
+    } else if (key == "library_version") {
+      verdict.library_version = value;
+    } else if (key == "reason") {
+      verdict.reason = value;
+    } else if (key == "device") {
+      std::vector<std::string> fields;
+      std::size_t from = 0;
+      for (std::size_t tab; (tab = value.find('\t', from)) != std::string::npos; from = tab + 1) {
+        fields.push_back(value.substr(from, tab - from));
+      }
+      fields.push_back(value.substr(from));
+      std::optional<DeviceDescription> device = parse_device_record(fields, 0, "");
+      if (!device || fields.size() != kDeviceRecordFields) return std::nullopt;
+      verdict.devices.push_back(std::move(*device));
+    } else if (key == "object") {
+      verdict.objects.push_back(value);
+    }
+  }
+  if (!has_status) return std::nullopt;
+  return verdict;
+}
+
+std::optional<ChildVerdict> probe_in_child(const PluginReport& report, const Manifest& manifest,
+                                           VerdictCache& cache) {
   auto mode = environment::get("BLOBRT_PLUGIN_PROBE");
-  if (mode && *mode == "inprocess") return true;
+  if (mode && *mode == "inprocess") return std::nullopt;
   const VerdictSubject subject{report.manifest, report.library, manifest.depends_on_files, manifest.depends_on_env};
   if (auto cached = cache.find(subject); cached && still_holds(*cached)) {
-    log::debug("plugin ", report.manifest, ": verdict from ", cache.path(), ": ",
-               cached->usable ? "usable" : cached->reason);
-    return admit(*cached, report, cache.path());
+    log::debug("plugin ", report.manifest, ": verdict from ", cache.path(), ": ", to_string(cached->status),
+               cached->reason.empty() ? "" : ", " + cached->reason);
+    return ChildVerdict{std::move(*cached), cache.path()};
   }
   std::string scanner = scanner_path();
   if (::access(scanner.c_str(), X_OK) != 0) {
     log::debug("no plugin scanner at ", scanner, ": probing ", report.manifest, " in this process");
-    return true;
+    return std::nullopt;
   }
   const int limit = timeout_seconds();
   std::optional<ScannerRun> run = run_scanner(scanner, report.manifest, limit);
-  if (!run) return true;
+  if (!run) return std::nullopt;
 
   ProbeVerdict verdict;
   const std::string tail = last_output(run->output_tail);
@@ -252,8 +273,10 @@ bool probe_in_child(PluginReport& report, const Manifest& manifest, VerdictCache
   if (answered && greeting != kGreeting + std::to_string(kScannerProtocol)) {
     log::info(scanner, " speaks another protocol (\"", one_line(greeting), "\"; this libblobrt speaks ",
               kScannerProtocol, "): probing ", report.manifest, " in this process");
-    return true;
+    return std::nullopt;
   }
+  std::optional<ProbeVerdict> decoded;
+  if (complete) decoded = decode_probe_result(run->answer.substr(0, run->answer.find("\nend\n") + 1));
   if (run->timed_out) {
     verdict.reason = "hung while being probed (no answer within " + std::to_string(limit) +
                      " s in a child process; BLOBRT_PLUGIN_PROBE_TIMEOUT sets the limit)" + tail;
@@ -265,21 +288,15 @@ bool probe_in_child(PluginReport& report, const Manifest& manifest, VerdictCache
                                     std::to_string(code) + ")" + tail
                               : "exited with status " + std::to_string(code) +
                                     " while being probed (in a child process)" + tail;
+  } else if (!decoded) {
+    verdict.reason = "the plugin scanner's answer is malformed (a status or device line this libblobrt cannot read)";
   } else {
-    verdict.answered = true;
-    verdict.usable = field(run->answer, "usable").value_or("0") == "1";
-    verdict.devices = std::atoi(field(run->answer, "devices").value_or("0").c_str());
-    verdict.reason = field(run->answer, "reason").value_or("");
-    const std::string object_key = "\nobject=";
-    for (std::size_t at = run->answer.find(object_key); at != std::string::npos;
-         at = run->answer.find(object_key, at + 1)) {
-      const std::size_t begin = at + object_key.size();
-      verdict.objects.push_back(run->answer.substr(begin, run->answer.find('\n', begin) - begin));
-    }
-    if (!verdict.usable && verdict.reason.empty()) verdict.reason = "not usable (the plugin scanner gave no reason)";
+    verdict = std::move(*decoded);
+    if (!verdict.usable() && verdict.reason.empty()) verdict.reason = "not usable (the plugin scanner gave no reason)";
   }
-  cache.remember(subject, verdict);
-  return admit(verdict, report, "");
+  // A malformed answer says nothing the plugin's code did: not remembered.
+  if (!complete || decoded) cache.remember(subject, verdict);
+  return ChildVerdict{std::move(verdict), ""};
 }
 
 }  // namespace blobrt

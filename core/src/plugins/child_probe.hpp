@@ -4,20 +4,23 @@
 //
 // The protocol: libblobrt starts `blobrt-plugin-scanner --answer-fd 3 MANIFEST` with a
 // private pipe as fd 3 (a plugin's own prints on stdout and stderr go to a second pipe,
-// of which the last kPlainTail bytes are kept for the message). The answer is
-//   blobrt-plugin-scanner protocol=1
-//   usable=0|1
-//   devices=N
-//   reason=TEXT
+// of which the last kOutputTail bytes are kept for the message). The answer is
+//   blobrt-plugin-scanner protocol=3
+//   status=usable|no-device|will-not-open|not-loadable|init-failed   (verdict_cache.hpp)
+//   library_version=TEXT
+//   reason=TEXT      (why not usable, or why it has no device; one line)
+//   device=FIELDS    (one line per device, every DeviceDescription field: device_record.hpp)
 //   object=PATH      (one line per shared object loaded in the scanner, for the cache)
 //   end
 // and the child is waited for under one deadline (BLOBRT_PLUGIN_PROBE_TIMEOUT seconds,
 // default 30), then killed. A scanner speaking another protocol is not trusted: the
-// plugin is then probed in process, as when no scanner is installed. Verdicts are
+// plugin is then probed in process, as when no scanner is installed. The answer is the
+// inventory's entry for the plugin: the plugin is not loaded to ask again. Verdicts are
 // remembered across runs (verdict_cache.hpp).
 #ifndef BLOBRT_CHILD_PROBE_HPP
 #define BLOBRT_CHILD_PROBE_HPP
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,17 +30,26 @@
 
 namespace blobrt {
 
-inline constexpr int kScannerProtocol = 2;
+inline constexpr int kScannerProtocol = 3;
 
-// Probes report.manifest (whose library is report.library) in the scanner, or takes the
-// cached verdict. Returns true if the plugin may be loaded here (the child found it
-// usable or with no device, or no scanner can be used: then it is probed in process, as
-// BLOBRT_PLUGIN_PROBE=inprocess asks); otherwise report.reason says why not.
+// A verdict from the scanner or the cache; remembered_from names the cache file when it
+// came from there.
+struct ChildVerdict {
+  ProbeVerdict verdict;
+  std::string remembered_from;
+};
+
+// The verdict on report.manifest (whose library is report.library): the cached one if it
+// still holds, else the scanner's. nullopt when the plugin is to be probed in this process
+// instead (BLOBRT_PLUGIN_PROBE=inprocess, no scanner, a scanner of another protocol).
 // `manifest` is the plugin's, for what its verdict depends on.
-bool probe_in_child(PluginReport& report, const Manifest& manifest, VerdictCache& cache);
+std::optional<ChildVerdict> probe_in_child(const PluginReport& report, const Manifest& manifest, VerdictCache& cache);
 
-// The scanner's side: the answer above for `report`, with the shared objects it had loaded.
-std::string encode_probe_result(const PluginReport& report, const std::vector<std::string>& objects);
+// The scanner's side: the answer above.
+std::string encode_probe_result(const ProbeVerdict& verdict);
+// libblobrt's side: a complete answer's fields (greeting and `end` already checked);
+// nullopt if a status or device line is malformed.
+std::optional<ProbeVerdict> decode_probe_result(const std::string& answer);
 
 }  // namespace blobrt
 

@@ -17,6 +17,7 @@
 #include "blobrt_config.h"
 #include "blobrt/plugin_abi.h"
 #include "blobrt/environment.hpp"
+#include "device_record.hpp"
 #include "log.hpp"
 #include "plugin_text.hpp"
 #include "search_path.hpp"
@@ -26,7 +27,7 @@ namespace {
 
 // The first line; a file from another format, another libblobrt or another plugin ABI is
 // ignored (its checks, and so its verdicts, may differ).
-const std::string kHeader = std::string("blobrt-plugin-verdicts 3 ") + BLOBRT_VERSION + " abi " +
+const std::string kHeader = std::string("blobrt-plugin-verdicts 4 ") + BLOBRT_VERSION + " abi " +
                             std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR);
 constexpr std::size_t kMaxFileBytes = 1 << 20;
 
@@ -157,23 +158,51 @@ VerdictCache VerdictCache::open() {
   return cache;
 }
 
+const char* to_string(ProbeStatus status) {
+  switch (status) {
+    case ProbeStatus::kUsable: return "usable";
+    case ProbeStatus::kNoDevice: return "no-device";
+    case ProbeStatus::kWillNotOpen: return "will-not-open";
+    case ProbeStatus::kNotLoadable: return "not-loadable";
+    case ProbeStatus::kInitFailed: return "init-failed";
+    case ProbeStatus::kNoAnswer: return "no-answer";
+  }
+  return "no-answer";
+}
+
+std::optional<ProbeStatus> parse_probe_status(const std::string& text) {
+  for (ProbeStatus s : {ProbeStatus::kUsable, ProbeStatus::kNoDevice, ProbeStatus::kWillNotOpen,
+                        ProbeStatus::kNotLoadable, ProbeStatus::kInitFailed, ProbeStatus::kNoAnswer}) {
+    if (text == to_string(s)) return s;
+  }
+  return std::nullopt;
+}
+
 std::optional<ProbeVerdict> VerdictCache::find(const VerdictSubject& subject) const {
   auto entry = entries_.find(subject.manifest);
   if (entry == entries_.end()) return std::nullopt;
-  // key, usable, answered, devices, object count, (object, fingerprint) pairs, reason
+  // key, status, library version, device count, its devices' fields (device_record.hpp),
+  // object count, (object, fingerprint) pairs, reason
   const std::vector<std::string> f = split_tabs(entry->second);
-  if (f.size() < 6 || f[0] != key(subject) || (f[1] != "0" && f[1] != "1") || (f[2] != "0" && f[2] != "1")) {
-    return std::nullopt;
-  }
-  const std::size_t objects = std::strtoul(f[4].c_str(), nullptr, 10);
-  if (f.size() != 6 + 2 * objects) return std::nullopt;
+  if (f.size() < 6 || f[0] != key(subject)) return std::nullopt;
   ProbeVerdict verdict;
-  verdict.usable = f[1] == "1";
-  verdict.answered = f[2] == "1";
-  verdict.devices = std::atoi(f[3].c_str());
+  const std::optional<ProbeStatus> status = parse_probe_status(f[1]);
+  if (!status) return std::nullopt;
+  verdict.status = *status;
+  verdict.library_version = f[2];
+  const std::size_t devices = std::strtoul(f[3].c_str(), nullptr, 10);
+  if (devices > (f.size() - 6) / kDeviceRecordFields) return std::nullopt;
+  std::size_t at = 4;
+  for (std::size_t i = 0; i < devices; ++i, at += kDeviceRecordFields) {
+    std::optional<DeviceDescription> device = parse_device_record(f, at, "");
+    if (!device) return std::nullopt;
+    verdict.devices.push_back(std::move(*device));
+  }
+  const std::size_t objects = std::strtoul(f[at].c_str(), nullptr, 10);
+  if (f.size() != at + 2 + 2 * objects) return std::nullopt;
   for (std::size_t i = 0; i < objects; ++i) {
-    const std::string& path = f[5 + 2 * i];
-    if (fingerprint(path) != f[6 + 2 * i]) {
+    const std::string& path = f[at + 1 + 2 * i];
+    if (fingerprint(path) != f[at + 2 + 2 * i]) {
       log::debug("plugin ", subject.manifest, ": remembered verdict stale: ", path, " changed since the probe");
       return std::nullopt;
     }
@@ -187,8 +216,9 @@ void VerdictCache::remember(const VerdictSubject& subject, const ProbeVerdict& v
   if (path_.empty()) return;
   std::string k = key(subject);
   if (k.empty()) return;
-  std::string fields = k + '\t' + (verdict.usable ? "1" : "0") + '\t' + (verdict.answered ? "1" : "0") + '\t' +
-                       std::to_string(verdict.devices) + '\t';
+  std::string fields = k + '\t' + to_string(verdict.status) + '\t' + one_line(verdict.library_version) + '\t' +
+                       std::to_string(verdict.devices.size()) + '\t';
+  for (const DeviceDescription& device : verdict.devices) fields += device_record(device) + '\t';
   std::string objects;
   std::size_t count = 0;
   for (const std::string& object : verdict.objects) {

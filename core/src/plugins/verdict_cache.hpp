@@ -12,10 +12,12 @@
 //  - what the manifest declares its devices depend on (verdict_cache_key below):
 //    `depends_on_files` (files or directories, e.g. /etc/OpenCL/vendors, whose entries
 //    count too) and `depends_on_env` (variable names, NAME* for a prefix).
-// A verdict keeps a plugin out only for what its code did (crashed, exited or hung when
-// probed); a plugin that answered but was unusable (a device that would not open, a
-// missing dependency) is probed again: the cause may lie outside what the key sees
-// (child_probe.cpp). The file is ${XDG_CACHE_HOME:-$HOME/.cache}/blobrt/plugin-verdicts,
+// An entry keeps the probe's whole answer (status, library version, every device's
+// description), so that the inventory is built from it without loading the plugin. A
+// verdict holds for what the plugin's code did (crashed, exited or hung when probed) and
+// for "usable" and "no device"; a plugin that answered but was unusable otherwise (a
+// device that would not open, a missing dependency) is probed again: the cause may lie
+// outside what the key sees (child_probe.cpp). The file is ${XDG_CACHE_HOME:-$HOME/.cache}/blobrt/plugin-verdicts,
 // read only when no other user could have written it (search_path.hpp's trust check).
 // BLOBRT_PLUGIN_CACHE says how it is used: "on" (default), "off" (neither read nor
 // written), "refresh" (not read, rewritten: `blobrt info --rescan`). A setuid process uses
@@ -28,15 +30,32 @@
 #include <string>
 #include <vector>
 
+#include "blobrt/device.hpp"
+
 namespace blobrt {
 
-// A child probe's answer.
+// What a probe found, as the scanner answers it (`status=`, child_probe.hpp) and the cache
+// keeps it: the plugin's code ran to an answer for every status but kNoAnswer.
+enum class ProbeStatus {
+  kUsable,       // "usable": loaded, answered, every device opened and closed
+  kNoDevice,     // "no-device": loaded and answered 0 devices (the reason says why)
+  kWillNotOpen,  // "will-not-open": a device was listed but would not open
+  kNotLoadable,  // "not-loadable": ABI, file, dependency, dlopen, entry point or table refused
+  kInitFailed,   // "init-failed": device_count or device_properties failed
+  kNoAnswer,     // "no-answer": crashed, exited or hung (never loaded here)
+};
+const char* to_string(ProbeStatus status);
+std::optional<ProbeStatus> parse_probe_status(const std::string& text);
+
+// A probe's answer: everything the inventory shows of a plugin, so that it is built without
+// loading the plugin (the runtime loads it when one of its devices is opened).
 struct ProbeVerdict {
-  bool usable = false;     // the plugin loaded, answered and opened its devices
-  bool answered = false;   // the plugin's code ran to a complete answer (usable or not)
-  int devices = 0;         // how many devices it reported
-  std::string reason;      // why not usable (or why it has no device)
+  ProbeStatus status = ProbeStatus::kNoAnswer;
+  std::string library_version;               // from the plugin's table
+  std::vector<DeviceDescription> devices;    // every field; backend is the manifest's name
+  std::string reason;                        // why not usable (or why it has no device)
   std::vector<std::string> objects;  // absolute paths of the shared objects the scanner had loaded
+  bool usable() const { return status == ProbeStatus::kUsable; }
 };
 
 // Which plugin a verdict is for, and what it depends on besides its own files.

@@ -1,0 +1,78 @@
+// A DeviceDescription as one line of tab-separated fields, as the scanner answers it
+// (`device=` lines, child_probe.hpp) and the verdict cache keeps it (verdict_cache.hpp):
+//   index kind memory_bytes host_memory host_alias_buffers supports_fp64 has_pinned_host
+//   view_alignment name details
+// kind is cpu|gpu|accelerator, the flags 0|1; name and details are the plugin's text on one
+// line (one_line(): no tab or line break is left in them). The backend is not in it: it is
+// the manifest's name.
+#ifndef BLOBRT_DEVICE_RECORD_HPP
+#define BLOBRT_DEVICE_RECORD_HPP
+
+#include <cerrno>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "blobrt/device.hpp"
+#include "plugin_text.hpp"
+
+namespace blobrt {
+
+inline constexpr std::size_t kDeviceRecordFields = 10;
+
+inline std::string device_record(const DeviceDescription& d) {
+  const char* kind = d.kind == DeviceKind::kGpu ? "gpu" : d.kind == DeviceKind::kAccelerator ? "accelerator" : "cpu";
+  auto flag = [](bool b) { return b ? "1" : "0"; };
+  return std::to_string(d.index) + '\t' + kind + '\t' + std::to_string(d.memory_bytes) + '\t' + flag(d.host_memory) +
+         '\t' + flag(d.host_alias_buffers) + '\t' + flag(d.supports_fp64) + '\t' + flag(d.has_pinned_host) + '\t' +
+         std::to_string(d.view_alignment) + '\t' + one_line(d.name) + '\t' + one_line(d.details);
+}
+
+// Fields [at, at + kDeviceRecordFields) of `f` as a device of `backend`; nullopt if any is
+// malformed (a cache entry or an answer that is not what this libblobrt writes).
+inline std::optional<DeviceDescription> parse_device_record(const std::vector<std::string>& f, std::size_t at,
+                                                            const std::string& backend) {
+  if (f.size() < at + kDeviceRecordFields) return std::nullopt;
+  auto number = [](const std::string& text, unsigned long long* out) {
+    if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) return false;
+    errno = 0;
+    *out = std::strtoull(text.c_str(), nullptr, 10);
+    return errno == 0;
+  };
+  auto flag = [](const std::string& text, bool* out) {
+    if (text != "0" && text != "1") return false;
+    *out = text == "1";
+    return true;
+  };
+  DeviceDescription d;
+  d.backend = backend;
+  unsigned long long index = 0, memory = 0, alignment = 0;
+  if (!number(f[at], &index) || index > 1u << 20 || !number(f[at + 2], &memory) || !number(f[at + 7], &alignment)) {
+    return std::nullopt;
+  }
+  d.index = static_cast<int>(index);
+  d.memory_bytes = memory;
+  d.view_alignment = static_cast<std::size_t>(alignment);
+  const std::string& kind = f[at + 1];
+  if (kind == "cpu") {
+    d.kind = DeviceKind::kCpu;
+  } else if (kind == "gpu") {
+    d.kind = DeviceKind::kGpu;
+  } else if (kind == "accelerator") {
+    d.kind = DeviceKind::kAccelerator;
+  } else {
+    return std::nullopt;
+  }
+  if (!flag(f[at + 3], &d.host_memory) || !flag(f[at + 4], &d.host_alias_buffers) ||
+      !flag(f[at + 5], &d.supports_fp64) || !flag(f[at + 6], &d.has_pinned_host)) {
+    return std::nullopt;
+  }
+  d.name = f[at + 8];
+  d.details = f[at + 9];
+  return d;
+}
+
+}  // namespace blobrt
+
+#endif

@@ -1,0 +1,248 @@
+#include "plugin_library.hpp"
+
+#include <cstddef>
+#include <filesystem>
+#include <system_error>
+
+#include <dlfcn.h>
+
+#include <boost/dll/shared_library.hpp>
+
+#include "log.hpp"
+#include "plugin_text.hpp"
+
+namespace blobrt {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Makes a dlopen message say what a user needs to know.
+std::string explain_load_error(const std::string& what) {
+  std::string message = what;
+  const std::string marker = "(dlerror system message: ";
+  auto at = message.find(marker);
+  if (at != std::string::npos) {
+    message = message.substr(at + marker.size());
+    if (!message.empty() && message.back() == ')') message.pop_back();
+  }
+  auto missing = message.find(": cannot open shared object file");
+  if (missing != std::string::npos) {
+    std::string library = message.substr(0, missing);
+    auto slash = library.rfind(": ");
+    if (slash != std::string::npos) library = library.substr(slash + 2);
+    return "missing dependency " + library + " (" + message + ")";
+  }
+  if (message.find("invalid ELF header") != std::string::npos ||
+      message.find("file too short") != std::string::npos) {
+    return "not a shared object (" + message + ")";
+  }
+  return "cannot load: " + message;
+}
+
+// The fields a v1.0 table must have, up to and including synchronize.
+constexpr std::size_t kMinimumTableSize =
+    offsetof(blobrt_plugin_v1, synchronize) + sizeof(blobrt_plugin_v1::synchronize);
+
+bool has_views(const blobrt_plugin_v1* table) {
+  return BLOBRT_STRUCT_HAS(blobrt_plugin_v1, table, release_view) && table->view && table->release_view;
+}
+
+std::string check_table(const blobrt_plugin_v1* table, const Manifest& manifest) {
+  if (!table) return "entry point returned no table for ABI major " +
+                     std::to_string(BLOBRT_PLUGIN_ABI_MAJOR);
+  if (!BLOBRT_STRUCT_HAS(blobrt_plugin_v1, table, synchronize)) {
+    return "function table struct_size " + std::to_string(table->struct_size) +
+           " is smaller than the " + std::to_string(kMinimumTableSize) + " bytes of ABI 1.0";
+  }
+  if (table->abi_major != BLOBRT_PLUGIN_ABI_MAJOR) {
+    return "function table reports ABI " + std::to_string(table->abi_major) + "." +
+           std::to_string(table->abi_minor) + ", this blobrt speaks " +
+           std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR);
+  }
+  const std::string table_name = plugin_text(table->name, kMaxPluginString);
+  if (!table->name || manifest.name != table_name) {
+    return "function table names backend '" + (table->name ? table_name : std::string("(null)")) +
+           "' but the manifest says '" + manifest.name + "'";
+  }
+  struct Required {
+    const char* name;
+    bool present;
+  };
+  const Required required[] = {
+      {"device_count", table->device_count != nullptr},
+      {"device_properties", table->device_properties != nullptr},
+      {"open_device", table->open_device != nullptr},
+      {"close_device", table->close_device != nullptr},
+      {"allocate", table->allocate != nullptr},
+      {"release", table->release != nullptr},
+      {"copy_to_device", table->copy_to_device != nullptr},
+      {"copy_to_host", table->copy_to_host != nullptr},
+      {"copy_device", table->copy_device != nullptr},
+      {"memset", table->memset != nullptr},
+      {"saxpy", table->saxpy != nullptr},
+      {"daxpy", table->daxpy != nullptr},
+      {"sdot", table->sdot != nullptr},
+      {"ddot", table->ddot != nullptr},
+      {"sasum", table->sasum != nullptr},
+      {"dasum", table->dasum != nullptr},
+      {"sscal", table->sscal != nullptr},
+      {"dscal", table->dscal != nullptr},
+      {"synchronize", table->synchronize != nullptr},
+  };
+  for (const Required& r : required) {
+    if (!r.present) return std::string("function table lacks required operation '") + r.name + "'";
+  }
+  return "";
+}
+
+DeviceDescription describe(const PluginReport& report, int index,
+                           const blobrt_device_properties& p, bool table_has_alias,
+                           bool table_has_views) {
+  DeviceDescription d;
+  d.backend = report.name;
+  d.index = index;
+  // On one line, as the scanner answers and the cache keeps them (device_record.hpp).
+  d.name = one_line(plugin_text(p.name, sizeof p.name));
+  d.details = one_line(plugin_text(p.details, sizeof p.details));
+  d.memory_bytes = p.memory_bytes;
+  d.kind = p.kind == BLOBRT_DEVICE_KIND_GPU           ? DeviceKind::kGpu
+           : p.kind == BLOBRT_DEVICE_KIND_ACCELERATOR ? DeviceKind::kAccelerator
+                                                      : DeviceKind::kCpu;
+  d.host_memory = p.host_memory != 0;
+  d.supports_fp64 = p.supports_fp64 != 0;
+  d.has_pinned_host = p.has_pinned_host != 0;
+  d.host_alias_buffers = p.host_alias_buffers != 0 && table_has_alias;
+  // Views (ABI 1.1): where the plugin offers them, at its alignment; on host-memory
+  // devices the core makes them itself (pointer arithmetic), cache-line aligned.
+  if (table_has_views && BLOBRT_STRUCT_HAS(blobrt_device_properties, &p, view_alignment)) {
+    d.view_alignment = p.view_alignment ? static_cast<std::size_t>(p.view_alignment) : 1;
+  } else if (d.host_memory) {
+    d.view_alignment = 64;
+  }
+  return d;
+}
+
+std::string message_of(const blobrt_error& err) { return plugin_message(err, "no reason given"); }
+
+}  // namespace
+
+ProbeStatus load_library(PluginReport& report, LoadedPlugin& loaded) {
+  const Manifest& manifest = loaded.manifest;
+  loaded.table = nullptr;
+  if (manifest.abi_major != BLOBRT_PLUGIN_ABI_MAJOR) {
+    report.reason = "manifest declares ABI " + report.abi + ", this blobrt speaks " +
+                    std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." +
+                    std::to_string(BLOBRT_PLUGIN_ABI_MINOR) + " (not loaded)";
+    return ProbeStatus::kNotLoadable;
+  }
+  std::error_code ec;
+  if (!fs::is_regular_file(report.library, ec)) {
+    report.reason = "library file not found: " + report.library;
+    return ProbeStatus::kNotLoadable;
+  }
+  for (const std::string& dependency : manifest.requires) {
+    try {
+      boost::dll::shared_library probe(dependency, boost::dll::load_mode::search_system_folders |
+                                                       boost::dll::load_mode::rtld_lazy |
+                                                       boost::dll::load_mode::rtld_local);
+    } catch (const std::exception& e) {
+      report.reason = "missing dependency " + dependency + " (required by the manifest; " +
+                      explain_load_error(e.what()) + ")";
+      return ProbeStatus::kNotLoadable;
+    }
+  }
+  auto library = std::make_shared<boost::dll::shared_library>();
+  try {
+    // RTLD_NODELETE: a plugin stays mapped until the process ends, as GPU runtimes expect
+    // (unloading CUDA or an OpenCL ICD while the process runs on is a known source of
+    // crashes at exit), and so its allocations can still be attributed by leak checkers.
+    library->load(report.library, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local |
+                                      static_cast<boost::dll::load_mode::type>(RTLD_NODELETE));
+  } catch (const std::exception& e) {
+    report.reason = explain_load_error(e.what());
+    return ProbeStatus::kNotLoadable;
+  }
+  if (!library->has(BLOBRT_PLUGIN_ENTRY_SYMBOL)) {
+    report.reason = std::string("no entry point ") + BLOBRT_PLUGIN_ENTRY_SYMBOL + " in " +
+                    report.library;
+    return ProbeStatus::kNotLoadable;
+  }
+  auto entry = library->get<const blobrt_plugin_v1*(std::uint32_t)>(BLOBRT_PLUGIN_ENTRY_SYMBOL);
+  const blobrt_plugin_v1* table = entry(BLOBRT_PLUGIN_ABI_MAJOR);
+  report.reason = check_table(table, manifest);
+  if (!report.reason.empty()) return ProbeStatus::kNotLoadable;
+  report.library_version = one_line(plugin_text(table->library_version, kMaxPluginString));
+  loaded.library = library;
+  loaded.table = table;
+  return ProbeStatus::kUsable;
+}
+
+ProbeStatus probe_devices(const LoadedPlugin& loaded, PluginReport& report) {
+  const blobrt_plugin_v1* table = loaded.table;
+  report.devices.clear();
+  report.usable = false;
+  std::int32_t count = 0;
+  blobrt_error err{};
+  if (table->device_count(&count, &err) != BLOBRT_OK) {
+    report.reason = "initialisation failed: " + message_of(err);
+    return ProbeStatus::kInitFailed;
+  }
+  if (count <= 0) {
+    report.reason = "0 devices: " + message_of(err);
+    return ProbeStatus::kNoDevice;
+  }
+  for (std::int32_t i = 0; i < count; ++i) {
+    blobrt_device_properties properties{};
+    properties.struct_size = sizeof properties;
+    blobrt_error perr{};
+    if (table->device_properties(i, &properties, &perr) != BLOBRT_OK) {
+      report.reason = "device " + std::to_string(i) + ": " + message_of(perr);
+      report.devices.clear();
+      return ProbeStatus::kInitFailed;
+    }
+    report.devices.push_back(describe(report, i, properties, table->host_alias != nullptr, has_views(table)));
+  }
+  // Each device is opened and closed once, as the runtime will: a device listed but busy
+  // or refused is not usable (and a plugin that crashes here does so in the scanner).
+  for (const DeviceDescription& device : report.devices) {
+    void* context = nullptr;
+    blobrt_error oerr{};
+    if (table->open_device(device.index, &context, &oerr) != BLOBRT_OK) {
+      report.reason = "device " + std::to_string(device.index) + " cannot be opened: " +
+                      plugin_message(oerr, "no message from the plugin");
+      return ProbeStatus::kWillNotOpen;
+    }
+    table->close_device(context);
+  }
+  report.reason.clear();
+  report.usable = true;
+  return ProbeStatus::kUsable;
+}
+
+std::string load_on_demand(LoadedPlugin& loaded, const PluginReport& report) {
+  if (loaded.table || !loaded.error.empty()) return loaded.error;
+  PluginReport scratch = report;
+  if (load_library(scratch, loaded) != ProbeStatus::kUsable) {
+    loaded.error = "usable when probed, but cannot be loaded now: " + scratch.reason;
+    return loaded.error;
+  }
+  std::int32_t count = 0;
+  blobrt_error err{};
+  std::string why;
+  if (loaded.table->device_count(&count, &err) != BLOBRT_OK) {
+    why = "usable when probed, but initialisation failed now: " + message_of(err);
+  } else if (count != static_cast<std::int32_t>(report.devices.size())) {
+    why = "the plugin reports " + std::to_string(count) + " device(s) now, " +
+          std::to_string(report.devices.size()) +
+          " when probed (`blobrt info --rescan` or BLOBRT_PLUGIN_CACHE=refresh probes again)";
+  }
+  if (!why.empty()) {
+    loaded.table = nullptr;  // the library stays mapped (RTLD_NODELETE), never called again
+    loaded.error = why;
+    return why;
+  }
+  log::debug("plugin ", report.manifest, ": loaded on demand (", report.library, ")");
+  return "";
+}
+
+}  // namespace blobrt
