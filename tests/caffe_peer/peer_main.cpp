@@ -1,5 +1,5 @@
-// main() for Caffe's own tests (Caffe's test_caffe_main.cpp does the same plus device
-// selection, which BLOBRT_BACKEND does here).
+// main() for the caffe_peer program: glog initialised as a Caffe program does it; the
+// backend comes from BLOBRT_BACKEND (meson runs the program once per backend).
 #include <glog/logging.h>
 #include <gtest/gtest.h>
 
