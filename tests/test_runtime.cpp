@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -161,6 +164,77 @@ TEST(RuntimeTest, HostMathDeviceIsTheBuiltInHostWithoutHostMemoryPlugins) {
   testing::CommandResult r = testing::run_command(command);
   EXPECT_TRUE(r.exited_zero) << r.output;
   EXPECT_NE(r.output.find("[  PASSED  ] 1 test"), std::string::npos) << r.output;
+}
+
+// The registry loads only what runs: with a warm verdict cache, a process that selects one
+// backend and makes a Blob maps no other plugin's library and no library only another
+// plugin requires (libOpenCL, CLBlast, cudart, cuBLAS, BLIS when not selected), and the
+// marker plugin's constructor (which leaves a file) never runs in it.
+std::string maps_of_child(const std::string& env, const std::string& out) {
+  const std::string command = env + " BLOBRT_TEST_MAPS_OUT='" + out + "' /proc/" + std::to_string(::getpid()) +
+                              "/exe --gtest_filter=RuntimeTest.OnlyTheSelectedPluginIsMapped 2>&1";
+  testing::CommandResult r = testing::run_command(command);
+  EXPECT_TRUE(r.exited_zero) << r.output;
+  std::ifstream in(out);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// "libOpenCL.so.1" -> "/libOpenCL.so" (as a path in /proc/PID/maps ends, whatever version).
+std::string mapped_stem(const std::string& soname) {
+  return "/" + soname.substr(0, soname.find(".so")) + ".so";
+}
+
+TEST(RuntimeTest, OnlyTheSelectedPluginIsMapped) {
+  if (const char* out = std::getenv("BLOBRT_TEST_MAPS_OUT")) {  // the child
+    Blob<float> blob(1, 1, 2, 4);
+    blob.mutable_gpu_data();
+    std::ifstream maps("/proc/self/maps");
+    std::ofstream(out) << active_backend() << "\n" << maps.rdbuf();
+    return;
+  }
+  testing::PluginDir dir("registry_maps");
+  dir.add("nofp64");
+  dir.add("marker");
+  testing::PluginDir cache("registry_maps_cache");
+  const std::string marker = cache.str() + "/marker-ran";
+  const char* path = std::getenv("BLOBRT_PLUGIN_PATH");
+  const std::string plugin_path = dir.str() + (path && *path ? std::string(":") + path : "");
+  const std::string env = "BLOBRT_PLUGIN_PATH='" + plugin_path + "' XDG_CACHE_HOME='" + cache.str() +
+                          "' BLOBRT_TEST_MARKER='" + marker + "'";
+  const std::string out = cache.str() + "/maps";
+  maps_of_child(env + " BLOBRT_BACKEND=nofp64", out);  // warms the cache (the scanner runs marker)
+  ASSERT_TRUE(std::filesystem::exists(marker)) << "the marker plugin was never probed";
+  std::filesystem::remove(marker);
+
+  const std::string maps = maps_of_child(env + " BLOBRT_BACKEND=nofp64", out);
+  ASSERT_EQ(maps.rfind("nofp64:0\n", 0), 0u) << maps.substr(0, 200);
+  EXPECT_NE(maps.find(dir.str() + "/libtest-nofp64.so"), std::string::npos) << "the selected plugin is not mapped";
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "the marker plugin's code ran in a process that never used it";
+  // The child found what this process found, and dir's plugins.
+  std::vector<std::string> others;
+  for (const auto& p : inventory().plugins) {
+    if (p.name == "nofp64" || p.library.empty()) continue;
+    others.push_back(p.library);
+    for (const std::string& r : p.requires) others.push_back(mapped_stem(r));
+  }
+  others.push_back(dir.str() + "/libtest-marker.so");
+  for (const char* library : {"libOpenCL.so", "libclblast.so", "libpocl.so", "libcudart.so", "libcublas.so",
+                              "libblis.so", "libblobrt-opencl.so", "libblobrt-cuda.so", "libblobrt-blis.so"}) {
+    others.push_back(std::string("/") + library);
+  }
+  for (const std::string& other : others) {
+    EXPECT_EQ(maps.find(other), std::string::npos) << other << " is mapped in a process that selected nofp64";
+  }
+
+  // The control: selecting marker does load it (its constructor runs, its file is mapped),
+  // and selecting opencl maps the OpenCL stack, so the checks above can see them.
+  const std::string chosen = maps_of_child(env + " BLOBRT_BACKEND=marker", out);
+  EXPECT_TRUE(std::filesystem::exists(marker));
+  EXPECT_NE(chosen.find(dir.str() + "/libtest-marker.so"), std::string::npos);
+  if (has_plugin("opencl")) {
+    const std::string opencl = maps_of_child(env + " BLOBRT_BACKEND=opencl", out);
+    EXPECT_NE(opencl.find("/libOpenCL.so"), std::string::npos) << opencl.substr(0, 2000);
+  }
 }
 
 TEST(RuntimeTest, VersionIsSet) { EXPECT_STREQ(version(), "1.0.0"); }
