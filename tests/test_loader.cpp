@@ -56,7 +56,7 @@ TEST(ManifestTest, ParsesEveryKey) {
   EXPECT_EQ(m.abi_major, 1);
   EXPECT_EQ(m.abi_minor, 3);
   EXPECT_EQ(m.priority, 400);
-  EXPECT_EQ(m.requires, (std::vector<std::string>{"libcudart.so.13", "libcublas.so.13"}));
+  EXPECT_EQ(m.required_libraries, (std::vector<std::string>{"libcudart.so.13", "libcublas.so.13"}));
 }
 
 TEST(ManifestTest, RejectsMalformedInput) {

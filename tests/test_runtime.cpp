@@ -215,7 +215,7 @@ TEST(RuntimeTest, OnlyTheSelectedPluginIsMapped) {
   for (const auto& p : inventory().plugins) {
     if (p.name == "nofp64" || p.library.empty()) continue;
     others.push_back(p.library);
-    for (const std::string& r : p.requires) others.push_back(mapped_stem(r));
+    for (const std::string& r : p.required_libraries) others.push_back(mapped_stem(r));
   }
   others.push_back(dir.str() + "/libtest-marker.so");
   for (const char* library : {"libOpenCL.so", "libclblast.so", "libpocl.so", "libcudart.so", "libcublas.so",

@@ -98,8 +98,8 @@ int cmd_info(bool json) {
                 << ", \"library_version\": " << json_string(p.library_version)
                 << ", \"usable\": " << (p.usable ? "true" : "false") << ", \"reason\": "
                 << json_string(p.reason) << ", \"requires\": [";
-      for (std::size_t i = 0; i < p.requires.size(); ++i) {
-        std::cout << (i ? ", " : "") << json_string(p.requires[i]);
+      for (std::size_t i = 0; i < p.required_libraries.size(); ++i) {
+        std::cout << (i ? ", " : "") << json_string(p.required_libraries[i]);
       }
       std::cout << "], \"devices\": [";
       for (std::size_t i = 0; i < p.devices.size(); ++i) {
@@ -131,9 +131,9 @@ int cmd_info(bool json) {
                 << "    library " << p.library << ", ABI " << p.abi << ", priority " << p.priority;
       if (!p.library_version.empty()) std::cout << ", " << p.library_version;
       std::cout << "\n";
-      if (!p.requires.empty()) {
+      if (!p.required_libraries.empty()) {
         std::cout << "    requires";
-        for (const auto& r : p.requires) std::cout << " " << r;
+        for (const auto& r : p.required_libraries) std::cout << " " << r;
         std::cout << "\n";
       }
       std::cout << "    " << (p.usable ? "usable" : "NOT USABLE: " + p.reason) << "\n";

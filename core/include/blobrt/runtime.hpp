@@ -30,7 +30,7 @@ struct PluginReport {
   std::string library;           // path of the shared object it names
   std::string abi;               // ABI the manifest declares, "major.minor"
   int priority = 0;
-  std::vector<std::string> requires;  // shared libraries the manifest says it needs
+  std::vector<std::string> required_libraries;  // the manifest's `requires`: shared libraries it needs
   bool fork_safe = false;        // its devices stay usable in a fork()ed child (manifest)
   std::string library_version;   // from the loaded table, when it got that far
   bool usable = false;           // loaded and has at least one device

@@ -24,7 +24,7 @@ Manifest read_manifest(const fs::path& path, PluginReport& report) {
   report.library = (path.parent_path() / manifest.library).string();
   report.abi = std::to_string(manifest.abi_major) + "." + std::to_string(manifest.abi_minor);
   report.priority = manifest.priority;
-  report.requires = manifest.requires;
+  report.required_libraries = manifest.required_libraries;
   report.fork_safe = manifest.fork_safe;
   return manifest;
 }

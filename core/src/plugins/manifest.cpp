@@ -92,7 +92,7 @@ Manifest parse_manifest(const std::string& text) {
         if (!is_safe_file_name(library)) {
           detail::fail("line ", number, ": required library '", library, "' must be a file name");
         }
-        manifest.requires.push_back(library);
+        manifest.required_libraries.push_back(library);
       }
     } else if (key == "depends_on_files") {
       std::istringstream paths(value);

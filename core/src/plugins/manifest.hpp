@@ -28,7 +28,7 @@ struct Manifest {
   int abi_major = 0;
   int abi_minor = 0;
   int priority = 0;
-  std::vector<std::string> requires;
+  std::vector<std::string> required_libraries;  // "requires" in the manifest (a C++20 keyword)
   bool fork_safe = false;
   bool accelerator = false;
   std::vector<std::string> depends_on_files;

@@ -140,7 +140,7 @@ ProbeStatus load_library(PluginReport& report, LoadedPlugin& loaded) {
     report.reason = "library file not found: " + report.library;
     return ProbeStatus::kNotLoadable;
   }
-  for (const std::string& dependency : manifest.requires) {
+  for (const std::string& dependency : manifest.required_libraries) {
     try {
       boost::dll::shared_library probe(dependency, boost::dll::load_mode::search_system_folders |
                                                        boost::dll::load_mode::rtld_lazy |
