@@ -35,10 +35,10 @@ TEST(LogChild, Emits) {
   select_backend("auto");
   active_device();
   select_backend("auto");
-  log::error("child error ", 1);
-  log::warn("child warn ", 2);
-  log::info("child info ", 3);
-  log::debug("child debug ", 4);
+  log_message(LogLevel::kError, "child error ", 1);
+  log_message(LogLevel::kWarn, "child warn ", 2);
+  log_message(LogLevel::kInfo, "child info ", 3);
+  log_message(LogLevel::kDebug, "child debug ", 4);
 }
 
 std::string self() {
@@ -171,11 +171,11 @@ TEST_F(LogHandlerTest, ReceivesMessagesAtTheLevelInForce) {
   std::vector<std::pair<LogLevel, std::string>> got;
   set_log_handler([&](LogLevel level, const std::string& message) { got.emplace_back(level, message); });
   set_log_level(LogLevel::kInfo);
-  log::info("to the handler ", 42);
-  log::debug("not at info");
-  log::error("an error");
+  log_message(LogLevel::kInfo, "to the handler ", 42);
+  log_message(LogLevel::kDebug, "not at info");
+  log_message(LogLevel::kError, "an error");
   set_log_level(LogLevel::kOff);
-  log::error("not when off");
+  log_message(LogLevel::kError, "not when off");
   ASSERT_EQ(got.size(), 2u);
   EXPECT_EQ(got[0].first, LogLevel::kInfo);
   EXPECT_EQ(got[0].second, "to the handler 42");  // the message alone, no prefix
@@ -204,7 +204,7 @@ TEST_F(LogHandlerTest, ThreadSafeWhileReplacedAndMayLogItself) {
     return [&n](LogLevel, const std::string& message) {
       ++n;
       if (message == "nested") return;
-      if (message == "0:0") log::info("nested");  // a handler may log through blobrt
+      if (message == "0:0") log_message(LogLevel::kInfo, "nested");  // a handler may log through blobrt
     };
   };
   set_log_handler(counting(first));
@@ -212,7 +212,7 @@ TEST_F(LogHandlerTest, ThreadSafeWhileReplacedAndMayLogItself) {
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([t] {
-      for (int i = 0; i < kEach; ++i) log::info(t, ":", i);
+      for (int i = 0; i < kEach; ++i) log_message(LogLevel::kInfo, t, ":", i);
     });
   }
   for (int i = 0; i < 200; ++i) set_log_handler(counting(i % 2 ? first : second));
@@ -228,8 +228,8 @@ TEST_F(LogHandlerTest, AThrowingHandlerLosesOnlyItsMessage) {
     ++calls;
     throw std::runtime_error("the host logger failed");
   });
-  EXPECT_NO_THROW(log::info("one"));
-  EXPECT_NO_THROW(log::info("two"));
+  EXPECT_NO_THROW(log_message(LogLevel::kInfo, "one"));
+  EXPECT_NO_THROW(log_message(LogLevel::kInfo, "two"));
   EXPECT_EQ(calls, 2);
 }
 
@@ -253,7 +253,9 @@ TEST(LogAutoSkip, WarnsWhenAnAcceleratorPluginsDeviceWillNotOpen) {
   dir.copy_module("openrefuses");
   dir.manifest("openrefuses", "libtest-openrefuses.so", "1.0", "accelerator = yes\n");
   std::string out = child("BLOBRT_TEST_OPEN_REFUSES=1", dir.str());
-  EXPECT_EQ(count(out, "[warn]: auto skipped a plugin that drives an accelerator: openrefuses (device 0 cannot be opened: device busy"), 1)
+  EXPECT_EQ(count(out, "[warn]: auto skipped a plugin that drives an accelerator: openrefuses (device 0 cannot be "
+                       "opened: device busy"),
+            1)
       << out;
   EXPECT_EQ(count(out, "running on host:0 (CPU)"), 1) << out;
 }

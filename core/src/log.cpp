@@ -1,5 +1,5 @@
 // The log's level, sinks and line prefix (blobrt/log.hpp).
-#include "blobrt/log.hpp"
+#include "log.hpp"
 
 #include <fcntl.h>
 #include <time.h>
@@ -117,8 +117,8 @@ LogLevel log_level() {
     int unread = kUnread;
     // set_log_level, if it came first, wins.
     g_level.compare_exchange_strong(unread, static_cast<int>(parsed.value_or(LogLevel::kWarn)));
-    if (!parsed && !value->empty() && log::enabled(LogLevel::kWarn)) {
-      log::write(LogLevel::kWarn, "BLOBRT_LOG='" + *value + "' is not off, error, warn, info or debug; using warn");
+    if (!parsed && !value->empty() && log_enabled(LogLevel::kWarn)) {
+      log_write(LogLevel::kWarn, "BLOBRT_LOG='" + *value + "' is not off, error, warn, info or debug; using warn");
     }
   });
   return static_cast<LogLevel>(g_level.load(std::memory_order_relaxed));
@@ -152,10 +152,8 @@ std::string log_prefix(LogLevel level) {
   return prefix;
 }
 
-namespace log {
-
-void write(LogLevel level, const std::string& message) {
-  if (!enabled(level)) return;
+void log_write(LogLevel level, const std::string& message) {
+  if (!log_enabled(level)) return;
   if (g_has_handler.load(std::memory_order_acquire)) {
     std::shared_ptr<const LogHandler> handler;
     {
@@ -173,5 +171,4 @@ void write(LogLevel level, const std::string& message) {
   write_default(level, message);
 }
 
-}  // namespace log
 }  // namespace blobrt

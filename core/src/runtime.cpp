@@ -173,7 +173,9 @@ class Runtime {
       const std::string name = p.name.empty() ? p.manifest : p.name;
       notes.push_back("skipped " + name + ": " + p.reason);
       log::info("auto: skipped ", name, ": ", p.reason);
-      if (log::enabled(LogLevel::kWarn) && declares_accelerator(p)) accelerators_skipped.push_back(name + " (" + p.reason + ")");
+      if (log::enabled(LogLevel::kWarn) && declares_accelerator(p)) {
+        accelerators_skipped.push_back(name + " (" + p.reason + ")");
+      }
     }
     std::stable_sort(order.begin(), order.end(), [&](const PluginReport* a, const PluginReport* b) {
       return std::make_pair(first_accelerator(*a) >= 0, a->priority) >
@@ -225,9 +227,10 @@ class Runtime {
     accelerators_warned_ = true;
     std::string list;
     for (const std::string& s : skipped) list += (list.empty() ? "" : "; ") + s;
-    log::warn("auto skipped ", skipped.size() == 1 ? "a plugin" : "plugins", " that drive", skipped.size() == 1 ? "s" : "",
-              " an accelerator: ", list, "; running on ", chosen.description().id(), " (",
-              to_string(chosen.description().kind), "). BLOBRT_LOG=info shows every choice, BLOBRT_LOG=error hides this");
+    const bool one = skipped.size() == 1;
+    log::warn("auto skipped ", one ? "a plugin that drives" : "plugins that drive", " an accelerator: ", list,
+              "; running on ", chosen.description().id(), " (", to_string(chosen.description().kind),
+              "). BLOBRT_LOG=info shows every choice, BLOBRT_LOG=error hides this");
   }
 
   // Usable plugin devices with host-pointer handles, by manifest priority (then search

@@ -99,7 +99,8 @@ Communicator::Communicator(MPI_Comm comm, Options options) : options_(options) {
     MPI_Comm_free(&comm_);  // no destructor runs for a constructor that throws
     throw;
   }
-  log::info("dist: rank ", rank_, " of ", size_, ", buckets of ", options_.bucket_bytes, " bytes (", bucket.source, ")");
+  log_message(LogLevel::kInfo, "dist: rank ", rank_, " of ", size_, ", buckets of ", options_.bucket_bytes,
+              " bytes (", bucket.source, ")");
 }
 
 Communicator::~Communicator() {
@@ -185,7 +186,7 @@ void Communicator::fuse(const std::vector<ParamRef>& params) {
 
 // At info: each group's size and bucket count, and how its buckets reach the engine.
 void Communicator::log_layout() const {
-  if (!log::enabled(LogLevel::kInfo)) return;
+  if (!log_enabled(LogLevel::kInfo)) return;
   std::string groups;
   for (const Layout::Group& g : layout_->groups) {
     const std::size_t element = g.is_double ? sizeof(double) : sizeof(float);
@@ -194,11 +195,11 @@ void Communicator::log_layout() const {
               std::to_string(g.slots.size()) + " blobs, " + std::to_string(g.bytes) + " bytes in " +
               std::to_string(g.bytes ? (g.bytes + bucket - 1) / bucket : 0) + " buckets";
   }
-  log::info("dist: layout of ", layout_->params.size(), " parameters (", layout_->payload_bytes, " bytes) on ",
-            layout_->device->description().id(), ", ",
-            layout_->fused ? "fused (one device allocation per group, buckets reduced in place)"
-                           : "packed (each bucket copied through host memory)",
-            groups.empty() ? "" : ": ", groups);
+  log_message(LogLevel::kInfo, "dist: layout of ", layout_->params.size(), " parameters (", layout_->payload_bytes,
+              " bytes) on ", layout_->device->description().id(), ", ",
+              layout_->fused ? "fused (one device allocation per group, buckets reduced in place)"
+                             : "packed (each bucket copied through host memory)",
+              groups.empty() ? "" : ": ", groups);
 }
 
 void Communicator::allreduce_diffs(const std::vector<ParamRef>& params, Reduction reduction) {

@@ -298,9 +298,9 @@ std::unique_ptr<Engine> make_engine(const std::shared_ptr<Device>& device, MPI_C
   int ranks = 1;
   MPI_Comm_size(comm, &ranks);
   if (ranks > 1 && is_cuda(device->description()) && r.engine != "nccl") {
-    log::warn("dist: ", r.device, " reduces with ", r.engine, ", not NCCL: ", r.details);
+    log_message(LogLevel::kWarn, "dist: ", r.device, " reduces with ", r.engine, ", not NCCL: ", r.details);
   } else {
-    log::info("dist: ", r.device, " reduces with ", r.engine, ": ", r.details);
+    log_message(LogLevel::kInfo, "dist: ", r.device, " reduces with ", r.engine, ": ", r.details);
   }
   return engine;
 }

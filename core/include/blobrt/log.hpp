@@ -37,31 +37,21 @@ void set_log_handler(LogHandler handler);
 // The line prefix the default sink writes ("blobrt TIME HOST pid N [rank R ][LEVEL]: ").
 std::string log_prefix(LogLevel level);
 
-namespace log {
-
 // Sends one message (if `level` is in force) to the handler or the default sink.
-void write(LogLevel level, const std::string& message);
+void log_write(LogLevel level, const std::string& message);
 
-inline bool enabled(LogLevel level) { return level != LogLevel::kOff && level <= log_level(); }
+inline bool log_enabled(LogLevel level) { return level != LogLevel::kOff && level <= log_level(); }
 
+// log_message(LogLevel::kInfo, "engine ", name, ": ", n, " buckets"): the parts streamed
+// into one message, only when the level is in force.
 template <typename... Parts>
-void message(LogLevel level, const Parts&... parts) {
-  if (!enabled(level)) return;
+void log_message(LogLevel level, const Parts&... parts) {
+  if (!log_enabled(level)) return;
   std::ostringstream s;
   (s << ... << parts);
-  write(level, s.str());
+  log_write(level, s.str());
 }
 
-template <typename... Parts>
-void error(const Parts&... parts) { message(LogLevel::kError, parts...); }
-template <typename... Parts>
-void warn(const Parts&... parts) { message(LogLevel::kWarn, parts...); }
-template <typename... Parts>
-void info(const Parts&... parts) { message(LogLevel::kInfo, parts...); }
-template <typename... Parts>
-void debug(const Parts&... parts) { message(LogLevel::kDebug, parts...); }
-
-}  // namespace log
 }  // namespace blobrt
 
 #endif
