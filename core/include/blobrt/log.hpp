@@ -9,6 +9,10 @@
 #ifndef BLOBRT_LOG_HPP_PUBLIC
 #define BLOBRT_LOG_HPP_PUBLIC
 
+#if !defined(__cplusplus) || __cplusplus < 201703L
+#error "blobrt's C++ headers need C++17 or later (-std=c++17); plugin_abi.h alone is plain C"
+#endif
+
 #include <functional>
 #include <optional>
 #include <sstream>
