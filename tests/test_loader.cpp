@@ -446,7 +446,7 @@ TEST(ScannerProtocolTest, LeftoverProcessHoldingTheOutputDoesNotStallTheProbe) {
 
 TEST(ScannerProtocolTest, TruncatedAnswerIsNotTakenForAVerdict) {
   FakeScanner fake("truncated", "printf 'blobrt-plugin-scanner protocol=" + std::to_string(kScannerProtocol) +
-                                     "\\nusable=1\\n' >&3\nexit 3");
+                                     "\\nstatus=usable\\n' >&3\nexit 3");
   PluginDir dir("truncated");
   dir.add("nofp64");
   ::setenv("BLOBRT_PLUGIN_CACHE", "off", 1);
