@@ -19,6 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <google/protobuf/text_format.h>
+
 #include "blobrt/blob.hpp"
 #include "blobrt/io.hpp"
 
@@ -377,6 +379,143 @@ TEST(IoTest, ReadingAFileRewrittenMeanwhileNeverCrashes) {
   EXPECT_EQ(consistent + refused, 300);
   RecordProperty("consistent_reads", consistent);
   RecordProperty("refused_reads", refused);
+}
+
+// The one format rule (BlobProtoFormatSniffer): the first byte after whitespace and '#'
+// comments; a lowercase letter is text, anything else binary, nothing at all text (empty).
+TEST(IoTest, FormatRuleLooksAtTheFirstSignificantByte) {
+  auto format = [](const std::string& bytes) { return DetectBlobProtoFormat(bytes.data(), bytes.size()); };
+  EXPECT_EQ(format("shape { dim: 1 }"), ProtoFormat::kText);
+  EXPECT_EQ(format(" \t\r\n# comment with \x01 bytes\n  data: 1"), ProtoFormat::kText);
+  EXPECT_EQ(format(""), ProtoFormat::kText);
+  EXPECT_EQ(format("  # only a comment"), ProtoFormat::kText);
+  EXPECT_EQ(format(std::string("\x08\x02", 2)), ProtoFormat::kBinary);  // num
+  EXPECT_EQ(format(std::string(":\x02\x0a\x00", 4)), ProtoFormat::kBinary);  // shape first
+  EXPECT_EQ(format("*\x04\x00\x00\x80?"), ProtoFormat::kBinary);  // data first
+  EXPECT_EQ(format("Shape { }"), ProtoFormat::kBinary);  // no BlobProto field starts uppercase
+  // Fed in pieces (a pipe), the decision is the same and comes at the first significant byte.
+  BlobProtoFormatSniffer sniffer;
+  EXPECT_FALSE(sniffer.feed("  # a", 5));
+  EXPECT_FALSE(sniffer.feed("b\n \n", 4));
+  EXPECT_TRUE(sniffer.feed("data: 1", 7));
+  EXPECT_EQ(sniffer.format(), ProtoFormat::kText);
+}
+
+BlobProto sample_proto(int n) {
+  Blob<float> blob(std::vector<int>{n, 2});
+  for (int i = 0; i < 2 * n; ++i) blob.mutable_cpu_data()[i] = 0.5f * static_cast<float>(i) - 3;
+  BlobProto proto;
+  blob.ToProto(&proto);
+  return proto;
+}
+
+TEST(IoTest, ReadBlobProtoFromFileDecidesOnceAndReadsThatFormat) {
+  const BlobProto proto = sample_proto(3);
+  for (bool text : {false, true}) {
+    std::string path = temp(text ? "auto.prototxt" : "auto.binaryproto");
+    text ? WriteProtoToTextFile(proto, path) : WriteProtoToBinaryFile(proto, path);
+    BlobProto back;
+    ProtoFormat format = text ? ProtoFormat::kBinary : ProtoFormat::kText;
+    ASSERT_TRUE(ReadBlobProtoFromFile(path, &back, &format)) << last_read_error();
+    EXPECT_EQ(format, text ? ProtoFormat::kText : ProtoFormat::kBinary);
+    EXPECT_EQ(back.SerializeAsString(), proto.SerializeAsString());
+  }
+  // Text that a binary parse accepts too (found by the generated-file test in
+  // tests/python/test_file_format.py: '\n' is a tag of field 1, 'd' a length of 100, the rest
+  // fields BlobProto does not define): it is read as the text it is, never as binary.
+  std::string ambiguous = temp("ambiguous.prototxt");
+  write_raw(ambiguous,
+            "\ndata: [0.0, 3.25, 1.000000e-03, 1.000000e+02, -0.0, 1, 1, 3.250000e+00]\tshape {\n\tdim: 4 dim: 2 "
+            "\n\r\ndim: 1 # a comment\n\t\tdim: 1   }\n\n\t  \n");
+  BlobProto as_binary;
+  ASSERT_TRUE(ReadProtoFromBinaryFile(ambiguous, &as_binary));  // what "binary first" took
+  EXPECT_EQ(as_binary.data_size(), 0);
+  BlobProto back;
+  ASSERT_TRUE(ReadBlobProtoFromFile(ambiguous, &back)) << last_read_error();
+  EXPECT_EQ(back.data_size(), 8);
+  EXPECT_EQ(back.shape().dim_size(), 4);
+  // A text file with a mistake is refused as text, with the parser's complaint.
+  std::string typo = temp("typo.prototxt");
+  write_raw(typo, "shape { dim: 2 }\ndta: 1\n");
+  EXPECT_FALSE(ReadBlobProtoFromFile(typo, &back));
+  EXPECT_NE(last_read_error().find("line 2"), std::string::npos) << last_read_error();
+  EXPECT_NE(last_read_error().find("read as text"), std::string::npos) << last_read_error();
+  EXPECT_THROW(ReadBlobProtoFromFileOrDie(typo, &back), Error);
+  // An empty file is the empty message.
+  std::string empty = temp("auto_empty");
+  write_raw(empty, "");
+  ASSERT_TRUE(ReadBlobProtoFromFile(empty, &back));
+  EXPECT_EQ(back.ByteSizeLong(), 0u);
+}
+
+// A FIFO can be read only once: the format is decided from what was read, which the parser
+// then continues with.
+TEST(IoTest, ReadBlobProtoFromFileReadsAFifoOnce) {
+  const BlobProto proto = sample_proto(40000);  // larger than a pipe's buffer and one read chunk
+  std::string text_bytes, binary_bytes;
+  google::protobuf::TextFormat::PrintToString(proto, &text_bytes);
+  proto.SerializeToString(&binary_bytes);
+  for (const std::string* bytes : {&text_bytes, &binary_bytes}) {
+    std::string path = temp("fifo");
+    ::unlink(path.c_str());
+    ASSERT_EQ(::mkfifo(path.c_str(), 0600), 0);
+    pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      int fd = ::open(path.c_str(), O_WRONLY);
+      const char* p = bytes->data();
+      std::size_t left = bytes->size();
+      while (left > 0) {
+        ssize_t n = ::write(fd, p, left);
+        if (n <= 0) ::_exit(1);
+        p += n;
+        left -= static_cast<std::size_t>(n);
+      }
+      ::_exit(0);
+    }
+    BlobProto back;
+    ProtoFormat format{};
+    bool ok = ReadBlobProtoFromFile(path, &back, &format);
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ASSERT_TRUE(ok) << last_read_error();
+    EXPECT_EQ(format, bytes == &text_bytes ? ProtoFormat::kText : ProtoFormat::kBinary);
+    EXPECT_EQ(back.SerializeAsString(), binary_bytes);
+    ::unlink(path.c_str());
+  }
+}
+
+// No writer produces a file its reader refuses: a binary BlobProto whose bytes the rule
+// takes for text (legacy width before num, channels and height) is not written; with the
+// other legacy fields it is, and reads back.
+TEST(IoTest, BinaryWriterRefusesWhatTheFormatRuleReadsAsText) {
+  BlobProto width_only;
+  width_only.set_width(100);  // bytes " d": a space, then 'd'
+  std::string path = temp("width_only.binaryproto");
+  ::unlink(path.c_str());
+  try {
+    WriteProtoToBinaryFile(width_only, path);
+    ADD_FAILURE() << "wrote a binary file that reads back as text";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("read it as text"), std::string::npos) << e.what();
+  }
+  EXPECT_NE(::access(path.c_str(), F_OK), 0);  // nothing written
+  BlobProto width_first_but_binary;
+  width_first_but_binary.set_width(3);  // " \x03": not a letter, so binary
+  width_first_but_binary.add_data(1);
+  WriteProtoToBinaryFile(width_first_but_binary, path);
+  BlobProto back;
+  ASSERT_TRUE(ReadBlobProtoFromFile(path, &back)) << last_read_error();
+  EXPECT_EQ(back.width(), 3);
+  BlobProto legacy;
+  legacy.set_num(1);
+  legacy.set_channels(1);
+  legacy.set_height(1);
+  legacy.set_width(100);
+  WriteProtoToBinaryFile(legacy, path);
+  ASSERT_TRUE(ReadBlobProtoFromFile(path, &back)) << last_read_error();
+  EXPECT_EQ(back.width(), 100);
+  EXPECT_EQ(back.num(), 1);
 }
 
 // A blob with no elements round-trips in both formats.

@@ -1,4 +1,4 @@
-// The `blobrt` command: info (what was found and why), inspect (a .binaryproto),
+// The `blobrt` command: info (what was found and why), inspect (a BlobProto file, binary or text),
 // selftest (a backend checked against the host reference).
 // Every failure is one line on stderr and a non-zero exit; nothing aborts.
 #include <cmath>
@@ -26,7 +26,7 @@ using blobrt::tools::json_string;
 
 const char* kUsage =
     "usage: blobrt info [--json] [--rescan]   (--rescan: probe every plugin again, not from the cache)\n"
-    "       blobrt inspect FILE.binaryproto\n"
+    "       blobrt inspect FILE   (a BlobProto, binary or text: decided from the file, -: standard input)\n"
     "       blobrt selftest [--backend NAME[:DEVICE]]\n"
     "       blobrt --version | --help\n";
 
@@ -181,7 +181,8 @@ int inspect_proto(const std::string& file, const blobrt::BlobProto& proto);
 
 int cmd_inspect(const std::string& file) {
   blobrt::BlobProto proto;
-  if (!blobrt::ReadProtoFromBinaryFile(file, &proto)) throw blobrt::Error(blobrt::last_read_error());
+  // Binary or text by the one rule of blobrt/io.hpp, as Python's blobrt.load and inspect.
+  blobrt::ReadBlobProtoFromFileOrDie(file == "-" ? std::string("/dev/stdin") : file, &proto);
   try {
     return inspect_proto(file, proto);
   } catch (const blobrt::Error& e) {
@@ -195,8 +196,8 @@ int inspect_proto(const std::string& file, const blobrt::BlobProto& proto) {
     blobrt::Blob<double> blob;
     blob.FromProto(proto, true);
     std::cout << file << "\n  shape " << blob.shape_string() << ", precision double (double_data)\n";
-    print_stats("data", blob.cpu_data(), blob.count());
-    if (proto.double_diff_size() > 0 || proto.diff_size() > 0) print_stats("diff", blob.cpu_diff(), blob.count());
+    print_stats("data", blob.count() ? blob.cpu_data() : nullptr, blob.count());
+    if (proto.double_diff_size() > 0 || proto.diff_size() > 0) print_stats("diff", blob.count() ? blob.cpu_diff() : nullptr, blob.count());
     else std::cout << "  diff: (none)\n";
   } else {
     blobrt::Blob<float> blob;
@@ -206,8 +207,8 @@ int inspect_proto(const std::string& file, const blobrt::BlobProto& proto) {
                       ? ", legacy 4-D num/channels/height/width"
                       : "")
               << "\n";
-    print_stats("data", blob.cpu_data(), blob.count());
-    if (proto.diff_size() > 0) print_stats("diff", blob.cpu_diff(), blob.count());
+    print_stats("data", blob.count() ? blob.cpu_data() : nullptr, blob.count());
+    if (proto.diff_size() > 0) print_stats("diff", blob.count() ? blob.cpu_diff() : nullptr, blob.count());
     else std::cout << "  diff: (none)\n";
   }
   return 0;

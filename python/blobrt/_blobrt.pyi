@@ -121,9 +121,9 @@ class Blob:
 
     def __repr__(self) -> str: ...
 
-def load(path: str) -> Blob:
+def load(path: str, format: str | None = None) -> Blob:
     """
-    A Blob from a Caffe BlobProto file (binary or text; double_data gives float64).
+    A Blob from a Caffe BlobProto file (double_data gives float64). format None decides binary or text from the file itself (docs/python.md); 'binary' or 'text' reads it as that format only.
     """
 
 def select_backend(spec: str) -> None:

@@ -9,6 +9,7 @@
 // CUDA); OpenCL buffers have none and say so.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -16,14 +17,17 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "blob_lock.hpp"
 #include "blobrt/blob.hpp"
 #include "blobrt/io.hpp"
 #include "blobrt/runtime.hpp"
+#include "view_cache.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -75,9 +79,15 @@ class PyBlob {
   DType dtype() const { return dtype_; }
   bool is_double() const { return dtype_ == DType::kFloat64; }
 
-  // The last array handed out per side ([0] data, [1] diff), returned again while the
-  // memory, the pointer and the shape are the same: .data costs a head check, not a new
-  // NumPy array (pycaffe's hot path: net.blobs[...].data in a loop).
+  // Held by every operation on this Blob (blob_lock.hpp); shared with the Blobs it shares
+  // memory with.
+  LockGroup lock;
+  // The last NumPy array handed out per side ([0] data, [1] diff), handed out again only
+  // while no caller can see it (view_cache.hpp): .data costs a head check, not a new NumPy
+  // array (pycaffe's hot path: net.blobs[...].data in a loop).
+  HostViewCache host_cache[2];
+  // The last DeviceArray per side, returned again while the memory, the pointer and the
+  // shape are the same (a DeviceArray has no state a caller can change).
   struct ViewCache {
     const SyncedMemory* memory = nullptr;
     const void* pointer = nullptr;
@@ -95,7 +105,6 @@ class PyBlob {
       return array;
     }
   };
-  ViewCache host_cache[2];
   ViewCache device_cache[2];
   Blob<float>& as_float() const { return *std::get<0>(blob_); }
   Blob<double>& as_double() const { return *std::get<1>(blob_); }
@@ -104,6 +113,21 @@ class PyBlob {
   DType dtype_;
   std::variant<std::shared_ptr<Blob<float>>, std::shared_ptr<Blob<double>>> blob_;
 };
+
+// f(blob) under the Blob's lock, the GIL held throughout (f makes Python objects).
+template <typename F>
+decltype(auto) with_gil(const PyBlob& b, F&& f) {
+  BlobGuard guard(b.lock, true);
+  return b.visit(std::forward<F>(f));
+}
+
+// f(blob) with the GIL released and the Blob's lock held (f must not touch Python objects).
+template <typename F>
+decltype(auto) without_gil(const PyBlob& b, F&& f) {
+  nb::gil_scoped_release release;
+  BlobGuard guard(b.lock, false);
+  return b.visit(std::forward<F>(f));
+}
 
 // A capsule that owns a reference to `memory`: what keeps a view's bytes alive.
 nb::capsule owner_of(std::shared_ptr<SyncedMemory> memory) {
@@ -115,14 +139,14 @@ std::vector<std::size_t> shape_of(const std::vector<int>& shape) { return {shape
 
 // .data / .diff: the host side, current and marked newest, as a writable NumPy array.
 template <typename T>
-nb::object host_view(Blob<T>& blob, bool diff, PyBlob::ViewCache& cache) {
+nb::object host_view(Blob<T>& blob, bool diff, HostViewCache& cache) {
   if (blob.count() == 0) {
     const std::vector<std::size_t> shape = shape_of(blob.shape());
     return nb::cast(nb::ndarray<nb::numpy, T>(nullptr, shape.size(), shape.data(), nb::handle()));
   }
   T* p = diff ? blob.mutable_cpu_diff() : blob.mutable_cpu_data();
   const std::shared_ptr<SyncedMemory>& mem = diff ? blob.diff() : blob.data();
-  if (cache.holds(mem.get(), p, blob.shape())) return cache.array;
+  if (PyObject* again = cache.reusable(mem.get(), p, blob.shape())) return nb::borrow(again);
   const std::vector<std::size_t> shape = shape_of(blob.shape());
   return cache.keep(nb::cast(nb::ndarray<nb::numpy, T>(p, shape.size(), shape.data(), owner_of(mem))), mem.get(), p,
                     blob.shape());
@@ -183,17 +207,31 @@ PyBlob copy_in(const nb::ndarray<const T, nb::c_contig, nb::device::cpu>& a, DTy
   return b;
 }
 
-std::string read_error(const std::string& path, const std::string& binary, const std::string& text) {
-  return path + ": not a BlobProto file (as binary: " + binary + "; as text: " + text + ")";
+// Reads a BlobProto file: format None decides from the file itself (ReadBlobProtoFromFile,
+// the one rule in blobrt/io.hpp), "binary" or "text" reads it as that format only.
+BlobProto read_proto(const std::string& path, const std::optional<std::string>& format) {
+  BlobProto proto;
+  bool ok = false;
+  if (!format) {
+    ok = ReadBlobProtoFromFile(path, &proto);
+  } else if (*format == "binary") {
+    ok = ReadProtoFromBinaryFile(path, &proto);
+  } else if (*format == "text") {
+    ok = ReadProtoFromTextFile(path, &proto);
+  } else {
+    detail::fail("blobrt.load: format must be None, 'binary' or 'text', got '", *format, "'");
+  }
+  if (!ok) throw Error(last_read_error());
+  return proto;
 }
 
-BlobProto read_proto(const std::string& path) {
-  BlobProto proto;
-  if (ReadProtoFromBinaryFile(path, &proto)) return proto;
-  const std::string binary = last_read_error();
-  proto.Clear();
-  if (ReadProtoFromTextFile(path, &proto)) return proto;
-  throw Error(read_error(path, binary, last_read_error()));
+// A Blob from a BlobProto: float64 when it has double values, else float32 (what has no
+// values at all, an empty Blob, loads as float32: the file does not say).
+PyBlob blob_from_proto(const BlobProto& proto) {
+  const bool is_double = proto.double_data_size() > 0 || proto.double_diff_size() > 0;
+  PyBlob b(is_double ? DType::kFloat64 : DType::kFloat32);
+  b.visit([&](auto& blob) { blob.FromProto(proto, true); });
+  return b;
 }
 
 nb::dict device_dict(const DeviceDescription& d) {
@@ -278,18 +316,18 @@ NB_MODULE(_blobrt, m) {
                      return nb::module_::import_("numpy").attr("dtype")(b.is_double() ? "float64" : "float32");
                    })
       .def_prop_ro("shape", [](const PyBlob& b) {
-        return b.visit([](auto& blob) {
+        return with_gil(b, [](auto& blob) {
           nb::list l;
           for (int d : blob.shape()) l.append(d);
           return nb::tuple(l);
         });
       })
-      .def_prop_ro("count", [](const PyBlob& b) { return b.visit([](auto& blob) { return blob.count(); }); })
-      .def_prop_ro("num_axes", [](const PyBlob& b) { return b.visit([](auto& blob) { return blob.num_axes(); }); })
-      .def_prop_ro("num", [](const PyBlob& b) { return b.visit([](auto& blob) { return blob.num(); }); })
-      .def_prop_ro("channels", [](const PyBlob& b) { return b.visit([](auto& blob) { return blob.channels(); }); })
-      .def_prop_ro("height", [](const PyBlob& b) { return b.visit([](auto& blob) { return blob.height(); }); })
-      .def_prop_ro("width", [](const PyBlob& b) { return b.visit([](auto& blob) { return blob.width(); }); })
+      .def_prop_ro("count", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.count(); }); })
+      .def_prop_ro("num_axes", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.num_axes(); }); })
+      .def_prop_ro("num", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.num(); }); })
+      .def_prop_ro("channels", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.channels(); }); })
+      .def_prop_ro("height", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.height(); }); })
+      .def_prop_ro("width", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.width(); }); })
       .def("reshape",
            [](PyBlob& b, nb::args dims) {
              std::vector<std::int64_t> shape;
@@ -299,70 +337,75 @@ NB_MODULE(_blobrt, m) {
                for (nb::handle d : dims) shape.push_back(nb::cast<std::int64_t>(d));
              }
              std::vector<int> s = checked_shape(shape);
-             b.visit([&](auto& blob) { blob.Reshape(s); });
+             without_gil(b, [&](auto& blob) { blob.Reshape(s); });
            },
            "reshape(*shape) or reshape(shape): Caffe's Reshape (keeps memory when it fits).")
-      .def_prop_ro("data", [](PyBlob& b) { return b.visit([&](auto& blob) { return host_view(blob, false, b.host_cache[0]); }); },
+      .def_prop_ro("data", [](PyBlob& b) { return with_gil(b, [&](auto& blob) { return host_view(blob, false, b.host_cache[0]); }); },
                    "The host side of data as a writable NumPy array (no copy on host-memory devices); "
                    "each access makes the host side current and marks it newest.")
-      .def_prop_ro("diff", [](PyBlob& b) { return b.visit([&](auto& blob) { return host_view(blob, true, b.host_cache[1]); }); },
+      .def_prop_ro("diff", [](PyBlob& b) { return with_gil(b, [&](auto& blob) { return host_view(blob, true, b.host_cache[1]); }); },
                    "The host side of diff, like .data.")
       .def_prop_ro("device_data",
-                   [](PyBlob& b) { return b.visit([&](auto& blob) { return device_view(blob, false, b.device_cache[0]); }); },
+                   [](PyBlob& b) { return with_gil(b, [&](auto& blob) { return device_view(blob, false, b.device_cache[0]); }); },
                    "The active device's data memory as a DLPack exporter (no copy); raises blobrt.Error on "
                    "devices whose buffers are not addresses (OpenCL).")
       .def_prop_ro("device_diff",
-                   [](PyBlob& b) { return b.visit([&](auto& blob) { return device_view(blob, true, b.device_cache[1]); }); },
+                   [](PyBlob& b) { return with_gil(b, [&](auto& blob) { return device_view(blob, true, b.device_cache[1]); }); },
                    "The active device's diff memory as a DLPack exporter, like device_data.")
-      .def("asum_data", [](const PyBlob& b) { return b.visit([](auto& blob) { return double(blob.asum_data()); }); },
-           nb::call_guard<nb::gil_scoped_release>())
-      .def("asum_diff", [](const PyBlob& b) { return b.visit([](auto& blob) { return double(blob.asum_diff()); }); },
-           nb::call_guard<nb::gil_scoped_release>())
-      .def("sumsq_data", [](const PyBlob& b) { return b.visit([](auto& blob) { return double(blob.sumsq_data()); }); },
-           nb::call_guard<nb::gil_scoped_release>())
-      .def("sumsq_diff", [](const PyBlob& b) { return b.visit([](auto& blob) { return double(blob.sumsq_diff()); }); },
-           nb::call_guard<nb::gil_scoped_release>())
+      .def("asum_data", [](const PyBlob& b) { return without_gil(b, [](auto& blob) { return double(blob.asum_data()); }); })
+      .def("asum_diff", [](const PyBlob& b) { return without_gil(b, [](auto& blob) { return double(blob.asum_diff()); }); })
+      .def("sumsq_data", [](const PyBlob& b) { return without_gil(b, [](auto& blob) { return double(blob.sumsq_data()); }); })
+      .def("sumsq_diff", [](const PyBlob& b) { return without_gil(b, [](auto& blob) { return double(blob.sumsq_diff()); }); })
       .def("scale_data",
-           [](PyBlob& b, double s) { b.visit([&](auto& blob) { blob.scale_data(static_cast<decltype(blob.asum_data())>(s)); }); },
-           "factor"_a, nb::call_guard<nb::gil_scoped_release>())
+           [](PyBlob& b, double s) { without_gil(b, [&](auto& blob) { blob.scale_data(static_cast<decltype(blob.asum_data())>(s)); }); },
+           "factor"_a)
       .def("scale_diff",
-           [](PyBlob& b, double s) { b.visit([&](auto& blob) { blob.scale_diff(static_cast<decltype(blob.asum_data())>(s)); }); },
-           "factor"_a, nb::call_guard<nb::gil_scoped_release>())
-      .def("update", [](PyBlob& b) { b.visit([](auto& blob) { blob.Update(); }); },
-           "data -= diff, on the side where data is newest (Caffe's Update).",
-           nb::call_guard<nb::gil_scoped_release>())
+           [](PyBlob& b, double s) { without_gil(b, [&](auto& blob) { blob.scale_diff(static_cast<decltype(blob.asum_data())>(s)); }); },
+           "factor"_a)
+      .def("update", [](PyBlob& b) { without_gil(b, [](auto& blob) { blob.Update(); }); },
+           "data -= diff, on the side where data is newest (Caffe's Update).")
       .def("copy_from",
            [](PyBlob& b, const PyBlob& source, bool copy_diff, bool reshape) {
              if (b.dtype() != source.dtype()) detail::fail("blobrt.Blob.copy_from: dtypes differ");
+             nb::gil_scoped_release release;
+             BlobGuard guard(b.lock, &source.lock, false);
              if (b.is_double()) {
                b.as_double().CopyFrom(source.as_double(), copy_diff, reshape);
              } else {
                b.as_float().CopyFrom(source.as_float(), copy_diff, reshape);
              }
            },
-           "source"_a, "copy_diff"_a = false, "reshape"_a = false, nb::call_guard<nb::gil_scoped_release>())
+           "source"_a, "copy_diff"_a = false, "reshape"_a = false)
       .def("share_data",
            [](PyBlob& b, const PyBlob& other) {
              if (b.dtype() != other.dtype()) detail::fail("blobrt.Blob.share_data: dtypes differ");
+             nb::gil_scoped_release release;
+             BlobGuard guard(b.lock, &other.lock, false);
              if (b.is_double()) b.as_double().ShareData(other.as_double()); else b.as_float().ShareData(other.as_float());
+             LockGroup::merge(b.lock, other.lock);  // from now on they touch the same memory
            },
            "other"_a)
       .def("share_diff",
            [](PyBlob& b, const PyBlob& other) {
              if (b.dtype() != other.dtype()) detail::fail("blobrt.Blob.share_diff: dtypes differ");
+             nb::gil_scoped_release release;
+             BlobGuard guard(b.lock, &other.lock, false);
              if (b.is_double()) b.as_double().ShareDiff(other.as_double()); else b.as_float().ShareDiff(other.as_float());
+             LockGroup::merge(b.lock, other.lock);
            },
            "other"_a)
       .def("save",
            [](const PyBlob& b, const std::string& path, bool binary, bool write_diff) {
-             BlobProto proto;
-             b.visit([&](auto& blob) { blob.ToProto(&proto, write_diff); });
-             if (binary) WriteProtoToBinaryFile(proto, path); else WriteProtoToTextFile(proto, path);
+             without_gil(b, [&](auto& blob) {
+               BlobProto proto;
+               blob.ToProto(&proto, write_diff);
+               if (binary) WriteProtoToBinaryFile(proto, path); else WriteProtoToTextFile(proto, path);
+             });
            },
-           "path"_a, "binary"_a = true, "write_diff"_a = false, nb::call_guard<nb::gil_scoped_release>(),
+           "path"_a, "binary"_a = true, "write_diff"_a = false,
            "Writes a Caffe BlobProto file (binary or text), as Caffe's WriteProtoTo*File.")
       .def("__repr__", [](const PyBlob& b) {
-        return b.visit([&](auto& blob) {
+        return with_gil(b, [&](auto& blob) {
           return std::string("blobrt.Blob(shape=") + blob.shape_string() + ", dtype=" +
                  (b.is_double() ? "float64" : "float32") + ")";
         });
@@ -372,21 +415,27 @@ NB_MODULE(_blobrt, m) {
   m.def("_from_array_f64", [](const nb::ndarray<const double, nb::c_contig, nb::device::cpu>& a) { return copy_in(a, DType::kFloat64); });
 
   m.def("load",
-        [](const std::string& path) {
-          BlobProto proto = read_proto(path);
-          const bool is_double = proto.double_data_size() > 0 || proto.double_diff_size() > 0;
-          PyBlob b(is_double ? DType::kFloat64 : DType::kFloat32);
-          b.visit([&](auto& blob) { blob.FromProto(proto, true); });
-          return b;
+        [](const std::string& path, const std::optional<std::string>& format) {
+          BlobProto proto;
+          {
+            nb::gil_scoped_release release;  // a file, or a pipe that may wait for its writer
+            proto = read_proto(path, format);
+          }
+          return blob_from_proto(proto);
         },
-        "path"_a, "A Blob from a Caffe BlobProto file (binary or text; double_data gives float64).");
-  m.def("_inspect", [](const std::string& path) {
-    BlobProto proto = read_proto(path);
+        "path"_a, "format"_a = nb::none(),
+        "A Blob from a Caffe BlobProto file (double_data gives float64). format None decides binary or text "
+        "from the file itself (docs/python.md); 'binary' or 'text' reads it as that format only.");
+  m.def("_inspect", [](const std::string& path, const std::optional<std::string>& format) {
+    BlobProto proto;
+    {
+      nb::gil_scoped_release release;
+      proto = read_proto(path, format);
+    }
     nb::dict out;
     const bool is_double = proto.double_data_size() > 0 || proto.double_diff_size() > 0;
-    PyBlob b(is_double ? DType::kFloat64 : DType::kFloat32);
+    PyBlob b = blob_from_proto(proto);
     b.visit([&](auto& blob) {
-      blob.FromProto(proto, true);
       nb::list shape;
       for (int d : blob.shape()) shape.append(d);
       out["shape"] = nb::tuple(shape);
@@ -397,7 +446,7 @@ NB_MODULE(_blobrt, m) {
     out["legacy_4d"] = proto.has_num() || proto.has_channels() || proto.has_height() || proto.has_width();
     out["blob"] = nb::cast(std::move(b));
     return out;
-  });
+  }, "path"_a, "format"_a = nb::none());
 
   m.def("select_backend", &select_backend, "spec"_a,
         "Selects 'auto', 'host', 'NAME' or 'NAME:INDEX' (as BLOBRT_BACKEND); raises blobrt.Error listing what "

@@ -427,15 +427,27 @@ void Blob<Dtype>::CopyFrom(const Blob& source, bool copy_diff, bool reshape) {
 template <typename Dtype>
 void Blob<Dtype>::FromProto(const BlobProto& proto, bool reshape) {
   std::vector<int> target = shape_;
+  const bool legacy = proto.has_num() || proto.has_channels() || proto.has_height() || proto.has_width();
+  // What ToProto writes for a default-constructed Blob (no axes, count 0): no axes and no
+  // values. Caffe reads it as a scalar needing one value and fails; blobrt reads it back as
+  // the Blob it came from (docs/differences-from-caffe.md). A scalar always has one value.
+  const bool empty_blob = !legacy && proto.shape().dim_size() == 0 && proto.data_size() == 0 &&
+                          proto.diff_size() == 0 && proto.double_data_size() == 0 && proto.double_diff_size() == 0;
   if (reshape) {
-    if (proto.has_num() || proto.has_channels() || proto.has_height() || proto.has_width()) {
+    if (legacy) {
       // Using deprecated 4D Blob dimensions -- shape is (num, channels, height, width).
       target = {proto.num(), proto.channels(), proto.height(), proto.width()};
     } else {
       target = dims_of(proto.shape());
     }
-  } else if (!ShapeEquals(proto)) {
-    fail("FromProto: shape mismatch (reshape not set): Blob has shape ", shape_string());
+  } else if (!ShapeEquals(proto) || (empty_blob && count_ != 0)) {
+    fail("FromProto: shape mismatch (reshape not set): Blob has shape ", shape_string(),
+         empty_blob ? ", the BlobProto is an empty Blob (no axes, no values)" : "");
+  }
+  if (empty_blob) {
+    shape_.clear();  // keeps its memory, as a Reshape to fewer elements does
+    count_ = 0;
+    return;
   }
   const std::int64_t count = checked_count(target, sizeof(Dtype));
   const std::string shape = shape_text(target, count);

@@ -19,6 +19,7 @@
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/text_format.h>
+#include <google/protobuf/unknown_field_set.h>
 #include <google/protobuf/wire_format_lite.h>
 
 #include "blobrt.pb.h"
@@ -192,6 +193,28 @@ int serialize_to(int fd, std::string* step, const std::function<bool(google::pro
   return 0;
 }
 
+// Passes writes on until `limit` bytes have gone through, then fails the next request for
+// space, so a too long text output stops there instead of after writing all of it.
+class CappedOutput : public google::protobuf::io::ZeroCopyOutputStream {
+ public:
+  CappedOutput(google::protobuf::io::ZeroCopyOutputStream* out, std::int64_t limit) : out_(out), limit_(limit) {}
+  bool Next(void** data, int* size) override {
+    if (out_->ByteCount() > limit_) {
+      over_ = true;
+      return false;
+    }
+    return out_->Next(data, size);
+  }
+  void BackUp(int count) override { out_->BackUp(count); }
+  std::int64_t ByteCount() const override { return out_->ByteCount(); }
+  bool over() const { return over_ || out_->ByteCount() > limit_; }
+
+ private:
+  google::protobuf::io::ZeroCopyOutputStream* out_;
+  std::int64_t limit_;
+  bool over_ = false;
+};
+
 // Keeps the first error a text parse reports, with its position.
 class FirstError : public google::protobuf::io::ErrorCollector {
  public:
@@ -293,22 +316,16 @@ HostBuffer read_whole(int fd, const struct stat& opened, std::string* changed) {
 
 // Pipes, devices, empty or huge files: protobuf's stream parser, in 1 MiB reads, up to the
 // 2 GiB a protobuf message can hold (as Caffe), so an endless input ends there.
-bool parse_stream(int fd, Message* proto) {
-  FileInputStream raw(fd, 1 << 20);
-  CodedInputStream coded(&raw);
+bool parse_stream(google::protobuf::io::ZeroCopyInputStream* raw, Message* proto) {
+  CodedInputStream coded(raw);
   coded.SetTotalBytesLimit(kMaxMessageBytes);
   return proto->ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
 }
 
-}  // namespace
-
-const std::string& last_read_error() { return read_error; }
-
-bool ReadProtoFromTextFile(const char* filename, Message* proto) {
-  read_error.clear();
-  Descriptor file{open_for_reading(filename)};
-  FileInputStream raw(file.fd, 1 << 20);
-  google::protobuf::io::LimitingInputStream limited(&raw, kMaxMessageBytes);
+// Parses text format from `raw` (at most 2 GiB of it); on failure read_error names the file,
+// the format and the parser's first complaint with its position.
+bool parse_text(google::protobuf::io::ZeroCopyInputStream* raw, const char* filename, Message* proto) {
+  google::protobuf::io::LimitingInputStream limited(raw, kMaxMessageBytes);
   // The parser's complaints go into last_read_error(), not onto stderr.
   FirstError errors;
   EndAtFirstError input(&limited, &errors);
@@ -325,15 +342,66 @@ bool ReadProtoFromTextFile(const char* filename, Message* proto) {
   return true;
 }
 
+// A whole binary message already in memory.
+bool parse_binary(const std::uint8_t* bytes, int size, Message* proto) {
+  if (auto* blob = dynamic_cast<BlobProto*>(proto)) reserve_value_fields(bytes, size, blob);
+  return proto->ParseFromArray(bytes, size);
+}
+
+std::string binary_error(const char* filename, const Message& proto) {
+  return std::string(filename) + ": not a valid binary " + proto.GetTypeName() +
+         " (truncated, corrupt, or larger than 2 GiB)";
+}
+
+// A binary BlobProto's first byte is the tag of its lowest-numbered field (protobuf writes
+// defined fields in number order, unknown ones last). Only two cases can make it whitespace,
+// '#' or a lowercase letter, which ReadBlobProtoFromFile would read as text: width set
+// without num, channels or height (its tag is 0x20, a space), or fields BlobProto does not
+// define with nothing before them. Only then are the bytes made and checked.
+void refuse_if_read_as_text(const BlobProto& blob, const char* filename) {
+  if (blob.has_num() || blob.has_channels() || blob.has_height()) return;
+  if (!blob.has_width() && blob.GetReflection()->GetUnknownFields(blob).empty()) return;
+  const std::string bytes = blob.SerializeAsString();
+  if (bytes.empty() || DetectBlobProtoFormat(bytes.data(), bytes.size()) == ProtoFormat::kBinary) return;
+  detail::fail("cannot write ", filename ? filename : "(null)",
+               ": this BlobProto's binary form starts like text (legacy width ", blob.width(),
+               " before num, channels and height, or undefined fields), so ReadBlobProtoFromFile, "
+               "blobrt.load and blobrt inspect would read it as text; set num, channels and height "
+               "too, or write it as text (nothing was written)");
+}
+
+}  // namespace
+
+const std::string& last_read_error() { return read_error; }
+
+bool ReadProtoFromTextFile(const char* filename, Message* proto) {
+  read_error.clear();
+  Descriptor file{open_for_reading(filename)};
+  FileInputStream raw(file.fd, 1 << 20);
+  return parse_text(&raw, filename, proto);
+}
+
 void ReadProtoFromTextFileOrDie(const char* filename, Message* proto) {
   if (!ReadProtoFromTextFile(filename, proto)) throw Error(read_error);
 }
 
 void WriteProtoToTextFile(const Message& proto, const char* filename) {
   write_atomically(filename, [&](int fd, std::string* step) {
-    return serialize_to(fd, step, [&](google::protobuf::io::ZeroCopyOutputStream* out) {
-      return google::protobuf::TextFormat::Print(proto, out);
+    bool too_long = false;
+    int error = serialize_to(fd, step, [&](google::protobuf::io::ZeroCopyOutputStream* out) {
+      CappedOutput capped(out, kMaxMessageBytes);
+      bool printed = google::protobuf::TextFormat::Print(proto, &capped);
+      too_long = capped.over();
+      return printed && !too_long;
     });
+    if (too_long) {
+      // The reader stops at 2 GiB: a longer text file would be one it refuses.
+      *step = "text serialisation (the text form is over " + std::to_string(kMaxMessageBytes) +
+              " bytes, more than ReadProtoFromTextFile reads; write it as binary, which holds 4 to 8 times as many "
+              "values, or split it; nothing was written)";
+      return EINVAL;
+    }
+    return error;
   });
 }
 
@@ -351,16 +419,13 @@ bool ReadProtoFromBinaryFile(const char* filename, Message* proto) {
       read_error = std::string(filename) + ": " + changed;
       return false;
     }
-    if (auto* blob = dynamic_cast<BlobProto*>(proto)) {
-      reserve_value_fields(bytes.get(), static_cast<int>(st.st_size), blob);
-    }
-    parsed = proto->ParseFromArray(bytes.get(), static_cast<int>(st.st_size));
+    parsed = parse_binary(bytes.get(), static_cast<int>(st.st_size), proto);
   } else {
-    parsed = parse_stream(file.fd, proto);
+    FileInputStream raw(file.fd, 1 << 20);
+    parsed = parse_stream(&raw, proto);
   }
   if (!parsed) {
-    read_error = std::string(filename) + ": not a valid binary " + proto->GetTypeName() +
-                 " (truncated, corrupt, or larger than 2 GiB)";
+    read_error = binary_error(filename, *proto);
     return false;
   }
   return true;
@@ -368,6 +433,70 @@ bool ReadProtoFromBinaryFile(const char* filename, Message* proto) {
 
 void ReadProtoFromBinaryFileOrDie(const char* filename, Message* proto) {
   if (!ReadProtoFromBinaryFile(filename, proto)) throw Error(read_error);
+}
+
+bool ReadBlobProtoFromFile(const char* filename, BlobProto* proto, ProtoFormat* format) {
+  read_error.clear();
+  if (!proto) throw Error("ReadBlobProtoFromFile: null BlobProto");
+  Descriptor file{open_for_reading(filename)};
+  struct stat st {};
+  ProtoFormat decided = ProtoFormat::kText;
+  bool parsed = false;
+  if (::fstat(file.fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size <= kMaxMessageBytes) {
+    // A regular file: read whole once (as ReadProtoFromBinaryFile), decided, parsed from memory.
+    std::string changed;
+    HostBuffer bytes = read_whole(file.fd, st, &changed);
+    if (!changed.empty()) {
+      read_error = std::string(filename) + ": " + changed;
+      return false;
+    }
+    const int size = static_cast<int>(st.st_size);
+    decided = DetectBlobProtoFormat(bytes.get(), static_cast<std::size_t>(size));
+    if (decided == ProtoFormat::kBinary) {
+      parsed = parse_binary(bytes.get(), size, proto);
+    } else {
+      google::protobuf::io::ArrayInputStream input(bytes.get(), size);
+      parsed = parse_text(&input, filename, proto);
+    }
+  } else {
+    // A pipe, FIFO or device (or an empty or huge file): read until the rule decides, then
+    // the parser of that format continues with those bytes followed by the rest of the input.
+    std::string head;
+    BlobProtoFormatSniffer sniffer;
+    char chunk[1 << 16];
+    while (!sniffer.decided() && head.size() < static_cast<std::size_t>(kMaxMessageBytes)) {
+      ssize_t n = ::read(file.fd, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        read_error = std::string(filename) + ": read failed (" + std::strerror(errno) + ")";
+        return false;
+      }
+      if (n == 0) break;
+      head.append(chunk, static_cast<std::size_t>(n));
+      sniffer.feed(chunk, static_cast<std::size_t>(n));
+    }
+    decided = sniffer.format();
+    google::protobuf::io::ArrayInputStream first(head.data(), static_cast<int>(head.size()));
+    FileInputStream rest(file.fd, 1 << 20);
+    google::protobuf::io::ZeroCopyInputStream* parts[] = {&first, &rest};
+    google::protobuf::io::ConcatenatingInputStream input(parts, 2);
+    parsed = decided == ProtoFormat::kBinary ? parse_stream(&input, proto) : parse_text(&input, filename, proto);
+  }
+  if (format) *format = decided;
+  if (!parsed) {
+    if (decided == ProtoFormat::kBinary) read_error = binary_error(filename, *proto);
+    read_error += std::string(" [read as ") + to_string(decided) +
+                  (decided == ProtoFormat::kText
+                       ? ": it starts with a lowercase letter after whitespace and comments"
+                       : ": its first byte after whitespace and comments is not a lowercase letter") +
+                  "; see BlobProtoFormatSniffer in blobrt/io.hpp]";
+    return false;
+  }
+  return true;
+}
+
+void ReadBlobProtoFromFileOrDie(const char* filename, BlobProto* proto, ProtoFormat* format) {
+  if (!ReadBlobProtoFromFile(filename, proto, format)) throw Error(read_error);
 }
 
 void WriteProtoToBinaryFile(const Message& proto, const char* filename) {
@@ -380,6 +509,7 @@ void WriteProtoToBinaryFile(const Message& proto, const char* filename) {
     detail::fail("cannot write ", filename ? filename : "(null)", ": ", proto.GetTypeName(),
                  " lacks required fields: ", proto.InitializationErrorString());
   }
+  if (auto* blob = dynamic_cast<const BlobProto*>(&proto)) refuse_if_read_as_text(*blob, filename);
   write_atomically(filename, [&](int fd, std::string* step) {
     return serialize_to(fd, step, [&](google::protobuf::io::ZeroCopyOutputStream* out) {
       return proto.SerializeToZeroCopyStream(out);
