@@ -76,9 +76,10 @@ def info() -> dict:
     return out
 
 
-def inspect(path) -> dict:
-    """Shape, dtype, count and summary statistics of a BlobProto file (binary or text)."""
-    r = _blobrt._inspect(str(path))
+def inspect(path, format=None) -> dict:
+    """Shape, dtype, count and summary statistics of a BlobProto file, read as load() reads
+    it: binary or text decided from the file itself unless format is 'binary' or 'text'."""
+    r = _blobrt._inspect(str(path), format)
     blob = r.pop("blob")
     for side in ("data",) + (("diff",) if r["has_diff"] else ()):
         values = getattr(blob, side)
