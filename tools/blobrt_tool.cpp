@@ -81,6 +81,7 @@ int cmd_info(bool json) {
   if (json) {
     std::cout << "{\n  \"version\": " << json_string(blobrt::version()) << ",\n  \"abi\": \""
               << BLOBRT_PLUGIN_ABI_MAJOR << "." << BLOBRT_PLUGIN_ABI_MINOR << "\",\n"
+              << "  \"library\": " << json_string(blobrt::library_path()) << ",\n"
               << "  \"environment_ignored\": " << (inv.environment_ignored ? "true" : "false") << ",\n"
               << "  \"search_path\": [";
     for (std::size_t i = 0; i < inv.directories.size(); ++i) {
@@ -114,7 +115,9 @@ int cmd_info(bool json) {
               << ",\n  \"scale_out\": " << blobrt::tools::scale_out_json() << "\n}\n";
   } else {
     std::cout << "blobrt " << blobrt::version() << " (plugin ABI " << BLOBRT_PLUGIN_ABI_MAJOR << "."
-              << BLOBRT_PLUGIN_ABI_MINOR << ")\n\nPlugin search path:\n";
+              << BLOBRT_PLUGIN_ABI_MINOR << ")\n";
+    // Which copy is in use, where several are installed (a system one, a wheel's).
+    std::cout << "libblobrt " << blobrt::library_path() << "\n\nPlugin search path:\n";
     if (inv.environment_ignored) {
       std::cout << "  (environment variables ignored: setuid/setgid process; plugin code sees only the\n"
                    "   locale, TERM, USER, LOGNAME and PATH="

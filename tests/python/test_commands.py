@@ -33,6 +33,7 @@ def test_python_dash_m_blobrt(args):
     assert r.returncode == 0, r.stdout + r.stderr
     if args == ["info"]:
         assert "Active device:" in r.stdout
+        assert "\nlibblobrt /" in r.stdout  # which copy is in use
 
 
 def test_venv_blobrt_command_runs():
