@@ -100,92 +100,151 @@ enum blobrt_elementwise_op {
   BLOBRT_EW_OP_COUNT = 16    /* codes are < this; later minors may add more        */
 };
 
+/* The function table's entry points, in their ABI order, written once: the struct below,
+ * libblobrt's loader (which checks the REQUIRED ones), the plugin kit's table builder
+ * (blobrt/plugin_kit.hpp) and the core's PluginDevice all expand this list, so a field
+ * appended in a later minor is named in one place. Each X(presence, since, return_type,
+ * name, parameters): presence is REQUIRED (a table without it is refused) or OPTIONAL
+ * (NULL when absent); since is the version that added it (1_0, 1_1, 1_2), whose size,
+ * BLOBRT_PLUGIN_V<since>_SIZE, covers it. What each entry does is said below the list. */
+#define BLOBRT_PLUGIN_V1_ENTRIES(X)                                                               \
+  X(REQUIRED, 1_0, int, device_count, (int32_t* count, blobrt_error* err))                        \
+  X(REQUIRED, 1_0, int, device_properties,                                                        \
+    (int32_t index, blobrt_device_properties* out, blobrt_error* err))                            \
+  X(REQUIRED, 1_0, int, open_device, (int32_t index, void** context, blobrt_error* err))          \
+  X(REQUIRED, 1_0, void, close_device, (void* context))                                           \
+  X(REQUIRED, 1_0, int, allocate, (void* context, size_t bytes, void** handle, blobrt_error* err)) \
+  X(REQUIRED, 1_0, void, release, (void* context, void* handle))                                  \
+  X(OPTIONAL, 1_0, int, host_allocate,                                                            \
+    (void* context, size_t bytes, void** pointer, blobrt_error* err))                             \
+  X(OPTIONAL, 1_0, void, host_release, (void* context, void* pointer))                            \
+  X(OPTIONAL, 1_0, void*, host_alias, (void* context, const void* handle))                        \
+  X(REQUIRED, 1_0, int, copy_to_device,                                                           \
+    (void* context, const void* host, void* dst, size_t dst_offset, size_t bytes,                 \
+     blobrt_error* err))                                                                          \
+  X(REQUIRED, 1_0, int, copy_to_host,                                                             \
+    (void* context, const void* src, size_t src_offset, void* host, size_t bytes,                 \
+     blobrt_error* err))                                                                          \
+  X(REQUIRED, 1_0, int, copy_device,                                                              \
+    (void* context, const void* src, size_t src_offset, void* dst, size_t dst_offset,             \
+     size_t bytes, blobrt_error* err))                                                            \
+  X(REQUIRED, 1_0, int, memset,                                                                   \
+    (void* context, void* dst, size_t offset, int32_t value, size_t bytes, blobrt_error* err))    \
+  X(REQUIRED, 1_0, int, saxpy,                                                                    \
+    (void* context, int64_t n, float alpha, const void* x, int64_t x_offset, void* y,             \
+     int64_t y_offset, blobrt_error* err))                                                        \
+  X(REQUIRED, 1_0, int, daxpy,                                                                    \
+    (void* context, int64_t n, double alpha, const void* x, int64_t x_offset, void* y,            \
+     int64_t y_offset, blobrt_error* err))                                                        \
+  X(REQUIRED, 1_0, int, sdot,                                                                     \
+    (void* context, int64_t n, const void* x, int64_t x_offset, const void* y,                    \
+     int64_t y_offset, float* result, blobrt_error* err))                                         \
+  X(REQUIRED, 1_0, int, ddot,                                                                     \
+    (void* context, int64_t n, const void* x, int64_t x_offset, const void* y,                    \
+     int64_t y_offset, double* result, blobrt_error* err))                                        \
+  X(REQUIRED, 1_0, int, sasum,                                                                    \
+    (void* context, int64_t n, const void* x, int64_t x_offset, float* result,                    \
+     blobrt_error* err))                                                                          \
+  X(REQUIRED, 1_0, int, dasum,                                                                    \
+    (void* context, int64_t n, const void* x, int64_t x_offset, double* result,                   \
+     blobrt_error* err))                                                                          \
+  X(REQUIRED, 1_0, int, sscal,                                                                    \
+    (void* context, int64_t n, float alpha, void* x, int64_t x_offset, blobrt_error* err))        \
+  X(REQUIRED, 1_0, int, dscal,                                                                    \
+    (void* context, int64_t n, double alpha, void* x, int64_t x_offset, blobrt_error* err))       \
+  X(REQUIRED, 1_0, int, synchronize, (void* context, blobrt_error* err))                          \
+  X(OPTIONAL, 1_1, int, view,                                                                     \
+    (void* context, void* buffer, size_t offset, size_t bytes, void** handle,                     \
+     blobrt_error* err))                                                                          \
+  X(OPTIONAL, 1_1, void, release_view, (void* context, void* handle))                             \
+  X(OPTIONAL, 1_2, int, gemm,                                                                     \
+    (void* context, int32_t precision, int32_t trans_a, int32_t trans_b, int64_t m, int64_t n,    \
+     int64_t k, double alpha, const void* a, int64_t a_offset, const void* b, int64_t b_offset,   \
+     double beta, void* c, int64_t c_offset, blobrt_error* err))                                  \
+  X(OPTIONAL, 1_2, int, gemv,                                                                     \
+    (void* context, int32_t precision, int32_t trans_a, int64_t m, int64_t n, double alpha,       \
+     const void* a, int64_t a_offset, const void* x, int64_t x_offset, double beta, void* y,      \
+     int64_t y_offset, blobrt_error* err))                                                        \
+  X(OPTIONAL, 1_2, int, elementwise,                                                              \
+    (void* context, int32_t precision, int32_t op, int64_t n, double alpha, double beta,          \
+     const void* a, int64_t a_offset, const void* b, int64_t b_offset, void* y,                   \
+     int64_t y_offset, blobrt_error* err))
+
+/* What the entries do.
+ * device_count: never throws or aborts. On a machine without usable hardware it returns
+ *   BLOBRT_OK, *count = 0 and a reason in err (e.g. "cudaGetDeviceCount:
+ *   cudaErrorInsufficientDriver").
+ * host_allocate / host_release (optional): page-locked host memory for faster transfers.
+ * host_alias (optional): the host pointer that backs a buffer, when the device keeps the
+ *   buffer's contents in host memory (e.g. an OpenCL buffer created with
+ *   CL_MEM_USE_HOST_PTR on a CPU device), else NULL. The core then uses that pointer as
+ *   the buffer's host mirror, and copy_to_host / copy_to_device between a buffer and its
+ *   own alias are synchronisation points (map/unmap) that move no bytes on such devices.
+ * Level-1 BLAS (saxpy ... dscal): n and offsets are in elements, 64-bit. Results land in
+ *   host memory.
+ * view / release_view (ABI 1.1, optional): a handle for bytes [offset, offset + bytes) of
+ *   `buffer`, usable wherever a buffer handle of this device is (copies, memset, BLAS,
+ *   host_alias). An OpenCL sub-buffer; a CUDA pointer plus offset. offset is a multiple of
+ *   the device's view_alignment. release_view frees the handle, never the memory, and is
+ *   called before the buffer itself is released. What lets libblobrt-dist lay many blobs'
+ *   diffs out in one allocation (Caffe's parallel.cpp) on devices whose handles are not
+ *   host pointers.
+ * gemm, gemv, elementwise (ABI 1.2, optional: NULL when absent, or BLOBRT_ERR_UNSUPPORTED
+ *   for one call it does not do, e.g. an operation code it does not know): the core then
+ *   runs that call on the host through copies, and says so once at BLOBRT_LOG=info.
+ *   Row-major, as Caffe calls them; offsets in elements; alpha and beta are exact for float.
+ *   gemm: C = alpha * op(A) * op(B) + beta * C, op(A) m x k, op(B) k x n, C m x n, with
+ *   Caffe's leading dimensions: lda = trans_a ? m : k, ldb = trans_b ? k : n, ldc = n.
+ *   gemv: y = alpha * op(A) * x + beta * y, A m x n (lda = n); x and y have n and m
+ *   elements without transposition, m and n with it.
+ *   elementwise: one entry point for the element-wise family; op is a
+ *   blobrt_elementwise_op. */
+#define BLOBRT_PLUGIN_DECLARE_ENTRY_(presence, since, return_type, name, parameters) \
+  return_type(*name) parameters;
+
 typedef struct blobrt_plugin_v1 {
   size_t struct_size;
   uint32_t abi_major;
   uint32_t abi_minor;
   const char* name;             /* backend name, e.g. "blis" */
   const char* library_version;  /* version of the wrapped library, e.g. "BLIS 0.9.0" */
-
-  /* Never throws or aborts. On a machine without usable hardware it returns BLOBRT_OK,
-   * *count = 0 and a reason in err (e.g. "cudaGetDeviceCount: cudaErrorInsufficientDriver"). */
-  int (*device_count)(int32_t* count, blobrt_error* err);
-  int (*device_properties)(int32_t index, blobrt_device_properties* out, blobrt_error* err);
-
-  int (*open_device)(int32_t index, void** context, blobrt_error* err);
-  void (*close_device)(void* context);
-
-  int (*allocate)(void* context, size_t bytes, void** handle, blobrt_error* err);
-  void (*release)(void* context, void* handle);
-  /* Optional (NULL when absent): page-locked host memory for faster transfers. */
-  int (*host_allocate)(void* context, size_t bytes, void** pointer, blobrt_error* err);
-  void (*host_release)(void* context, void* pointer);
-  /* Optional (NULL when absent): the host pointer that backs a buffer, when the device
-   * keeps the buffer's contents in host memory (e.g. an OpenCL buffer created with
-   * CL_MEM_USE_HOST_PTR on a CPU device), else NULL. The core then uses that pointer as
-   * the buffer's host mirror, and copy_to_host / copy_to_device between a buffer and its
-   * own alias are synchronisation points (map/unmap) that move no bytes on such devices. */
-  void* (*host_alias)(void* context, const void* handle);
-
-  int (*copy_to_device)(void* context, const void* host, void* dst, size_t dst_offset,
-                        size_t bytes, blobrt_error* err);
-  int (*copy_to_host)(void* context, const void* src, size_t src_offset, void* host,
-                      size_t bytes, blobrt_error* err);
-  int (*copy_device)(void* context, const void* src, size_t src_offset, void* dst,
-                     size_t dst_offset, size_t bytes, blobrt_error* err);
-  int (*memset)(void* context, void* dst, size_t offset, int32_t value, size_t bytes,
-                blobrt_error* err);
-
-  /* Level-1 BLAS. n and offsets are in elements, 64-bit. Results land in host memory. */
-  int (*saxpy)(void* context, int64_t n, float alpha, const void* x, int64_t x_offset,
-               void* y, int64_t y_offset, blobrt_error* err);
-  int (*daxpy)(void* context, int64_t n, double alpha, const void* x, int64_t x_offset,
-               void* y, int64_t y_offset, blobrt_error* err);
-  int (*sdot)(void* context, int64_t n, const void* x, int64_t x_offset, const void* y,
-              int64_t y_offset, float* result, blobrt_error* err);
-  int (*ddot)(void* context, int64_t n, const void* x, int64_t x_offset, const void* y,
-              int64_t y_offset, double* result, blobrt_error* err);
-  int (*sasum)(void* context, int64_t n, const void* x, int64_t x_offset, float* result,
-               blobrt_error* err);
-  int (*dasum)(void* context, int64_t n, const void* x, int64_t x_offset, double* result,
-               blobrt_error* err);
-  int (*sscal)(void* context, int64_t n, float alpha, void* x, int64_t x_offset,
-               blobrt_error* err);
-  int (*dscal)(void* context, int64_t n, double alpha, void* x, int64_t x_offset,
-               blobrt_error* err);
-
-  int (*synchronize)(void* context, blobrt_error* err);
-
-  /* ABI 1.1, optional (NULL when absent): a handle for bytes [offset, offset + bytes) of
-   * `buffer`, usable wherever a buffer handle of this device is (copies, memset, BLAS,
-   * host_alias). An OpenCL sub-buffer; a CUDA pointer plus offset. offset is a multiple of
-   * the device's view_alignment. release_view frees the handle, never the memory, and is
-   * called before the buffer itself is released. What lets libblobrt-dist lay many blobs'
-   * diffs out in one allocation (Caffe's parallel.cpp) on devices whose handles are not
-   * host pointers. */
-  int (*view)(void* context, void* buffer, size_t offset, size_t bytes, void** handle,
-              blobrt_error* err);
-  void (*release_view)(void* context, void* handle);
-
-  /* ABI 1.2, optional (NULL when absent, or BLOBRT_ERR_UNSUPPORTED for one call it does
-   * not do, e.g. an operation code it does not know): the core then runs that call on the
-   * host through copies, and says so once at BLOBRT_LOG=info. Row-major, as Caffe calls
-   * them; offsets in elements; alpha and beta are exact for float.
-   * gemm: C = alpha * op(A) * op(B) + beta * C, op(A) m x k, op(B) k x n, C m x n, with
-   *   Caffe's leading dimensions: lda = trans_a ? m : k, ldb = trans_b ? k : n, ldc = n. */
-  int (*gemm)(void* context, int32_t precision, int32_t trans_a, int32_t trans_b, int64_t m,
-              int64_t n, int64_t k, double alpha, const void* a, int64_t a_offset, const void* b,
-              int64_t b_offset, double beta, void* c, int64_t c_offset, blobrt_error* err);
-  /* gemv: y = alpha * op(A) * x + beta * y, A m x n (lda = n); x and y have n and m
-   * elements without transposition, m and n with it. */
-  int (*gemv)(void* context, int32_t precision, int32_t trans_a, int64_t m, int64_t n,
-              double alpha, const void* a, int64_t a_offset, const void* x, int64_t x_offset,
-              double beta, void* y, int64_t y_offset, blobrt_error* err);
-  /* One entry point for the element-wise family: op is a blobrt_elementwise_op. */
-  int (*elementwise)(void* context, int32_t precision, int32_t op, int64_t n, double alpha,
-                     double beta, const void* a, int64_t a_offset, const void* b,
-                     int64_t b_offset, void* y, int64_t y_offset, blobrt_error* err);
+  BLOBRT_PLUGIN_V1_ENTRIES(BLOBRT_PLUGIN_DECLARE_ENTRY_)
 } blobrt_plugin_v1;
+
+/* The table's size in each minor version: a table's struct_size is at least
+ * BLOBRT_PLUGIN_V1_0_SIZE (208 bytes on LP64), and a field added in 1.<m> exists when
+ * struct_size >= BLOBRT_PLUGIN_V1_<m>_SIZE. Five header fields, then one function pointer
+ * per entry (22 in 1.0, 24 in 1.1, 27 in 1.2); checked against offsetof below. */
+#define BLOBRT_PLUGIN_V1_HEADER_SIZE_ \
+  (sizeof(size_t) + 2 * sizeof(uint32_t) + 2 * sizeof(const char*))
+#define BLOBRT_PLUGIN_V1_ENTRY_SIZE_ sizeof(int (*)(void))
+#define BLOBRT_PLUGIN_V1_0_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 22 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
+#define BLOBRT_PLUGIN_V1_1_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 24 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
+#define BLOBRT_PLUGIN_V1_2_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 27 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
+
+/* The size that ends with `field`, and whether `table` (a blobrt_plugin_v1*) has that field
+ * and set it: what a reader asks before it calls an OPTIONAL entry. */
+#define BLOBRT_PLUGIN_END_OF(field) \
+  (offsetof(blobrt_plugin_v1, field) + sizeof(((blobrt_plugin_v1*)0)->field))
+#define BLOBRT_PLUGIN_OFFERS(table, field) \
+  (BLOBRT_STRUCT_HAS(blobrt_plugin_v1, table, field) && (table)->field != NULL)
+
+/* Compile-time checks (C11/C++11; a C99 compiler gets the same through an array size). */
+#if defined(__cplusplus)
+#define BLOBRT_PLUGIN_ASSERT_(condition, tag) static_assert(condition, #tag)
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+#define BLOBRT_PLUGIN_ASSERT_(condition, tag) _Static_assert(condition, #tag)
+#else
+#define BLOBRT_PLUGIN_ASSERT_(condition, tag) typedef char blobrt_plugin_assert_##tag[(condition) ? 1 : -1]
+#endif
+BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_0_SIZE == BLOBRT_PLUGIN_END_OF(synchronize), v1_0_size);
+BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_1_SIZE == BLOBRT_PLUGIN_END_OF(release_view), v1_1_size);
+BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_2_SIZE == BLOBRT_PLUGIN_END_OF(elementwise), v1_2_size);
+BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_2_SIZE == sizeof(blobrt_plugin_v1), v1_2_is_current);
+/* Every entry lies inside the size of the version that added it. */
+#define BLOBRT_PLUGIN_CHECK_SINCE_(presence, since, return_type, name, parameters) \
+  BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_END_OF(name) <= BLOBRT_PLUGIN_V##since##_SIZE, name##_since);
+BLOBRT_PLUGIN_V1_ENTRIES(BLOBRT_PLUGIN_CHECK_SINCE_)
 
 /* The one symbol a plugin exports. host_abi_major lets a plugin that supports several
  * majors answer with the matching table; it returns NULL if it cannot. */

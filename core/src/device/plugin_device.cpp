@@ -216,7 +216,7 @@ class PluginDevice final : public Device {
       return;
     }
     if (k == 0 || alpha == 0) return scale_in_place(precision, m * n, beta, c, c_off);
-    const bool offered = BLOBRT_STRUCT_HAS(blobrt_plugin_v1, table_, gemm) && table_->gemm;
+    const bool offered = BLOBRT_PLUGIN_OFFERS(table_, gemm);
     if (offered && call_math(precision == Precision::kFloat64 ? k_dgemm : k_sgemm, [&](blobrt_error* err) {
           return table_->gemm(context_, static_cast<std::int32_t>(precision), static_cast<std::int32_t>(trans_a),
                               static_cast<std::int32_t>(trans_b), m, n, k, alpha, a, a_off, b, b_off, beta, c, c_off,
@@ -236,7 +236,7 @@ class PluginDevice final : public Device {
     if (!math_checks::check_gemv(description_, precision, trans_a, m, n, a, a_off, x, x_off, y, y_off)) return;
     const std::int64_t inner = trans_a == Transpose::kYes ? m : n;
     if (inner == 0 || alpha == 0) return scale_in_place(precision, trans_a == Transpose::kYes ? n : m, beta, y, y_off);
-    const bool offered = BLOBRT_STRUCT_HAS(blobrt_plugin_v1, table_, gemv) && table_->gemv;
+    const bool offered = BLOBRT_PLUGIN_OFFERS(table_, gemv);
     if (offered && call_math(precision == Precision::kFloat64 ? k_dgemv : k_sgemv, [&](blobrt_error* err) {
           return table_->gemv(context_, static_cast<std::int32_t>(precision), static_cast<std::int32_t>(trans_a), m,
                               n, alpha, a, a_off, x, x_off, beta, y, y_off, err);
@@ -252,7 +252,7 @@ class PluginDevice final : public Device {
                    ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer b, std::int64_t b_off, DeviceBuffer y,
                    std::int64_t y_off) override {
     if (!math_checks::check_elementwise(description_, precision, op, n, a, a_off, b, b_off, y, y_off)) return;
-    const bool offered = BLOBRT_STRUCT_HAS(blobrt_plugin_v1, table_, elementwise) && table_->elementwise;
+    const bool offered = BLOBRT_PLUGIN_OFFERS(table_, elementwise);
     if (offered && call_math(precision == Precision::kFloat64 ? k_delementwise : k_selementwise, [&](blobrt_error* err) {
           return table_->elementwise(context_, static_cast<std::int32_t>(precision), static_cast<std::int32_t>(op), n,
                                      alpha, beta, a, a_off, b, b_off, y, y_off, err);
@@ -353,7 +353,7 @@ class PluginDevice final : public Device {
   // process that opened this device unless the plugin declares itself fork-safe
   // (fork_guard.hpp).
   bool has_views() const noexcept {
-    return BLOBRT_STRUCT_HAS(blobrt_plugin_v1, table_, release_view) && table_->view && table_->release_view;
+    return BLOBRT_PLUGIN_OFFERS(table_, view) && BLOBRT_PLUGIN_OFFERS(table_, release_view);
   }
   bool usable_here() const noexcept {
     return !exit_guard::exiting() && (fork_safe_ || fork_guard::generation() == generation_);

@@ -39,20 +39,28 @@ std::string explain_load_error(const std::string& what) {
   return "cannot load: " + message;
 }
 
-// The fields a v1.0 table must have, up to and including synchronize.
-constexpr std::size_t kMinimumTableSize =
-    offsetof(blobrt_plugin_v1, synchronize) + sizeof(blobrt_plugin_v1::synchronize);
-
 bool has_views(const blobrt_plugin_v1* table) {
-  return BLOBRT_STRUCT_HAS(blobrt_plugin_v1, table, release_view) && table->view && table->release_view;
+  return BLOBRT_PLUGIN_OFFERS(table, view) && BLOBRT_PLUGIN_OFFERS(table, release_view);
+}
+
+// The first REQUIRED entry (plugin_abi.h's list) the table leaves NULL, or nullptr. Every
+// required entry is in 1.0, which check_table has made sure the table covers.
+const char* missing_required(const blobrt_plugin_v1* table) {
+  constexpr bool kRequired_REQUIRED = true, kRequired_OPTIONAL = false;
+  (void)kRequired_OPTIONAL;
+#define BLOBRT_CHECK_REQUIRED_(presence, since, return_type, name, parameters) \
+  if (kRequired_##presence && !table->name) return #name;
+  BLOBRT_PLUGIN_V1_ENTRIES(BLOBRT_CHECK_REQUIRED_)
+#undef BLOBRT_CHECK_REQUIRED_
+  return nullptr;
 }
 
 std::string check_table(const blobrt_plugin_v1* table, const Manifest& manifest) {
   if (!table) return "entry point returned no table for ABI major " +
                      std::to_string(BLOBRT_PLUGIN_ABI_MAJOR);
-  if (!BLOBRT_STRUCT_HAS(blobrt_plugin_v1, table, synchronize)) {
+  if (table->struct_size < BLOBRT_PLUGIN_V1_0_SIZE) {
     return "function table struct_size " + std::to_string(table->struct_size) +
-           " is smaller than the " + std::to_string(kMinimumTableSize) + " bytes of ABI 1.0";
+           " is smaller than the " + std::to_string(BLOBRT_PLUGIN_V1_0_SIZE) + " bytes of ABI 1.0";
   }
   if (table->abi_major != BLOBRT_PLUGIN_ABI_MAJOR) {
     return "function table reports ABI " + std::to_string(table->abi_major) + "." +
@@ -64,33 +72,8 @@ std::string check_table(const blobrt_plugin_v1* table, const Manifest& manifest)
     return "function table names backend '" + (table->name ? table_name : std::string("(null)")) +
            "' but the manifest says '" + manifest.name + "'";
   }
-  struct Required {
-    const char* name;
-    bool present;
-  };
-  const Required required[] = {
-      {"device_count", table->device_count != nullptr},
-      {"device_properties", table->device_properties != nullptr},
-      {"open_device", table->open_device != nullptr},
-      {"close_device", table->close_device != nullptr},
-      {"allocate", table->allocate != nullptr},
-      {"release", table->release != nullptr},
-      {"copy_to_device", table->copy_to_device != nullptr},
-      {"copy_to_host", table->copy_to_host != nullptr},
-      {"copy_device", table->copy_device != nullptr},
-      {"memset", table->memset != nullptr},
-      {"saxpy", table->saxpy != nullptr},
-      {"daxpy", table->daxpy != nullptr},
-      {"sdot", table->sdot != nullptr},
-      {"ddot", table->ddot != nullptr},
-      {"sasum", table->sasum != nullptr},
-      {"dasum", table->dasum != nullptr},
-      {"sscal", table->sscal != nullptr},
-      {"dscal", table->dscal != nullptr},
-      {"synchronize", table->synchronize != nullptr},
-  };
-  for (const Required& r : required) {
-    if (!r.present) return std::string("function table lacks required operation '") + r.name + "'";
+  if (const char* missing = missing_required(table)) {
+    return std::string("function table lacks required operation '") + missing + "'";
   }
   return "";
 }
