@@ -62,6 +62,7 @@ void register_opencl_math();  // bench_opencl_math.cpp, built with the OpenCL pl
 void register_blob();
 void register_proto();
 void register_team();
+void register_caffe_mlp();  // bench_caffe_mlp.cpp: the LeNet MLP step on the compat API
 
 }  // namespace blobrt::bench
 

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
   blobrt::bench::register_blob();
   blobrt::bench::register_proto();
   blobrt::bench::register_team();
+  blobrt::bench::register_caffe_mlp();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
