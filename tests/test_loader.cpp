@@ -696,12 +696,12 @@ TEST(VerdictCacheTest, UsableVerdictIsNotTrustedOverAChangeItDependsOn) {
   ASSERT_TRUE(only(discover_in(dir.str())).usable);  // from the cache
 
   ::setenv("BLOBRT_TEST_CRASH", "1", 1);
-  EXPECT_REASON(only(discover_in(dir.str())), "crashed while being probed (SIGSEGV");
+  EXPECT_REASON(only(discover_in(dir.str())), "crashed while being probed (SIG");
   ::unsetenv("BLOBRT_TEST_CRASH");
   ASSERT_TRUE(only(discover_in(dir.str())).usable);
 
   { std::ofstream(trigger) << "1"; }
-  EXPECT_REASON(only(discover_in(dir.str())), "crashed while being probed (SIGSEGV");
+  EXPECT_REASON(only(discover_in(dir.str())), "crashed while being probed (SIG");
   std::filesystem::remove(trigger);
   ASSERT_TRUE(only(discover_in(dir.str())).usable);
   ::unsetenv("BLOBRT_TEST_CRASH_FILE");

@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdlib>
 #include <cstdint>
 
 #include "blobrt_kernels/team_size.hpp"
@@ -44,9 +45,17 @@ inline const bool fork_flag_registered =
     (::pthread_atfork(nullptr, nullptr, [] { in_forked_child().store(true, std::memory_order_relaxed); }), true);
 
 // This shared object's team, sized from the environment on first use (team_size.hpp).
-// Never destroyed: helpers may still be asleep in it when the process exits.
+// Never destroyed (a static destructor could run while another thread still uses it);
+// its helpers are stopped and joined at exit (thread_team.hpp says why), except in a
+// fork()ed child, which has none.
 __attribute__((visibility("hidden"))) inline ThreadTeam& team() {
-  static ThreadTeam* const instance = new ThreadTeam(configured_team_size());
+  static ThreadTeam* const instance = [] {
+    auto* created = new ThreadTeam(configured_team_size());
+    std::atexit([] {
+      if (!in_forked_child().load(std::memory_order_relaxed)) team().stop();
+    });
+    return created;
+  }();
   return *instance;
 }
 

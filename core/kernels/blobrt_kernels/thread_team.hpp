@@ -22,8 +22,11 @@
 // stalls follow soon after each such spell), which keeps a loaded machine at about
 // one-thread speed.
 //
-// Helpers block every signal, are detached and never joined: the team is never
-// destroyed, and exit() ends them wherever they sleep.
+// Helpers block every signal. The team is never destroyed; at exit() its owner stops the
+// helpers and joins them (stop()), so that no thread of ours is left when exit handlers
+// registered before the team's run: LeakSanitizer's exit check reads every thread's
+// dynamic TLS, and a thread that predates a library dlopen'ed later (a plugin's BLAS) has
+// a dynamic TLS vector that check trips over.
 #ifndef BLOBRT_KERNELS_THREAD_TEAM_HPP
 #define BLOBRT_KERNELS_THREAD_TEAM_HPP
 
@@ -82,6 +85,20 @@ class ThreadTeam {
   void set_size(int size) { size_.store(size < 1 ? 1 : size, std::memory_order_relaxed); }
   // Helper threads running now (fewer than size() - 1 if the system refused some).
   int helpers_started() const { return started_.load(std::memory_order_acquire); }
+
+  // Ends the helpers and joins them (for exit(): see the top of the file). Jobs after it
+  // run on the caller. Not in a fork()ed child, where the helpers do not exist.
+  void stop() {
+    if (stopping_.exchange(true, std::memory_order_seq_cst)) return;
+    // Take the team, so no job is in flight: wait for one another thread may be running.
+    while (busy_.exchange(true, std::memory_order_acquire)) team_detail::cpu_relax();
+    wake_.fetch_add(1, std::memory_order_seq_cst);
+    team_detail::futex_wake(&wake_, kMaxRanges);
+    const int have = started_.load(std::memory_order_acquire);
+    for (int i = 0; i < have; ++i) ::pthread_join(threads_[i], nullptr);
+    started_.store(0, std::memory_order_release);
+    refused_ = true;  // no new helpers; busy_ stays taken: every later job is the caller's
+  }
 
   // fn(context, c) for every c in [0, chunks), each exactly once; returns when all are done.
   void run(int chunks, ChunkFn fn, const void* context) {
@@ -169,16 +186,16 @@ class ThreadTeam {
   // pids.max, no memory for a stack) no more are tried. Returns how many run.
   int start_helpers(int want) {
     int have = started_.load(std::memory_order_relaxed);
+    if (want > kMaxRanges - 1) want = kMaxRanges - 1;
     if (have >= want || refused_) return have;
     sigset_t all, previous;
     ::sigfillset(&all);
     ::pthread_sigmask(SIG_SETMASK, &all, &previous);  // inherited by the helpers
     pthread_attr_t attr;
     ::pthread_attr_init(&attr);
-    ::pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     while (have < want) {
       auto* start = new Start{this, have};
-      pthread_t thread;
+      pthread_t& thread = threads_[have];
       if (::pthread_create(&thread, &attr, &ThreadTeam::helper_entry, start) != 0) {
         delete start;
         refused_ = true;
@@ -251,6 +268,7 @@ class ThreadTeam {
     std::int64_t idle_since = team_detail::now_ns();
     int spins = 0;
     for (;;) {
+      if (stopping_.load(std::memory_order_acquire)) return;
       std::uint64_t job = job_.load(std::memory_order_acquire);
       bool wanted = index + 1 < size();
       if (wanted && std::uint32_t(job >> 32) != seen) {
@@ -269,7 +287,9 @@ class ThreadTeam {
       std::uint32_t ticket = wake_.load(std::memory_order_seq_cst);
       sleepers_.fetch_add(1, std::memory_order_seq_cst);
       job = job_.load(std::memory_order_seq_cst);
-      if (std::uint32_t(job >> 32) == seen || index + 1 >= size()) team_detail::futex_wait(&wake_, ticket);
+      if ((std::uint32_t(job >> 32) == seen || index + 1 >= size()) && !stopping_.load(std::memory_order_seq_cst)) {
+        team_detail::futex_wait(&wake_, ticket);
+      }
       sleepers_.fetch_sub(1, std::memory_order_seq_cst);
       idle_since = team_detail::now_ns();
     }
@@ -277,6 +297,8 @@ class ThreadTeam {
 
   std::atomic<int> size_;
   std::atomic<int> started_{0};
+  std::atomic<bool> stopping_{false};
+  pthread_t threads_[kMaxRanges] = {};  // the helpers, for stop()
   bool refused_ = false;  // written under busy_
   // The job, written by the caller holding busy_ before it stores the range words.
   ChunkFn job_fn_ = nullptr;
