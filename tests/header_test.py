@@ -10,7 +10,8 @@ import sys
 
 root, build = (os.path.abspath(a) for a in sys.argv[1:3])
 includes = ["-I", os.path.join(root, "core", "include"), "-I", os.path.join(build, "core", "include"),
-            "-I", os.path.join(build, "proto"), "-I", os.path.join(root, "dist", "include")]
+            "-I", os.path.join(build, "proto"), "-I", os.path.join(root, "dist", "include"),
+            "-I", os.path.join(root, "core", "kernels")]  # blobrt_kernels, installed beside blobrt/
 flags = ["-fsyntax-only", "-Wall", "-Wextra", "-pedantic", "-Werror"]
 passed = failed = 0
 
@@ -26,6 +27,8 @@ def mpi_flags():
 def compile_one(compiler, std, language, header):
     source = f"#include <{header}>\nint main() {{ return 0; }}\n"
     extra = mpi_flags() if "dist/" in header else []
+    if "plugin_kit" in header:
+        extra.append("-fopenmp-simd")  # the kit's kernels say `omp simd`, as its docs ask
     p = subprocess.run([compiler, f"-std={std}", "-x", language, *flags, *includes, *extra, "-"], input=source,
                        capture_output=True, text=True)
     return p.returncode, p.stderr

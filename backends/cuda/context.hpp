@@ -9,7 +9,7 @@
 #include <cstdint>
 
 #include "blobrt/plugin_abi.h"
-#include "plugin_kit.hpp"
+#include "blobrt/plugin_kit.hpp"
 
 namespace blobrt_cuda {
 

@@ -20,7 +20,7 @@
 
 #include "blobrt/plugin_abi.h"
 #include "context.hpp"
-#include "plugin_kit.hpp"
+#include "blobrt/plugin_kit.hpp"
 
 namespace {
 

@@ -16,7 +16,7 @@
 
 #include "blobrt/plugin_abi.h"
 #include "blobrt_kernels/parallel.hpp"
-#include "plugin_kit.hpp"
+#include "blobrt/plugin_kit.hpp"
 #include "status_names.hpp"
 
 namespace blobrt_opencl {

@@ -25,7 +25,7 @@
 #include "blobrt_kernels/level1.hpp"
 #include "context.hpp"
 #include "cpu_kernels.hpp"
-#include "plugin_kit.hpp"
+#include "blobrt/plugin_kit.hpp"
 #include "status_names.hpp"
 
 namespace {

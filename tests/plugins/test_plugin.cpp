@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #include "blobrt/plugin_abi.h"
-#include "plugin_kit.hpp"
+#include "blobrt/plugin_kit.hpp"
 
 #ifndef TEST_PLUGIN_NAME
 #define TEST_PLUGIN_NAME "simgpu"

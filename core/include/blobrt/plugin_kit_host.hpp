@@ -1,0 +1,161 @@
+// The plugin kit's host-memory device: every entry point of a device whose buffers are host
+// pointers (a CPU backend), on blobrt's own kernels (the header-only blobrt_kernels,
+// installed beside this header). A backend derives from it and writes only what differs:
+// its device_properties (start with fill_host_properties) and whichever operations its
+// library does better; kit::table_of<Impl> picks the derived functions over these.
+//
+//   struct MyCpu : blobrt::plugin_kit::HostMemoryDevice {
+//     static int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err);
+//     static int sgemm_...;  // any entry of plugin_abi.h's list, by its field name
+//   };
+//   BLOBRT_PLUGIN_DEFINE(MyCpu, "mycpu", "MyCPU 1.0")
+//
+// Buffers: 64-byte aligned, on transparent huge pages from 4 MiB (blobrt_kernels/
+// huge_pages.hpp), as libblobrt's own host memory; large copies, memsets and level-1 calls
+// are split across cores (blobrt_kernels/parallel.hpp: BLOBRT_NUM_THREADS). Compile with
+// -fopenmp-simd (or -fopenmp) so the kernels' loops are vectorised.
+#ifndef BLOBRT_PLUGIN_KIT_HOST_HPP
+#define BLOBRT_PLUGIN_KIT_HOST_HPP
+
+#include <cstdint>
+#include <cstdlib>
+
+#include <unistd.h>
+
+#include "blobrt/plugin_abi.h"
+#include "blobrt/plugin_kit.hpp"
+#include "blobrt_kernels/elementwise.hpp"
+#include "blobrt_kernels/gemm.hpp"
+#include "blobrt_kernels/huge_pages.hpp"
+#include "blobrt_kernels/level1.hpp"
+
+namespace blobrt::plugin_kit {
+
+// Element `offset` of a buffer of T; null stays null (an operand an operation does not name).
+template <typename T>
+T* at(const void* buffer, int64_t offset) {
+  return buffer ? const_cast<T*>(static_cast<const T*>(buffer)) + offset : nullptr;
+}
+
+// The properties every host-memory device shares: CPU, host pointers, fp64, the RAM.
+inline void fill_host_properties(blobrt_device_properties* out) {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page_size = sysconf(_SC_PAGE_SIZE);
+  out->memory_bytes = pages > 0 && page_size > 0 ? static_cast<uint64_t>(pages) * page_size : 0;
+  out->kind = BLOBRT_DEVICE_KIND_CPU;
+  out->host_memory = 1;
+  out->supports_fp64 = 1;
+  out->has_pinned_host = 0;
+}
+
+struct HostMemoryDevice {
+  static constexpr std::size_t kAlignment = 64;
+
+  // One device, no context. A backend with setup to do on open defines its own.
+  static int device_count(int32_t* count, blobrt_error*) {
+    *count = 1;
+    return BLOBRT_OK;
+  }
+  static int open_device(int32_t index, void** context, blobrt_error* err) {
+    *context = nullptr;
+    return check_index(err, "host-memory", index, 1);
+  }
+  static void close_device(void*) {}
+
+  static int allocate(void*, size_t bytes, void** handle, blobrt_error* err) {
+    *handle = blobrt_kernels::allocate_host(bytes, kAlignment);
+    if (*handle) return BLOBRT_OK;
+    return blobrt_fail(err, BLOBRT_ERR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host memory", bytes);
+  }
+  static void release(void*, void* handle) { std::free(handle); }
+
+  static int copy_to_device(void*, const void* host, void* dst, size_t dst_offset, size_t bytes, blobrt_error*) {
+    blobrt_kernels::copy_bytes(at<char>(dst, dst_offset), host, bytes);
+    return BLOBRT_OK;
+  }
+  static int copy_to_host(void*, const void* src, size_t src_offset, void* host, size_t bytes, blobrt_error*) {
+    blobrt_kernels::copy_bytes(host, at<char>(src, src_offset), bytes);
+    return BLOBRT_OK;
+  }
+  static int copy_device(void*, const void* src, size_t src_offset, void* dst, size_t dst_offset, size_t bytes,
+                         blobrt_error*) {
+    blobrt_kernels::copy_bytes(at<char>(dst, dst_offset), at<char>(src, src_offset), bytes);
+    return BLOBRT_OK;
+  }
+  static int memset(void*, void* dst, size_t offset, int32_t value, size_t bytes, blobrt_error*) {
+    blobrt_kernels::fill_bytes(at<char>(dst, offset), value, bytes);
+    return BLOBRT_OK;
+  }
+
+  template <typename T>
+  static int axpy(void*, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error*) {
+    blobrt_kernels::axpy(n, alpha, at<T>(x, xo), at<T>(y, yo));
+    return BLOBRT_OK;
+  }
+  template <typename T>
+  static int dot(void*, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error*) {
+    *r = blobrt_kernels::dot(n, at<T>(x, xo), at<T>(y, yo));
+    return BLOBRT_OK;
+  }
+  template <typename T>
+  static int asum(void*, int64_t n, const void* x, int64_t xo, T* r, blobrt_error*) {
+    *r = blobrt_kernels::asum(n, at<T>(x, xo));
+    return BLOBRT_OK;
+  }
+  template <typename T>
+  static int scal(void*, int64_t n, T alpha, void* x, int64_t xo, blobrt_error*) {
+    blobrt_kernels::scal(n, alpha, at<T>(x, xo));
+    return BLOBRT_OK;
+  }
+  // The table's entries are plain functions, one per precision.
+  static constexpr auto saxpy = axpy<float>;
+  static constexpr auto daxpy = axpy<double>;
+  static constexpr auto sdot = dot<float>;
+  static constexpr auto ddot = dot<double>;
+  static constexpr auto sasum = asum<float>;
+  static constexpr auto dasum = asum<double>;
+  static constexpr auto sscal = scal<float>;
+  static constexpr auto dscal = scal<double>;
+
+  // ABI 1.2 (the core has checked the arguments; plugin_abi.h).
+  static int gemm(void*, int32_t precision, int32_t ta, int32_t tb, int64_t m, int64_t n, int64_t k, double alpha,
+                  const void* a, int64_t ao, const void* b, int64_t bo, double beta, void* c, int64_t co,
+                  blobrt_error*) {
+    const bool ta_ = ta == BLOBRT_TRANS, tb_ = tb == BLOBRT_TRANS;
+    if (precision == BLOBRT_FLOAT64) {
+      blobrt_kernels::gemm<double>(ta_, tb_, m, n, k, alpha, at<double>(a, ao), at<double>(b, bo), beta,
+                                   at<double>(c, co));
+    } else {
+      blobrt_kernels::gemm<float>(ta_, tb_, m, n, k, static_cast<float>(alpha), at<float>(a, ao), at<float>(b, bo),
+                                  static_cast<float>(beta), at<float>(c, co));
+    }
+    return BLOBRT_OK;
+  }
+  static int gemv(void*, int32_t precision, int32_t ta, int64_t m, int64_t n, double alpha, const void* a,
+                  int64_t ao, const void* x, int64_t xo, double beta, void* y, int64_t yo, blobrt_error*) {
+    if (precision == BLOBRT_FLOAT64) {
+      blobrt_kernels::gemv<double>(ta == BLOBRT_TRANS, m, n, alpha, at<double>(a, ao), at<double>(x, xo), beta,
+                                   at<double>(y, yo));
+    } else {
+      blobrt_kernels::gemv<float>(ta == BLOBRT_TRANS, m, n, static_cast<float>(alpha), at<float>(a, ao),
+                                  at<float>(x, xo), static_cast<float>(beta), at<float>(y, yo));
+    }
+    return BLOBRT_OK;
+  }
+  static int elementwise(void*, int32_t precision, int32_t op, int64_t n, double alpha, double beta, const void* a,
+                         int64_t ao, const void* b, int64_t bo, void* y, int64_t yo, blobrt_error* err) {
+    const bool known =
+        precision == BLOBRT_FLOAT64
+            ? blobrt_kernels::elementwise<double>(op, n, alpha, beta, at<double>(a, ao), at<double>(b, bo),
+                                                  at<double>(y, yo))
+            : blobrt_kernels::elementwise<float>(op, n, static_cast<float>(alpha), static_cast<float>(beta),
+                                                 at<float>(a, ao), at<float>(b, bo), at<float>(y, yo));
+    return known ? BLOBRT_OK : blobrt_fail(err, BLOBRT_ERR_UNSUPPORTED, "element-wise operation %d is not known", op);
+  }
+
+  static int synchronize(void*, blobrt_error*) { return BLOBRT_OK; }
+};
+
+}  // namespace blobrt::plugin_kit
+
+#endif
