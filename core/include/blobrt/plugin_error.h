@@ -1,5 +1,5 @@
-/* Helpers shared by the backend plugins: fill a blobrt_error and return a status.
- * Header-only and C-compatible so a plugin needs nothing from libblobrt. */
+/* Part of the plugin SDK (installed with the devel headers): fill a blobrt_error and
+ * return a status. Header-only and C99-compatible so a plugin needs nothing from libblobrt. */
 #ifndef BLOBRT_PLUGIN_ERROR_H
 #define BLOBRT_PLUGIN_ERROR_H
 

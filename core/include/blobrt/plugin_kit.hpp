@@ -1,6 +1,13 @@
-// The plugin kit: what every backend would otherwise write again. Header-only C++17, so a
-// plugin needs nothing from libblobrt (see docs/writing-a-plugin.md).
+// The plugin kit: what every backend would otherwise write again. Header-only C++17 and
+// installed with the devel headers, so a plugin, in tree or not, needs nothing from
+// libblobrt (see docs/writing-a-plugin.md).
 //
+//  - table_of<Impl>(name, version) builds the table from a struct of static functions named
+//    as the table's fields (plugin_abi.h's BLOBRT_PLUGIN_V1_ENTRIES): every field Impl
+//    has is set, with its exact type checked by the compiler, and a missing REQUIRED one is
+//    a compile error. BLOBRT_PLUGIN_DEFINE(Impl, name, version) defines the entry point
+//    with it. blobrt/plugin_kit_host.hpp's HostMemoryDevice is such a struct for devices
+//    whose memory is host memory: derive from it and write only what differs.
 //  - new_table() starts a function table with struct_size and the ABI version this kit was
 //    built with; the plugin then sets its entry points by name (never by position, so a
 //    field appended in a later minor version cannot shift them): BLOBRT_KIT_SET_REQUIRED
@@ -28,10 +35,11 @@
 #include <cstdio>
 
 #include <string>
+#include <type_traits>
 
 #include "blobrt/environment.hpp"
 #include "blobrt/plugin_abi.h"
-#include "plugin_error.h"
+#include "blobrt/plugin_error.h"
 
 namespace blobrt::plugin_kit {
 
@@ -108,11 +116,51 @@ void set_text(char (&field)[N], const char* format, ...) {
   va_end(args);
 }
 
+namespace detail {
+constexpr bool kRequired_REQUIRED = true;
+constexpr bool kRequired_OPTIONAL = false;
+// offers_<field><Impl>: whether Impl has a static member named as the field (a function, or
+// a constexpr pointer to one).
+#define BLOBRT_KIT_DETECT_(presence, since, return_type, name, parameters)        \
+  template <class Impl, class = void>                                             \
+  struct offers_##name : std::false_type {};                                      \
+  template <class Impl>                                                           \
+  struct offers_##name<Impl, std::void_t<decltype(Impl::name)>> : std::true_type {};
+BLOBRT_PLUGIN_V1_ENTRIES(BLOBRT_KIT_DETECT_)
+#undef BLOBRT_KIT_DETECT_
+}  // namespace detail
+
+// The table of Impl: each field from Impl's static function of the same name where it has
+// one, NULL where not (an OPTIONAL entry); a REQUIRED entry Impl lacks does not compile.
+template <class Impl>
+blobrt_plugin_v1 table_of(const char* backend, const char* library_version) {
+  blobrt_plugin_v1 table = new_table(backend, library_version);
+#define BLOBRT_KIT_SET_(presence, since, return_type, name, parameters)                       \
+  static_assert(!detail::kRequired_##presence || detail::offers_##name<Impl>::value,          \
+                "the plugin lacks the required entry " #name);                                 \
+  if constexpr (detail::offers_##name<Impl>::value) table.name = Impl::name;
+  BLOBRT_PLUGIN_V1_ENTRIES(BLOBRT_KIT_SET_)
+#undef BLOBRT_KIT_SET_
+  return table;
+}
+
 template <typename T>
 constexpr const char* by_precision(const char* single, const char* double_precision) {
   return sizeof(T) == sizeof(float) ? single : double_precision;
 }
 
 }  // namespace blobrt::plugin_kit
+
+// Defines the plugin's one exported symbol: the table of Impl (table_of), built once, for
+// backend `name` and the library version `version` (an expression giving a std::string or
+// a const char*, evaluated once, on the first call).
+#define BLOBRT_PLUGIN_DEFINE(Impl, name, version)                                                      \
+  extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(uint32_t host_abi_major) { \
+    if (host_abi_major != BLOBRT_PLUGIN_ABI_MAJOR) return nullptr;                                     \
+    static const std::string blobrt_library_version_(version);                                         \
+    static const blobrt_plugin_v1 blobrt_table_ =                                                      \
+        ::blobrt::plugin_kit::table_of<Impl>(name, blobrt_library_version_.c_str());                   \
+    return &blobrt_table_;                                                                             \
+  }
 
 #endif
