@@ -45,8 +45,34 @@ inline int blas_fail(blobrt_error* err, const char* call, cublasStatus_t status)
     if (status_ != CUBLAS_STATUS_SUCCESS) return blas_fail(err, name, status_); \
   } while (0)
 
-// Every entry point selects its device first: the calling thread may use several.
-#define ON_DEVICE(c) CUDA_CHECK(cudaSetDevice((c)->device), "cudaSetDevice")
+// Every entry point selects its device first (the calling thread may use several) and
+// gives the caller's back before it returns: the thread's current CUDA device belongs to
+// the program (Caffe's, c10's), which blobrt never changes behind its back. Nothing is set
+// when the caller is already on the device. A thread that never set one is on device 0 in
+// CUDA's sense, and is put back there.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    int previous = -1;
+    if (cudaGetDevice(&previous) == cudaSuccess && previous == device) return;
+    status_ = cudaSetDevice(device);
+    if (status_ == cudaSuccess) previous_ = previous;  // -1: cudaGetDevice failed, nothing to restore
+  }
+  ~DeviceScope() {
+    if (previous_ >= 0) cudaSetDevice(previous_);
+  }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+  cudaError_t status() const { return status_; }
+
+ private:
+  cudaError_t status_ = cudaSuccess;
+  int previous_ = -1;  // the caller's device, to restore; -1: unchanged
+};
+
+#define ON_DEVICE(c)                          \
+  DeviceScope device_scope_((c)->device);     \
+  CUDA_CHECK(device_scope_.status(), "cudaSetDevice")
 
 template <typename T>
 inline T* at(const void* buffer, int64_t offset) {

@@ -74,7 +74,8 @@ int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error
 int open_device(int32_t index, void** context, blobrt_error* err) {
   auto* c = new Context;
   c->device = index;
-  cudaError_t status = cudaSetDevice(index);
+  DeviceScope on_device(index);  // the stream and cuBLAS handle belong to it; the caller's comes back
+  cudaError_t status = on_device.status();
   if (status == cudaSuccess) status = cudaStreamCreateWithFlags(&c->stream, cudaStreamDefault);
   if (status != cudaSuccess) {
     delete c;
@@ -100,7 +101,7 @@ int open_device(int32_t index, void** context, blobrt_error* err) {
 
 void close_device(void* context) {
   Context* c = as_context(context);
-  cudaSetDevice(c->device);
+  DeviceScope on_device(c->device);
   cudaStreamSynchronize(c->stream);
   cublasDestroy(c->blas);
   cudaStreamDestroy(c->stream);
@@ -116,7 +117,7 @@ int allocate(void* context, size_t bytes, void** handle, blobrt_error* err) {
 
 void release(void* context, void* handle) {
   Context* c = as_context(context);
-  cudaSetDevice(c->device);
+  DeviceScope on_device(c->device);
   cudaStreamSynchronize(c->stream);  // nothing queued may still use it
   cudaFree(handle);
 }
@@ -136,7 +137,7 @@ int host_allocate(void* context, size_t bytes, void** pointer, blobrt_error* err
 }
 
 void host_release(void* context, void* pointer) {
-  cudaSetDevice(as_context(context)->device);
+  DeviceScope on_device(as_context(context)->device);
   cudaFreeHost(pointer);
 }
 

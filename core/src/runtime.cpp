@@ -1,5 +1,5 @@
-// The process-wide runtime: discovery once, the open devices, the active one, and the
-// selection rules (docs/architecture.md, "Selection").
+// The process-wide runtime: discovery once, the open devices, the process default and
+// each thread's own device, and the selection rules (docs/architecture.md, "Selection").
 #include "blobrt/runtime.hpp"
 
 #include <algorithm>
@@ -55,6 +55,10 @@ namespace {
 
 using Spec = BackendSpec;
 
+// The calling thread's own device (DeviceGuard, select_thread_device): an entry of the
+// runtime's devices_, which is never changed or removed. Null: the process default.
+thread_local const std::shared_ptr<Device>* thread_device = nullptr;
+
 // The manifest says the plugin exists to drive accelerators (`accelerator = yes`).
 bool declares_accelerator(const PluginReport& p) {
   try {
@@ -93,8 +97,38 @@ class Runtime {
   }
 
   void select(const std::string& spec) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      select_locked(spec, "select_backend");
+    }
+    thread_device = nullptr;  // this thread follows the default it just set
+  }
+
+  const std::shared_ptr<Device>& current() {
+    if (const std::shared_ptr<Device>* device = thread_device) return *device;
+    return active();
+  }
+
+  // The devices_ entry for `text`, opened if needed, for a thread to select (`origin` names
+  // who asked, in the error). Does not change any selection.
+  const std::shared_ptr<Device>* entry_for(const std::string& text, const std::string& origin) {
     std::lock_guard<std::mutex> lock(mutex_);
-    select_locked(spec, "select_backend");
+    Spec spec = parse_backend_spec(text, origin);
+    std::shared_ptr<Device> device = spec.name == "auto" ? choose_auto().first : open_locked(spec, origin).first;
+    return &devices_.at(device->description().id());
+  }
+
+  // The devices_ entry holding `device`; throws if the runtime did not open it.
+  const std::shared_ptr<Device>* entry_of(const std::shared_ptr<Device>& device, const std::string& origin) {
+    if (!device) detail::fail(origin, ": a null device");
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::string id = device->description().id();
+    auto found = devices_.find(id);
+    if (found == devices_.end() || found->second != device) {
+      detail::fail(origin, ": device ", id, " (", device->description().name,
+                   ") is not one the runtime opened; name it instead (DeviceGuard(\"", id, "\"))");
+    }
+    return &found->second;
   }
 
   std::shared_ptr<Device> open(const std::string& text) {
@@ -147,7 +181,7 @@ class Runtime {
     // once made: readers take it with one atomic load, without the lock, race-free.
     const std::shared_ptr<Device>& entry = devices_.at(chosen.first->description().id());
     active_.store(&entry, std::memory_order_release);
-    log::info("active device ", entry->description().id(), " (", entry->description().name, ")");
+    log::info("process default device ", entry->description().id(), " (", entry->description().name, ")");
   }
 
   // auto: usable plugins with an accelerator device first, then by manifest priority;
@@ -340,10 +374,28 @@ class Runtime {
 }  // namespace
 
 const Inventory& inventory() { return Runtime::get().inventory(); }
-const std::shared_ptr<Device>& active_device() { return Runtime::get().active(); }
-std::string active_backend() { return active_device()->description().id(); }
+const std::shared_ptr<Device>& current_device() { return Runtime::get().current(); }
+const std::shared_ptr<Device>& active_device() { return Runtime::get().current(); }
+const std::shared_ptr<Device>& default_device() { return Runtime::get().active(); }
+std::string active_backend() { return current_device()->description().id(); }
 std::vector<std::string> selection_log() { return Runtime::get().log(); }
 void select_backend(const std::string& spec) { Runtime::get().select(spec); }
+
+void select_thread_device(const std::string& spec) {
+  thread_device = Runtime::get().entry_for(spec, "select_thread_device");
+  log::debug("thread device ", (*thread_device)->description().id());
+}
+void reset_thread_device() { thread_device = nullptr; }
+
+DeviceGuard::DeviceGuard(const std::string& spec)
+    : previous_(thread_device), device_(Runtime::get().entry_for(spec, "DeviceGuard")) {
+  thread_device = device_;
+}
+DeviceGuard::DeviceGuard(const std::shared_ptr<Device>& device)
+    : previous_(thread_device), device_(Runtime::get().entry_of(device, "DeviceGuard")) {
+  thread_device = device_;
+}
+DeviceGuard::~DeviceGuard() { thread_device = previous_; }
 std::shared_ptr<Device> open_device(const std::string& spec) { return Runtime::get().open(spec); }
 std::vector<std::string> available_devices() { return Runtime::get().available(); }
 const std::shared_ptr<Device>& host_device() { return Runtime::get().host(); }

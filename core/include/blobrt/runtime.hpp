@@ -1,8 +1,17 @@
 // What blobrt found on this machine and which device it uses.
 //
 // The first call to anything here (or the first Blob that allocates) discovers the
-// plugins once: BLOBRT_PLUGIN_PATH, then the installed plugins.d. The backend comes
-// from select_backend() if the program called it, else from BLOBRT_BACKEND, else "auto".
+// plugins once: BLOBRT_PLUGIN_PATH, then the installed plugins.d.
+//
+// Devices per thread, as Caffe's Caffe::Get() and c10's current device: every thread has a
+// current device, the one new SyncedMemory binds to and Caffe's caffe_gpu_* run on.
+//  - The process default comes from select_backend() if the program called it, else from
+//    BLOBRT_BACKEND, else "auto". A thread that selected nothing follows it.
+//  - A thread selects its own with DeviceGuard (for a scope, restoring the previous one)
+//    or select_thread_device() (until changed; Caffe::SetDevice does this). Other threads
+//    and the process default are not affected.
+//  - select_backend() sets the process default and the calling thread follows it again
+//    (drops that thread's own selection); threads with their own selection keep it.
 #ifndef BLOBRT_RUNTIME_HPP
 #define BLOBRT_RUNTIME_HPP
 
@@ -47,21 +56,55 @@ struct Inventory {
 // Discovers plugins (once) and returns what was found. Never throws.
 const Inventory& inventory();
 
-// The device every SyncedMemory allocates on. Selects per BLOBRT_BACKEND on first use;
-// throws blobrt::Error if the requested backend cannot be used.
+// The calling thread's current device: the one it selected (DeviceGuard,
+// select_thread_device), else the process default. Every SyncedMemory made on this thread
+// binds to it. Selects the default per BLOBRT_BACKEND on first use; throws blobrt::Error if
+// the requested backend cannot be used. The reference stays valid for the process's life.
+const std::shared_ptr<Device>& current_device();
+// The same as current_device() (its name from before devices were per thread).
 const std::shared_ptr<Device>& active_device();
-// "blis:0" etc.; selects like active_device() if nothing was selected yet.
+// The process default, whatever this thread selected.
+const std::shared_ptr<Device>& default_device();
+// The current device's id, "blis:0" etc.
 std::string active_backend();
-// Why the active backend was chosen and why each other one was not (for `blobrt info`).
+// Why the process default was chosen and why each other one was not (for `blobrt info`).
 std::vector<std::string> selection_log();
 
-// Selects "auto", "host", "NAME" or "NAME:INDEX". Throws blobrt::Error listing every
-// plugin found, where the loader looked and why each failed, if it cannot be used.
-// Memory allocated on the previous device stays bound to it: touching its device side
-// afterwards throws.
+// Sets the process default to "auto", "host", "NAME" or "NAME:INDEX", and makes the
+// calling thread follow it (its own selection, if any, is dropped). Throws blobrt::Error
+// listing every plugin found, where the loader looked and why each failed, if it cannot
+// be used. Memory stays bound to the device it was made on: touching its device side from
+// a thread whose current device is another throws.
 void select_backend(const std::string& spec);
 
-// Opens a device without making it active (conformance tests, `blobrt selftest`).
+// Selects the calling thread's device (same spellings as select_backend) until it selects
+// again; no other thread and not the process default. Throws blobrt::Error as
+// select_backend does, and then leaves the thread's device as it was.
+void select_thread_device(const std::string& spec);
+// The calling thread follows the process default again.
+void reset_thread_device();
+
+// The calling thread's device for a scope: `blobrt::DeviceGuard guard("opencl:0");`.
+// The destructor restores what the thread had before (its own selection, or following the
+// process default). Made and destroyed on the same thread; guards nest.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(const std::string& spec);
+  // A device the runtime opened (current_device(), open_device(), a SyncedMemory's
+  // device()): work on the device a blob lives on. Throws blobrt::Error for any other.
+  explicit DeviceGuard(const std::shared_ptr<Device>& device);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+  const std::shared_ptr<Device>& device() const { return *device_; }
+
+ private:
+  const std::shared_ptr<Device>* previous_;  // the thread's own selection before; null: the default
+  const std::shared_ptr<Device>* device_;
+};
+
+// Opens a device without making it current (conformance tests, `blobrt selftest`).
 std::shared_ptr<Device> open_device(const std::string& spec);
 // Every backend:index that can be opened here, host first.
 std::vector<std::string> available_devices();
@@ -73,7 +116,7 @@ const std::shared_ptr<Device>& host_device();
 // runs on: of the usable plugin devices whose handles are host pointers (memory_model()
 // kShared), the one with the highest manifest priority that opens, else the built-in host
 // device. Chosen and opened once per process, then cached; it does not change, and is not
-// changed by, the active device. Never throws.
+// changed by, any thread's current device. Never throws.
 std::shared_ptr<Device> host_math_device();
 
 // Bytes the core copied between the host mirror and a device (and device-to-device),

@@ -1,7 +1,10 @@
 // SyncedMemory: Caffe's lazily allocated, host/device mirrored buffer, generalised to
-// the host plus the one active Device.
+// the host plus one Device: the current device of the thread that made it (runtime.hpp).
 //
-// States keep Caffe's names; HEAD_AT_GPU means "newest copy is on the active device".
+// States keep Caffe's names; HEAD_AT_GPU means "newest copy is on the bound device".
+// As in Caffe, memory stays on the device it was made for: its device side (gpu_data,
+// set_gpu_data, a pull from the device) is used from a thread whose current device is that
+// one, else it throws blobrt::Error naming both; its host side can be read anywhere.
 // Three ways the host mirror relates to the device buffer, per device (MemoryModel in
 // device.hpp):
 //  - shared:   the device's memory is host memory (host, blis); one allocation serves
@@ -28,7 +31,7 @@ class SyncedMemory {
   static constexpr SyncedHead HEAD_AT_HOST = HEAD_AT_CPU;
   static constexpr SyncedHead HEAD_AT_DEVICE = HEAD_AT_GPU;
 
-  // Binds to the active device (initialising the runtime if needed).
+  // Binds to the calling thread's current device (initialising the runtime if needed).
   SyncedMemory();
   explicit SyncedMemory(std::size_t size);
   ~SyncedMemory();

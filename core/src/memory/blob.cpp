@@ -326,13 +326,15 @@ void Blob<Dtype>::ShareDiff(const Blob& other) {
 }
 
 // The math goes where the head is, as in Caffe: host when the head is at the CPU,
-// the active device when it is at the device or synced (blob_math.hpp).
+// the memory's own device when it is at the device or synced (blob_math.hpp). Data and
+// diff on two devices (ShareData/ShareDiff across devices) is an error naming both.
 template <typename Dtype>
 void Blob<Dtype>::Update() {
   if (!data_) fail("Update: Blob has no memory (shape ", shape_string(), ")");
   if (data_->head() == SyncedMemory::UNINITIALIZED) {
     fail("Update: Syncedmem not initialized (Blob with shape ", shape_string(), ")");
   }
+  blob_math::same_device(*data_, "its data", *diff_, "its diff", "Update");
   const bool device_side = blob_math::on_device(*data_);
   const void* diff = blob_math::side_data(*diff_, device_side);
   void* data = blob_math::side_mutable_data(*data_, device_side);
@@ -411,6 +413,7 @@ void Blob<Dtype>::CopyFrom(const Blob& source, bool copy_diff, bool reshape) {
   const std::shared_ptr<SyncedMemory>& from = copy_diff ? source.diff() : source.data();
   const std::shared_ptr<SyncedMemory>& to = copy_diff ? diff_ : data_;
   if (from == to) return;  // shared memory: copying onto itself
+  blob_math::same_device(*from, "the source", *to, "this Blob", "CopyFrom");
   std::size_t bytes = static_cast<std::size_t>(count_) * sizeof(Dtype);
   // Caffe picks the side by Caffe::mode(); blobrt by where the source's newest copy is.
   if (from->head() == SyncedMemory::HEAD_AT_GPU || from->head() == SyncedMemory::SYNCED) {

@@ -5,6 +5,7 @@
 #ifndef BLOBRT_BLOB_MATH_HPP
 #define BLOBRT_BLOB_MATH_HPP
 
+#include "blobrt/error.hpp"
 #include "blobrt/runtime.hpp"
 #include "blobrt/syncedmem.hpp"
 
@@ -20,6 +21,18 @@ inline bool on_device(const SyncedMemory& mem) {
 inline Device& math_device(const SyncedMemory& mem, bool device_side) {
   const auto& device = mem.device();
   return device_side || device->description().host_memory ? *device : *host_device();
+}
+
+// An operation between memories of two devices is an error, as in Caffe (memory stays on
+// its device; nothing moves it behind the caller's back). `what` names the operation and
+// the two memories, e.g. "CopyFrom: the source", "this Blob".
+inline void same_device(const SyncedMemory& a, const char* a_name, const SyncedMemory& b, const char* b_name,
+                        const char* operation) {
+  if (a.device() == b.device()) return;
+  detail::fail(operation, ": ", a_name, " is on device ", a.device()->description().id(), " and ", b_name,
+               " on device ", b.device()->description().id(),
+               "; an operation between blobs of two devices is not done: copy through the host "
+               "(cpu_data() into mutable_cpu_data()) or make both on one device");
 }
 
 // The side's pointer or handle, for reading or for writing (which moves the head there).

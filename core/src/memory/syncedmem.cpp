@@ -5,6 +5,7 @@
 #include "host_memory.hpp"
 #include "transfer_counters.hpp"
 
+#include <string>
 #include <utility>
 
 namespace blobrt {
@@ -12,7 +13,7 @@ namespace blobrt {
 SyncedMemory::SyncedMemory() : SyncedMemory(0) {}
 
 SyncedMemory::SyncedMemory(std::size_t size)
-    : device_(active_device()),
+    : device_(current_device()),
       model_(device_->description().memory_model()),
       size_(size) {}
 
@@ -22,12 +23,15 @@ SyncedMemory::~SyncedMemory() {
 }
 
 void SyncedMemory::check_device() const {
-  // Caffe's check_device(): memory stays on the device it was allocated for.
-  const std::shared_ptr<Device>& active = active_device();
-  if (active != device_) {
-    detail::fail("SyncedMemory of ", size_, " bytes is bound to device ",
-                 device_->description().id(), " but the active device is now ",
-                 active->description().id(), "; allocate a new blob after changing backends");
+  // Caffe's check_device(): memory stays on the device it was allocated for, and its
+  // device side is used from a thread whose current device is that one.
+  const std::shared_ptr<Device>& current = current_device();
+  if (current != device_) {
+    const std::string id = device_->description().id();
+    detail::fail("SyncedMemory of ", size_, " bytes is bound to device ", id,
+                 " but this thread's current device is ", current->description().id(),
+                 "; use it under blobrt::DeviceGuard guard(\"", id, "\") or allocate a new blob on ",
+                 current->description().id());
   }
 }
 

@@ -154,7 +154,9 @@ inline std::int64_t cluster_seedgen() {
 inline void GlobalInit(int* /*pargc*/, char*** /*pargv*/) {}
 
 // Caffe's per-thread context. The mode says where Caffe code wants its math
-// (caffe_copy follows it, as Caffe's); the device is blobrt's active device.
+// (caffe_copy follows it, as Caffe's); the device is the calling thread's current blobrt
+// device (blobrt/runtime.hpp): SetDevice selects it for this thread only, as Caffe's
+// cudaSetDevice does, and a thread that set none follows the process default.
 class Caffe {
  public:
   enum Brew { CPU, GPU };
@@ -186,9 +188,10 @@ class Caffe {
   static void set_mode(Brew mode) { Get().mode_ = mode; }
   static void set_random_seed(const unsigned int seed) { Get().random_generator_ = std::make_shared<RNG>(seed); }
 
-  // Caffe's device ordinals are the indices of the active backend's devices ("opencl:1"
-  // is device 1 in an OpenCL program): SetDevice selects one, the others only look.
-  static void SetDevice(const int device_id) { blobrt::select_backend(device_spec(device_id)); }
+  // Caffe's device ordinals are the indices of the current backend's devices ("opencl:1"
+  // is device 1 in an OpenCL program): SetDevice selects one for the calling thread (the
+  // process default and other threads keep theirs), the others only look.
+  static void SetDevice(const int device_id) { blobrt::select_thread_device(device_spec(device_id)); }
   static bool CheckDevice(const int device_id) {
     if (device_id < 0) return false;
     try {
@@ -203,7 +206,7 @@ class Caffe {
     }
     return -1;
   }
-  // Caffe logs the CUDA device's properties; here the active device's description.
+  // Caffe logs the CUDA device's properties; here the thread's current device's description.
   static void DeviceQuery() {
     const blobrt::DeviceDescription& d = blobrt::active_device()->description();
     std::clog << "Device id:                     " << d.id() << "\n"
