@@ -156,4 +156,32 @@ for how, exe in sorted(consumers.items()):
         rc, out = run(mpirun + [exe], env=user_env)
         check(rc == 0 and out.count("sum right") == 2, f"{how} sums across 2 ranks", out)
 
+# 5. An out-of-tree plugin (examples/out-of-tree-plugin) on the installed SDK: its own meson
+# project, dependency('blobrt') for the kit's headers, put in a plugins.d of its own and
+# checked from the prefix with the conformance suite (or `blobrt selftest` where the prefix
+# was built without tests, which leaves blobrt-conformance out).
+plugin_src = os.path.join(root, "examples", "out-of-tree-plugin")
+plugin_build = os.path.join(work, "out-of-tree-plugin")
+shutil.rmtree(plugin_build, ignore_errors=True)
+rc, out = run(["meson", "setup", plugin_build, plugin_src], env=user_env)
+if check(rc == 0, "the out-of-tree plugin configures against the installed SDK", out):
+    rc, out = run(["ninja", "-C", plugin_build], env=user_env)
+    if check(rc == 0, "the out-of-tree plugin builds from the installed headers alone", out):
+        plugin_dir = os.path.join(work, "plugins.d")
+        shutil.rmtree(plugin_dir, ignore_errors=True)
+        os.makedirs(plugin_dir)
+        for name in ("libblobrt-tinycpu.so", "tinycpu.plugin"):
+            shutil.copy(os.path.join(plugin_build, name), plugin_dir)
+        plugin_env = dict(user_env, BLOBRT_PLUGIN_PATH=plugin_dir, BLOBRT_PLUGIN_CACHE="off")
+        rc, info = run([blobrt_cmd, "info"], env=plugin_env)
+        check(rc == 0 and "tinycpu" in info, "the installed `blobrt info` lists the out-of-tree plugin", info)
+        conformance = os.path.join(prefix, "bin", "blobrt-conformance")
+        if os.path.exists(conformance):
+            rc, out = run([conformance, "--gtest_filter=*tinycpu*"], env=plugin_env)
+            check(rc == 0 and "PASSED" in out and "tinycpu" in out,
+                  "blobrt-conformance --gtest_filter='*tinycpu*' passes on the out-of-tree plugin", out)
+        else:
+            rc, out = run([blobrt_cmd, "selftest", "--backend", "tinycpu"], env=plugin_env)
+            check(rc == 0, "`blobrt selftest --backend tinycpu` passes on the out-of-tree plugin", out)
+
 finish()
