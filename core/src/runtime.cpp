@@ -181,7 +181,7 @@ class Runtime {
     // once made: readers take it with one atomic load, without the lock, race-free.
     const std::shared_ptr<Device>& entry = devices_.at(chosen.first->description().id());
     active_.store(&entry, std::memory_order_release);
-    log::info("process default device ", entry->description().id(), " (", entry->description().name, ")");
+    log::info("active device ", entry->description().id(), " (", entry->description().name, ")");
   }
 
   // auto: usable plugins with an accelerator device first, then by manifest priority;
