@@ -11,6 +11,7 @@ packages=(
   ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd clinfo
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
   libgoogle-glog-dev
+  libcli11-dev nlohmann-json3-dev
   libopenmpi-dev openmpi-bin
   "$@"
 )
@@ -29,11 +30,13 @@ if ((${#missing[@]})); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Python: nanobind builds the extension, numpy and pytest test it (PyPI). meson-python is
+# Python: nanobind builds the extension, numpy and pytest test it, mypy and basedpyright (it
+# bundles pyright) type-check the examples and tests (tests/typing_test.py), jsonschema checks
+# `blobrt info --json` against docs/blobrt-info.schema.json (PyPI). meson-python is
 # not installed here: `pip install .` fetches it into an isolated build environment, and
 # its meson must not shadow Debian's for the other builds.
-python_packages=(nanobind numpy pytest)
-if ! python3 -c 'import nanobind, numpy, pytest' 2>/dev/null; then
+python_packages=(nanobind numpy pytest mypy basedpyright jsonschema)
+if ! python3 -c 'import nanobind, numpy, pytest, mypy, basedpyright, jsonschema' 2>/dev/null; then
   echo "== installing from PyPI: ${python_packages[*]}"
   python3 -m pip install -q "${python_packages[@]}" 2>/dev/null ||
     python3 -m pip install -q --break-system-packages "${python_packages[@]}"

@@ -4,7 +4,10 @@
     b = blobrt.Blob((2, 3), dtype=np.float32)
     b.data[...] = 1          # a NumPy view of the Blob's host memory, written in place
     b.asum_data()            # 6.0, computed on the active device (BLOBRT_BACKEND)
-    t = torch.from_dlpack(b.device_data)   # the device memory itself (CPU or CUDA)
+    t = torch.from_dlpack(b)   # the device memory itself (CPU or CUDA), as b.device_data
+
+Errors are blobrt.Error; its subclasses are also TypeError (InvalidTypeError), ValueError
+(InvalidValueError), FileNotFoundError (MissingFileError) and MemoryError (OutOfMemoryError).
 """
 from __future__ import annotations
 
@@ -14,6 +17,11 @@ from ._blobrt import (  # noqa: F401  (re-exported)
     Blob,
     DeviceArray,
     Error,
+    InvalidTypeError,
+    InvalidValueError,
+    MissingFileError,
+    OutOfMemoryError,
+    UnsupportedError,
     available_devices,
     load,
     select_backend,
@@ -21,35 +29,12 @@ from ._blobrt import (  # noqa: F401  (re-exported)
 )
 from . import _blobrt
 
-__all__ = ["Blob", "Error", "DeviceArray", "load", "inspect", "info", "devices", "active_device",
+__all__ = ["Blob", "Error", "InvalidTypeError", "InvalidValueError", "MissingFileError", "OutOfMemoryError",
+           "UnsupportedError", "DeviceArray", "load", "inspect", "info", "devices", "active_device",
            "available_devices", "select_backend", "version"]
 
-_KDL_CPU = 1
-
-
-def _from_numpy(cls, array):
-    """A new Blob with a copy of ``array`` (float32 or float64; other dtypes raise)."""
-    a = _np.asarray(array)
-    if a.dtype == _np.float32:
-        return _blobrt._from_array_f32(_np.require(a, requirements="C"))
-    if a.dtype == _np.float64:
-        return _blobrt._from_array_f64(_np.require(a, requirements="C"))
-    raise Error("blobrt.Blob.from_numpy: dtype %s is not supported (float32 or float64)" % a.dtype)
-
-
-def _from_dlpack(cls, x):
-    """A new Blob on the active device with a copy of any DLPack exporter's CPU data."""
-    if not hasattr(x, "__dlpack__"):
-        raise Error("blobrt.Blob.from_dlpack: %s has no __dlpack__" % type(x).__name__)
-    device_type = x.__dlpack_device__()[0] if hasattr(x, "__dlpack_device__") else _KDL_CPU
-    if device_type != _KDL_CPU:
-        raise Error("blobrt.Blob.from_dlpack: the array is on DLPack device type %d; only CPU arrays are "
-                    "imported (copy it to the host first)" % device_type)
-    return _from_numpy(cls, _np.from_dlpack(x))
-
-
-Blob.from_numpy = classmethod(_from_numpy)
-Blob.from_dlpack = classmethod(_from_dlpack)
+__version__: str = version()
+"""libblobrt's version (as blobrt.version() and `blobrt --version`)."""
 
 
 def active_device() -> str:

@@ -14,11 +14,15 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -37,6 +41,21 @@ namespace {
 
 enum class DType { kFloat32, kFloat64 };
 
+// The C++ errors of the binding's own checks, each raised in Python as a blobrt.Error
+// subclass that is also the built-in exception a NumPy user expects (NB_MODULE below):
+// a dtype blobrt does not offer or that differs (TypeError), a bad value such as a
+// negative dimension (ValueError), a file that does not exist (FileNotFoundError).
+struct InvalidTypeError : Error {
+  using Error::Error;
+};
+struct InvalidValueError : Error {
+  using Error::Error;
+};
+struct MissingFileError : Error {
+  MissingFileError(const std::string& message, std::string p) : Error(message), path(std::move(p)) {}
+  std::string path;
+};
+
 // The dtype of a NumPy dtype object or name ("float32", np.float64, ...).
 DType dtype_of(nb::handle dtype) {
   if (dtype.is_none()) return DType::kFloat32;  // Caffe's default Blob is Blob<float>
@@ -45,16 +64,16 @@ DType dtype_of(nb::handle dtype) {
   const std::string name = nb::cast<std::string>(nb::str(d.attr("name")));
   if (name == "float32") return DType::kFloat32;
   if (name == "float64") return DType::kFloat64;
-  detail::fail("blobrt.Blob: dtype ", name, " is not supported (float32 or float64)");
+  detail::fail_as<InvalidTypeError>("blobrt.Blob: dtype ", name, " is not supported (float32 or float64)");
 }
 
 std::vector<int> checked_shape(const std::vector<std::int64_t>& shape) {
   if (shape.size() > static_cast<std::size_t>(kMaxBlobAxes)) {
-    detail::fail("blobrt.Blob: ", shape.size(), " axes exceed the maximum of ", kMaxBlobAxes);
+    detail::fail_as<InvalidValueError>("blobrt.Blob: ", shape.size(), " axes exceed the maximum of ", kMaxBlobAxes);
   }
   std::vector<int> out;
   for (std::int64_t d : shape) {
-    if (d < 0 || d > INT32_MAX) detail::fail("blobrt.Blob: dimension ", d, " is out of range [0, 2^31)");
+    if (d < 0 || d > INT32_MAX) detail::fail_as<InvalidValueError>("blobrt.Blob: dimension ", d, " is out of range [0, 2^31)");
     out.push_back(static_cast<int>(d));
   }
   return out;
@@ -160,7 +179,36 @@ struct DeviceArray {
   std::shared_ptr<Device> device;
   int device_type = 0;
   int device_id = 0;
+  std::vector<int> shape;
+  bool is_double = false;
+  std::string device_name;  // blobrt's id of the device, e.g. 'host:0'
+
+  nb::tuple shape_tuple() const {
+    nb::list l;
+    for (int d : shape) l.append(d);
+    return nb::tuple(l);
+  }
 };
+
+// The id of the device a Blob's memory lives on ('host:0', 'blis:0'); the active device
+// for a Blob that has no memory yet.
+std::string device_id_of(const std::shared_ptr<SyncedMemory>& memory) {
+  if (memory && memory->device()) return memory->device()->description().id();
+  return active_backend();
+}
+
+std::string shape_repr(const std::vector<int>& shape) {
+  std::string out = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(shape[i]);
+  }
+  return out + (shape.size() == 1 ? ",)" : ")");
+}
+
+nb::object numpy_dtype(bool is_double) {
+  return nb::module_::import_("numpy").attr("dtype")(is_double ? "float64" : "float32");
+}
 
 // .device_data / .device_diff.
 template <typename T>
@@ -186,6 +234,9 @@ nb::object device_view(Blob<T>& blob, bool diff, PyBlob::ViewCache& cache) {
   out.device = mem0->device();
   out.device_type = device_type;
   out.device_id = device_type == nb::device::cpu::value ? 0 : d.index;
+  out.shape = blob.shape();
+  out.is_double = std::is_same_v<T, double>;
+  out.device_name = d.id();
   out.array = nb::cast(nb::ndarray<nb::array_api, T>(p, shape.size(), shape.data(), owner_of(mem0), nullptr,
                                                      nb::dtype<T>(), out.device_type, out.device_id));
   return cache.keep(nb::cast(std::move(out)), mem0.get(), p, blob.shape());
@@ -207,9 +258,53 @@ PyBlob copy_in(const nb::ndarray<const T, nb::c_contig, nb::device::cpu>& a, DTy
   return b;
 }
 
+// Blob.from_numpy / from_dlpack: a copy of a float32 or float64 array in a new Blob; `who`
+// names the caller in errors.
+nb::object from_array(nb::handle x, const char* who) {
+  nb::module_ np = nb::module_::import_("numpy");
+  nb::object a = np.attr("asarray")(x);
+  const std::string name = nb::cast<std::string>(nb::str(a.attr("dtype").attr("name")));
+  if (name != "float32" && name != "float64") {
+    detail::fail_as<InvalidTypeError>("blobrt.Blob.", who, ": dtype ", name, " is not supported (float32 or float64)");
+  }
+  nb::object c = np.attr("require")(a, "requirements"_a = "C");
+  if (name == "float32") {
+    return nb::cast(copy_in(nb::cast<nb::ndarray<const float, nb::c_contig, nb::device::cpu>>(c), DType::kFloat32));
+  }
+  return nb::cast(copy_in(nb::cast<nb::ndarray<const double, nb::c_contig, nb::device::cpu>>(c), DType::kFloat64));
+}
+
+constexpr int kDLCPU = 1;
+
+nb::object from_dlpack(nb::handle x) {
+  if (!nb::hasattr(x, "__dlpack__")) {
+    detail::fail_as<InvalidTypeError>("blobrt.Blob.from_dlpack: ", nb::cast<std::string>(nb::str(x.type().attr("__name__"))),
+                                      " has no __dlpack__");
+  }
+  int device_type = kDLCPU;
+  if (nb::hasattr(x, "__dlpack_device__")) device_type = nb::cast<int>(x.attr("__dlpack_device__")()[0]);
+  if (device_type != kDLCPU) {
+    detail::fail_as<UnsupportedError>("blobrt.Blob.from_dlpack: the array is on DLPack device type ", device_type,
+                                      "; only CPU arrays are imported (copy it to the host first)");
+  }
+  return from_array(nb::module_::import_("numpy").attr("from_dlpack")(x), "from_dlpack");
+}
+
+// A str or os.PathLike path as a string.
+std::string path_of(nb::handle path) {
+  return nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path));
+}
+
 // Reads a BlobProto file: format None decides from the file itself (ReadBlobProtoFromFile,
 // the one rule in blobrt/io.hpp), "binary" or "text" reads it as that format only.
 BlobProto read_proto(const std::string& path, const std::optional<std::string>& format) {
+  if (format && *format != "binary" && *format != "text") {
+    detail::fail_as<InvalidValueError>("blobrt.load: format must be None, 'binary' or 'text', got '", *format, "'");
+  }
+  struct stat st;
+  if (path != "-" && ::stat(path.c_str(), &st) != 0 && errno == ENOENT) {
+    throw MissingFileError(std::strerror(ENOENT), path);  // str(): as open()'s
+  }
   BlobProto proto;
   bool ok = false;
   if (!format) {
@@ -218,8 +313,6 @@ BlobProto read_proto(const std::string& path, const std::optional<std::string>& 
     ok = ReadProtoFromBinaryFile(path, &proto);
   } else if (*format == "text") {
     ok = ReadProtoFromTextFile(path, &proto);
-  } else {
-    detail::fail("blobrt.load: format must be None, 'binary' or 'text', got '", *format, "'");
   }
   if (!ok) throw Error(last_read_error());
   return proto;
@@ -257,9 +350,46 @@ NB_MODULE(_blobrt, m) {
   m.doc() = "blobrt's Blob and runtime (the extension behind the blobrt package)";
 
   static nb::exception<Error> error(m, "Error", PyExc_RuntimeError);
+  error.attr("__doc__") =
+      "Every error blobrt raises (a RuntimeError): a failed Caffe CHECK, a device or plugin failure. The "
+      "subclasses say the kind and are also the built-in exception of that kind.";
+  // blobrt.Error subclasses that are also a built-in exception. The built-in comes first so
+  // that its __init__ runs (OSError's sets errno and filename).
+  auto subclass = [&](const char* name, PyObject* builtin, const char* doc) {
+    nb::object bases = builtin ? nb::make_tuple(nb::handle(builtin), error) : nb::make_tuple(error);
+    nb::object type = nb::steal(PyErr_NewExceptionWithDoc((std::string("blobrt._blobrt.") + name).c_str(), doc,
+                                                           bases.ptr(), nullptr));
+    if (!type.is_valid()) throw nb::python_error();
+    m.attr(name) = type;
+    return type;
+  };
+  static nb::object type_error = subclass("InvalidTypeError", PyExc_TypeError,
+      "A dtype blobrt does not offer (float32 and float64 only), dtypes that differ, or an object of the "
+      "wrong kind: a blobrt.Error and a TypeError.");
+  static nb::object value_error = subclass("InvalidValueError", PyExc_ValueError,
+      "An argument's value is out of range (a negative dimension, more than 32 axes, an unknown file "
+      "format): a blobrt.Error and a ValueError.");
+  static nb::object file_error = subclass("MissingFileError", PyExc_FileNotFoundError,
+      "The file does not exist (errno and filename set): a blobrt.Error and a FileNotFoundError.");
+  static nb::object memory_error = subclass("OutOfMemoryError", PyExc_MemoryError,
+      "The host or the device could not give the memory asked for: a blobrt.Error and a MemoryError.");
+  static nb::object unsupported_error = subclass("UnsupportedError", nullptr,
+      "The device does not offer the operation (double precision without fp64, DLPack export of OpenCL "
+      "buffers): a blobrt.Error.");
   nb::register_exception_translator([](const std::exception_ptr& p, void*) {
     try {
       std::rethrow_exception(p);
+    } catch (const InvalidTypeError& e) {
+      PyErr_SetString(type_error.ptr(), e.what());
+    } catch (const InvalidValueError& e) {
+      PyErr_SetString(value_error.ptr(), e.what());
+    } catch (const MissingFileError& e) {
+      nb::object args = nb::make_tuple(ENOENT, e.what(), e.path);
+      PyErr_SetObject(file_error.ptr(), args.ptr());
+    } catch (const OutOfMemoryError& e) {
+      PyErr_SetString(memory_error.ptr(), e.what());
+    } catch (const UnsupportedError& e) {
+      PyErr_SetString(unsupported_error.ptr(), e.what());
     } catch (const Error& e) {
       PyErr_SetString(error.ptr(), e.what());
     }
@@ -269,12 +399,13 @@ NB_MODULE(_blobrt, m) {
                           "A Blob's data or diff on its device, for DLPack consumers (np.from_dlpack, "
                           "torch.from_dlpack, cupy.from_dlpack): the device memory itself. It keeps the memory "
                           "alive; __dlpack__ waits for the device's queue first unless stream=-1.")
-      .def("__dlpack_device__", [](const DeviceArray& a) { return nb::make_tuple(a.device_type, a.device_id); })
+      .def("__dlpack_device__", [](const DeviceArray& a) { return std::make_pair(a.device_type, a.device_id); },
+           "(DLPack device type, device index): (1, 0) for host memory, (2, N) for CUDA device N.")
       .def("__dlpack__",
            [](DeviceArray& a, nb::handle stream, nb::handle max_version, nb::handle dl_device, nb::handle copy) {
              const bool cpu = a.device_type == nb::device::cpu::value;
              if (cpu && !stream.is_none()) {
-               detail::fail("DeviceArray.__dlpack__: stream must be None for a CPU array, got ",
+               detail::fail_as<InvalidValueError>("DeviceArray.__dlpack__: stream must be None for a CPU array, got ",
                             nb::cast<std::string>(nb::repr(stream)));
              }
              const bool no_sync = !stream.is_none() && nb::isinstance<nb::int_>(stream) && nb::cast<long>(stream) == -1;
@@ -286,7 +417,7 @@ NB_MODULE(_blobrt, m) {
              if (!max_version.is_none()) kwargs["max_version"] = max_version;
              if (!dl_device.is_none()) kwargs["dl_device"] = dl_device;
              if (!copy.is_none() && nb::cast<bool>(copy)) {
-               if (!cpu) detail::fail("DeviceArray.__dlpack__: copy=True is only offered for CPU arrays");
+               if (!cpu) detail::fail_as<UnsupportedError>("DeviceArray.__dlpack__: copy=True is only offered for CPU arrays");
                nb::module_ np = nb::module_::import_("numpy");
                nb::object copied = np.attr("array")(np.attr("from_dlpack")(a.array), "copy"_a = true);
                return copied.attr("__dlpack__")(**kwargs);
@@ -295,11 +426,22 @@ NB_MODULE(_blobrt, m) {
              return a.array.attr("__dlpack__")(**kwargs);
            },
            nb::kw_only(), "stream"_a = nb::none(), "max_version"_a = nb::none(), "dl_device"_a = nb::none(),
-           "copy"_a = nb::none())
-      .def_prop_ro("shape", [](const DeviceArray& a) { return nb::tuple(a.array.attr("shape")); })
+           "copy"_a = nb::none(),
+           nb::sig("def __dlpack__(self, *, stream: int | None = None, max_version: tuple[int, int] | None = None, "
+                   "dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> typing.Any"),
+           "A DLPack capsule of the memory (versioned when max_version is given); waits for the device "
+           "unless stream=-1; copy=True copies (CPU arrays only).")
+      .def_prop_ro("shape", [](const DeviceArray& a) { return a.shape_tuple(); },
+                   nb::for_getter(nb::sig("def shape(self) -> tuple[int, ...]")), "The shape, as a tuple.")
+      .def_prop_ro("ndim", [](const DeviceArray& a) { return a.shape.size(); }, "The number of axes.")
+      .def_prop_ro("dtype", [](const DeviceArray& a) { return numpy_dtype(a.is_double); },
+                   nb::for_getter(nb::sig("def dtype(self) -> numpy.dtype[typing.Any]")),
+                   "numpy.float32 or numpy.float64, as a numpy.dtype.")
+      .def_prop_ro("device", [](const DeviceArray& a) { return a.device_name; },
+                   "blobrt's id of the device the memory is on, e.g. 'host:0' or 'cuda:1'.")
       .def("__repr__", [](const DeviceArray& a) {
-        return "blobrt.DeviceArray(shape=" + nb::cast<std::string>(nb::repr(a.array.attr("shape"))) +
-               ", device=(" + std::to_string(a.device_type) + ", " + std::to_string(a.device_id) + "))";
+        return "blobrt.DeviceArray(shape=" + shape_repr(a.shape) + ", dtype=" + (a.is_double ? "float64" : "float32") +
+               ", device='" + a.device_name + "')";
       });
 
   nb::class_<PyBlob>(m, "Blob",
@@ -311,23 +453,90 @@ NB_MODULE(_blobrt, m) {
            },
            "shape"_a = std::vector<std::int64_t>{}, "dtype"_a = nb::none(),
            "A Blob of the given shape (zero-filled on first touch).")
-      .def_prop_ro("dtype",
+      .def_prop_ro("dtype", [](const PyBlob& b) { return numpy_dtype(b.is_double()); },
+                   nb::for_getter(nb::sig("def dtype(self) -> numpy.dtype[typing.Any]")),
+                   "numpy.float32 or numpy.float64, as a numpy.dtype.")
+      .def_prop_ro("shape",
                    [](const PyBlob& b) {
-                     return nb::module_::import_("numpy").attr("dtype")(b.is_double() ? "float64" : "float32");
-                   })
-      .def_prop_ro("shape", [](const PyBlob& b) {
-        return with_gil(b, [](auto& blob) {
-          nb::list l;
-          for (int d : blob.shape()) l.append(d);
-          return nb::tuple(l);
-        });
-      })
-      .def_prop_ro("count", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.count(); }); })
-      .def_prop_ro("num_axes", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.num_axes(); }); })
-      .def_prop_ro("num", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.num(); }); })
-      .def_prop_ro("channels", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.channels(); }); })
-      .def_prop_ro("height", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.height(); }); })
-      .def_prop_ro("width", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.width(); }); })
+                     return with_gil(b, [](auto& blob) {
+                       nb::list l;
+                       for (int d : blob.shape()) l.append(d);
+                       return nb::tuple(l);
+                     });
+                   },
+                   nb::for_getter(nb::sig("def shape(self) -> tuple[int, ...]")), "The shape, as a tuple (NumPy's).")
+      .def_prop_ro("ndim", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.num_axes(); }); },
+                   "The number of axes (NumPy's name for num_axes).")
+      .def_prop_ro("size", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.count(); }); },
+                   "The number of elements (NumPy's name for count).")
+      .def_prop_ro("nbytes",
+                   [](const PyBlob& b) {
+                     return with_gil(b, [&](auto& blob) {
+                       return static_cast<std::int64_t>(blob.count()) * (b.is_double() ? 8 : 4);
+                     });
+                   },
+                   "The bytes of data (count times the dtype's size); diff has as many again.")
+      .def_prop_ro("device",
+                   [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return device_id_of(blob.data()); }); },
+                   "blobrt's id of the device the data lives on, e.g. 'host:0' or 'cuda:0' (the active device "
+                   "for a Blob without memory).")
+      .def("__len__",
+           [](const PyBlob& b) {
+             return with_gil(b, [](auto& blob) -> std::int64_t {
+               if (blob.num_axes() == 0) throw nb::type_error("len() of a 0-d blobrt.Blob");
+               return blob.shape(0);
+             });
+           },
+           "The length of the first axis (TypeError for a Blob with no axes, as NumPy).")
+      .def("__array__",
+           [](PyBlob& b, nb::handle dtype, nb::handle copy) {
+             nb::object v = with_gil(b, [&](auto& blob) { return host_view(blob, false, b.host_cache[0]); });
+             bool copied = false;
+             nb::module_ np = nb::module_::import_("numpy");
+             if (!dtype.is_none() && !v.attr("dtype").equal(np.attr("dtype")(dtype))) {
+               if (!copy.is_none() && !nb::cast<bool>(copy)) {
+                 throw nb::value_error("blobrt.Blob.__array__: a dtype conversion needs a copy, copy=False forbids it");
+               }
+               v = v.attr("astype")(dtype);
+               copied = true;
+             }
+             if (!copied && !copy.is_none() && nb::cast<bool>(copy)) v = v.attr("copy")();
+             return v;
+           },
+           "dtype"_a = nb::none(), "copy"_a = nb::none(),
+           nb::sig("def __array__(self, dtype: typing.Any = None, copy: bool | None = None) -> "
+                   "numpy.typing.NDArray[numpy.floating[typing.Any]]"),
+           "np.asarray(blob): the host side of data, as .data (no copy unless copy=True or another dtype).")
+      .def("__dlpack__",
+           [](PyBlob& b, nb::handle stream, nb::handle max_version, nb::handle dl_device, nb::handle copy) {
+             nb::object d = with_gil(b, [&](auto& blob) { return device_view(blob, false, b.device_cache[0]); });
+             return d.attr("__dlpack__")("stream"_a = stream, "max_version"_a = max_version, "dl_device"_a = dl_device,
+                                         "copy"_a = copy);
+           },
+           nb::kw_only(), "stream"_a = nb::none(), "max_version"_a = nb::none(), "dl_device"_a = nb::none(),
+           "copy"_a = nb::none(),
+           nb::sig("def __dlpack__(self, *, stream: int | None = None, max_version: tuple[int, int] | None = None, "
+                   "dl_device: tuple[int, int] | None = None, copy: bool | None = None) -> typing.Any"),
+           "The device memory of data as a DLPack capsule, as device_data.__dlpack__ (np.from_dlpack(blob), "
+           "torch.from_dlpack(blob)).")
+      .def("__dlpack_device__",
+           [](PyBlob& b) {
+             nb::object d = with_gil(b, [&](auto& blob) { return device_view(blob, false, b.device_cache[0]); });
+             return nb::cast<std::pair<int, int>>(d.attr("__dlpack_device__")());
+           },
+           "(DLPack device type, device index) of data, as device_data.__dlpack_device__().")
+      .def_prop_ro("count", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.count(); }); },
+                   "The number of elements (Caffe's count()).")
+      .def_prop_ro("num_axes", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.num_axes(); }); },
+                   "The number of axes (Caffe's num_axes()).")
+      .def_prop_ro("num", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.num(); }); },
+                   "Caffe's legacy num(): shape[0] of a 4-d Blob.")
+      .def_prop_ro("channels", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.channels(); }); },
+                   "Caffe's legacy channels(): shape[1] of a 4-d Blob.")
+      .def_prop_ro("height", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.height(); }); },
+                   "Caffe's legacy height(): shape[2] of a 4-d Blob.")
+      .def_prop_ro("width", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.width(); }); },
+                   "Caffe's legacy width(): shape[3] of a 4-d Blob.")
       .def("reshape",
            [](PyBlob& b, nb::args dims) {
              std::vector<std::int64_t> shape;
@@ -339,34 +548,43 @@ NB_MODULE(_blobrt, m) {
              std::vector<int> s = checked_shape(shape);
              without_gil(b, [&](auto& blob) { blob.Reshape(s); });
            },
+           nb::sig("def reshape(self, *shape: int | collections.abc.Sequence[int]) -> None"),
            "reshape(*shape) or reshape(shape): Caffe's Reshape (keeps memory when it fits).")
       .def_prop_ro("data", [](PyBlob& b) { return with_gil(b, [&](auto& blob) { return host_view(blob, false, b.host_cache[0]); }); },
+                   nb::for_getter(nb::sig("def data(self) -> numpy.typing.NDArray[numpy.floating[typing.Any]]")),
                    "The host side of data as a writable NumPy array (no copy on host-memory devices); "
                    "each access makes the host side current and marks it newest.")
       .def_prop_ro("diff", [](PyBlob& b) { return with_gil(b, [&](auto& blob) { return host_view(blob, true, b.host_cache[1]); }); },
+                   nb::for_getter(nb::sig("def diff(self) -> numpy.typing.NDArray[numpy.floating[typing.Any]]")),
                    "The host side of diff, like .data.")
       .def_prop_ro("device_data",
                    [](PyBlob& b) { return with_gil(b, [&](auto& blob) { return device_view(blob, false, b.device_cache[0]); }); },
-                   "The active device's data memory as a DLPack exporter (no copy); raises blobrt.Error on "
+                   nb::for_getter(nb::sig("def device_data(self) -> DeviceArray")),
+                   "The active device's data memory as a DLPack exporter (no copy); raises blobrt.UnsupportedError on "
                    "devices whose buffers are not addresses (OpenCL).")
       .def_prop_ro("device_diff",
                    [](PyBlob& b) { return with_gil(b, [&](auto& blob) { return device_view(blob, true, b.device_cache[1]); }); },
+                   nb::for_getter(nb::sig("def device_diff(self) -> DeviceArray")),
                    "The active device's diff memory as a DLPack exporter, like device_data.")
-      .def("asum_data", [](const PyBlob& b) { return without_gil(b, [](auto& blob) { return double(blob.asum_data()); }); })
-      .def("asum_diff", [](const PyBlob& b) { return without_gil(b, [](auto& blob) { return double(blob.asum_diff()); }); })
-      .def("sumsq_data", [](const PyBlob& b) { return without_gil(b, [](auto& blob) { return double(blob.sumsq_data()); }); })
-      .def("sumsq_diff", [](const PyBlob& b) { return without_gil(b, [](auto& blob) { return double(blob.sumsq_diff()); }); })
+      .def("asum_data", [](const PyBlob& b) { return without_gil(b, [](auto& blob) { return double(blob.asum_data()); }); },
+           "The sum of |data|, on the active device.")
+      .def("asum_diff", [](const PyBlob& b) { return without_gil(b, [](auto& blob) { return double(blob.asum_diff()); }); },
+           "The sum of |diff|, on the active device.")
+      .def("sumsq_data", [](const PyBlob& b) { return without_gil(b, [](auto& blob) { return double(blob.sumsq_data()); }); },
+           "The sum of data squared, on the active device.")
+      .def("sumsq_diff", [](const PyBlob& b) { return without_gil(b, [](auto& blob) { return double(blob.sumsq_diff()); }); },
+           "The sum of diff squared, on the active device.")
       .def("scale_data",
            [](PyBlob& b, double s) { without_gil(b, [&](auto& blob) { blob.scale_data(static_cast<decltype(blob.asum_data())>(s)); }); },
-           "factor"_a)
+           "factor"_a, "data *= factor, on the active device.")
       .def("scale_diff",
            [](PyBlob& b, double s) { without_gil(b, [&](auto& blob) { blob.scale_diff(static_cast<decltype(blob.asum_data())>(s)); }); },
-           "factor"_a)
+           "factor"_a, "diff *= factor, on the active device.")
       .def("update", [](PyBlob& b) { without_gil(b, [](auto& blob) { blob.Update(); }); },
            "data -= diff, on the side where data is newest (Caffe's Update).")
       .def("copy_from",
            [](PyBlob& b, const PyBlob& source, bool copy_diff, bool reshape) {
-             if (b.dtype() != source.dtype()) detail::fail("blobrt.Blob.copy_from: dtypes differ");
+             if (b.dtype() != source.dtype()) detail::fail_as<InvalidTypeError>("blobrt.Blob.copy_from: dtypes differ");
              nb::gil_scoped_release release;
              BlobGuard guard(b.lock, &source.lock, false);
              if (b.is_double()) {
@@ -375,27 +593,29 @@ NB_MODULE(_blobrt, m) {
                b.as_float().CopyFrom(source.as_float(), copy_diff, reshape);
              }
            },
-           "source"_a, "copy_diff"_a = false, "reshape"_a = false)
+           "source"_a, "copy_diff"_a = false, "reshape"_a = false,
+           "Copies source's data (or diff) into this Blob (Caffe's CopyFrom); reshape=True takes its shape.")
       .def("share_data",
            [](PyBlob& b, const PyBlob& other) {
-             if (b.dtype() != other.dtype()) detail::fail("blobrt.Blob.share_data: dtypes differ");
+             if (b.dtype() != other.dtype()) detail::fail_as<InvalidTypeError>("blobrt.Blob.share_data: dtypes differ");
              nb::gil_scoped_release release;
              BlobGuard guard(b.lock, &other.lock, false);
              if (b.is_double()) b.as_double().ShareData(other.as_double()); else b.as_float().ShareData(other.as_float());
              LockGroup::merge(b.lock, other.lock);  // from now on they touch the same memory
            },
-           "other"_a)
+           "other"_a, "Makes this Blob's data the other Blob's data memory (Caffe's ShareData).")
       .def("share_diff",
            [](PyBlob& b, const PyBlob& other) {
-             if (b.dtype() != other.dtype()) detail::fail("blobrt.Blob.share_diff: dtypes differ");
+             if (b.dtype() != other.dtype()) detail::fail_as<InvalidTypeError>("blobrt.Blob.share_diff: dtypes differ");
              nb::gil_scoped_release release;
              BlobGuard guard(b.lock, &other.lock, false);
              if (b.is_double()) b.as_double().ShareDiff(other.as_double()); else b.as_float().ShareDiff(other.as_float());
              LockGroup::merge(b.lock, other.lock);
            },
-           "other"_a)
+           "other"_a, "Makes this Blob's diff the other Blob's diff memory (Caffe's ShareDiff).")
       .def("save",
-           [](const PyBlob& b, const std::string& path, bool binary, bool write_diff) {
+           [](const PyBlob& b, nb::handle path_arg, bool binary, bool write_diff) {
+             const std::string path = path_of(path_arg);
              without_gil(b, [&](auto& blob) {
                BlobProto proto;
                blob.ToProto(&proto, write_diff);
@@ -403,19 +623,26 @@ NB_MODULE(_blobrt, m) {
              });
            },
            "path"_a, "binary"_a = true, "write_diff"_a = false,
+           nb::sig("def save(self, path: str | os.PathLike[str], binary: bool = True, write_diff: bool = False) -> None"),
            "Writes a Caffe BlobProto file (binary or text), as Caffe's WriteProtoTo*File.")
       .def("__repr__", [](const PyBlob& b) {
         return with_gil(b, [&](auto& blob) {
-          return std::string("blobrt.Blob(shape=") + blob.shape_string() + ", dtype=" +
-                 (b.is_double() ? "float64" : "float32") + ")";
+          return "blobrt.Blob(shape=" + shape_repr(blob.shape()) + ", dtype=" + (b.is_double() ? "float64" : "float32") +
+                 ", device='" + device_id_of(blob.data()) + "')";
         });
-      });
+      })
+      .def_static("from_numpy", [](nb::handle array) { return from_array(array, "from_numpy"); }, "array"_a,
+                  nb::sig("def from_numpy(array: typing.Any) -> Blob"),
+                  "A new Blob on the active device with a copy of a float32 or float64 array (or anything "
+                  "numpy.asarray takes); other dtypes raise blobrt.InvalidTypeError.")
+      .def_static("from_dlpack", &from_dlpack, "x"_a, nb::sig("def from_dlpack(x: typing.Any) -> Blob"),
+                  "A new Blob on the active device with a copy of any DLPack exporter's CPU data (read-only "
+                  "ones included); other devices raise blobrt.UnsupportedError.");
 
-  m.def("_from_array_f32", [](const nb::ndarray<const float, nb::c_contig, nb::device::cpu>& a) { return copy_in(a, DType::kFloat32); });
-  m.def("_from_array_f64", [](const nb::ndarray<const double, nb::c_contig, nb::device::cpu>& a) { return copy_in(a, DType::kFloat64); });
 
   m.def("load",
-        [](const std::string& path, const std::optional<std::string>& format) {
+        [](nb::handle path_arg, const std::optional<std::string>& format) {
+          const std::string path = path_of(path_arg);
           BlobProto proto;
           {
             nb::gil_scoped_release release;  // a file, or a pipe that may wait for its writer
@@ -424,6 +651,7 @@ NB_MODULE(_blobrt, m) {
           return blob_from_proto(proto);
         },
         "path"_a, "format"_a = nb::none(),
+        nb::sig("def load(path: str | os.PathLike[str], format: str | None = None) -> Blob"),
         "A Blob from a Caffe BlobProto file (double_data gives float64). format None decides binary or text "
         "from the file itself (docs/python.md); 'binary' or 'text' reads it as that format only.");
   m.def("_inspect", [](const std::string& path, const std::optional<std::string>& format) {
@@ -461,7 +689,9 @@ NB_MODULE(_blobrt, m) {
       for (const DeviceDescription& d : p.devices) out.append(device_dict(d));
     }
     return out;
-  });
+  }, nb::sig("def devices() -> list[dict[str, typing.Any]]"),
+  "Every usable device as a dict (id, backend, index, name, details, type, memory_bytes, memory_model, "
+  "supports_fp64), host first.");
   m.def("_inventory", [] {
     nb::dict out;
     out["version"] = std::string(version());
@@ -495,5 +725,5 @@ NB_MODULE(_blobrt, m) {
     out["selection"] = selection_log();
     return out;
   });
-  m.def("version", [] { return std::string(version()); });
+  m.def("version", [] { return std::string(version()); }, "libblobrt's version, e.g. '1.4.0' (also blobrt.__version__).");
 }

@@ -1,5 +1,6 @@
 """pytest fixtures for the blobrt package: every test that takes `device` runs once per
 device this machine can open (blobrt.available_devices(), as the C++ suites do)."""
+from collections.abc import Iterator
 import os
 
 import pytest
@@ -9,13 +10,13 @@ import blobrt
 DATA = os.environ.get("BLOBRT_TEST_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "data"))
 
 
-def pytest_generate_tests(metafunc):
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "device" in metafunc.fixturenames:
         metafunc.parametrize("device", blobrt.available_devices())
 
 
 @pytest.fixture(autouse=True)
-def _select(request):
+def _select(request: pytest.FixtureRequest) -> Iterator[None]:
     """Selects the test's device (or host) before it runs."""
     callspec = getattr(request.node, "callspec", None)
     device = callspec.params.get("device") if callspec else None
@@ -23,5 +24,5 @@ def _select(request):
     yield
 
 
-def host_memory(device_id):
-    return next(d for d in blobrt.devices() if d["id"] == device_id)["memory_model"] == "shared"
+def host_memory(device_id: str) -> bool:
+    return bool(next(d for d in blobrt.devices() if d["id"] == device_id)["memory_model"] == "shared")

@@ -12,12 +12,12 @@ import blobrt.__main__ as launcher
 PACKAGED = os.environ.get("BLOBRT_EXPECT_PACKAGED_PLUGINS") == "1"
 
 
-def _run(args):
+def _run(args: list[str]) -> "subprocess.CompletedProcess[str]":
     env = {k: v for k, v in os.environ.items() if not k.startswith("BLOBRT_") or not PACKAGED}
     return subprocess.run(args, capture_output=True, text=True, timeout=120, env=env)
 
 
-def test_the_program_is_found():
+def test_the_program_is_found() -> None:
     path = launcher.program()
     if path is None and not PACKAGED:
         pytest.skip("build tree without build/tools on PATH: the wheel test runs this")
@@ -26,7 +26,7 @@ def test_the_program_is_found():
 
 
 @pytest.mark.parametrize("args", [["info"], ["info", "--json"], ["selftest"]])
-def test_python_dash_m_blobrt(args):
+def test_python_dash_m_blobrt(args: list[str]) -> None:
     if launcher.program() is None and not PACKAGED:
         pytest.skip("build tree without build/tools on PATH: the wheel test runs this")
     r = _run([sys.executable, "-m", "blobrt", *args])
@@ -36,7 +36,7 @@ def test_python_dash_m_blobrt(args):
         assert "\nlibblobrt /" in r.stdout  # which copy is in use
 
 
-def test_venv_blobrt_command_runs():
+def test_venv_blobrt_command_runs() -> None:
     if not PACKAGED:
         pytest.skip("only an installed wheel has the `blobrt` launcher beside its python")
     command = os.path.join(os.path.dirname(sys.executable), "blobrt")

@@ -1,6 +1,10 @@
 """BlobProto files: binary or text is decided once, from the file itself (blobrt/io.hpp,
 BlobProtoFormatSniffer), by blobrt.load, blobrt.inspect and `blobrt inspect` alike; a
 valid file never loads as a different Blob, and a pipe or FIFO is read once."""
+from pathlib import Path
+from typing import Any
+
+import numpy.typing as npt
 import math
 import os
 import random
@@ -15,7 +19,7 @@ import blobrt
 TOOL = os.path.join(os.path.dirname(blobrt.__file__), "..", "..", "tools", "blobrt")
 
 
-def _value_text(rng, v):
+def _value_text(rng: random.Random, v: float) -> str:
     if math.isnan(v):
         return rng.choice(["nan", "NaN", "-nan"])
     if math.isinf(v):
@@ -23,11 +27,11 @@ def _value_text(rng, v):
     return rng.choice([repr(v), "%.9g" % v, "%e" % v])
 
 
-def _space(rng):
+def _space(rng: random.Random) -> str:
     return "".join(rng.choice([" ", "\n", "\t", "  ", "\r\n", "# a comment\n", ""]) for _ in range(rng.randint(0, 3)))
 
 
-def random_text_blob(rng):
+def random_text_blob(rng: random.Random) -> "tuple[str, tuple[int, ...], Any, npt.NDArray[Any], npt.NDArray[Any] | None]":
     """A valid text BlobProto with its expected shape, dtype and values (float64 exact)."""
     ndim = rng.randint(0, 4)
     shape = [rng.randint(0, 4) for _ in range(ndim)]
@@ -56,11 +60,11 @@ def random_text_blob(rng):
         None if diff is None else np.array(diff, dtype=dtype).reshape(shape)
 
 
-def _same(a, b):
+def _same(a: npt.NDArray[Any], b: npt.NDArray[Any]) -> bool:
     return a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
 
 
-def test_generated_text_files_load_as_themselves(device, tmp_path):
+def test_generated_text_files_load_as_themselves(device: str, tmp_path: Path) -> None:
     rng = random.Random(20000)
     wrong = []
     for i in range(3000):
@@ -78,7 +82,7 @@ def test_generated_text_files_load_as_themselves(device, tmp_path):
     assert not wrong, "%d of 3000 text files misread, e.g. %r" % (len(wrong), wrong[:3])
 
 
-def test_text_that_also_parses_as_binary_loads_as_text(device, tmp_path):
+def test_text_that_also_parses_as_binary_loads_as_text(device: str, tmp_path: Path) -> None:
     # Found by the test above under "binary first": '\n' is a tag of field 1, 'd' a length
     # of 100, the rest fields BlobProto does not define; as text it is the Blob it says.
     text = ("\ndata: [0.0, 3.25, 1.000000e-03, 1.000000e+02, -0.0, 1, 1, 3.250000e+00]\tshape {\n\tdim: 4 dim: 2 "
@@ -91,7 +95,7 @@ def test_text_that_also_parses_as_binary_loads_as_text(device, tmp_path):
     assert blobrt.load(str(path), format="binary").count == 0   # forced: that format only
 
 
-def test_binary_files_load_as_binary(device, tmp_path):
+def test_binary_files_load_as_binary(device: str, tmp_path: Path) -> None:
     rng = np.random.default_rng(5)
     for shape in [(), (0,), (3,), (2, 0, 3), (2, 3, 4)]:
         for dtype in (np.float32, np.float64):
@@ -119,7 +123,7 @@ while True:   # until killed: lets a reader blocked in a second open() see an em
 """
 
 
-def _fifo(tmp_path, payload_file):
+def _fifo(tmp_path: Path, payload_file: Path) -> "tuple[str, subprocess.Popen[bytes]]":
     """A FIFO with the payload written into it once, by another process. A reader that opens
     it a second time (a second guess at the format) would wait forever: after a few seconds
     the writer opens and closes it again so that such a reader sees an empty input and fails."""
@@ -129,7 +133,7 @@ def _fifo(tmp_path, payload_file):
 
 
 @pytest.mark.parametrize("binary", [True, False])
-def test_fifo_and_pipe_are_read_once(device, tmp_path, binary):
+def test_fifo_and_pipe_are_read_once(device: str, tmp_path: Path, binary: bool) -> None:
     b = blobrt.Blob((2, 3))
     b.data[...] = np.arange(6).reshape(2, 3)
     b.save(str(tmp_path / "src"), binary=binary)
@@ -147,7 +151,7 @@ def test_fifo_and_pipe_are_read_once(device, tmp_path, binary):
         assert r.returncode == 0 and b"shape 2 3 (6)" in r.stdout, r.stderr
 
 
-def test_blobrt_inspect_reads_both_formats(tmp_path):
+def test_blobrt_inspect_reads_both_formats(tmp_path: Path) -> None:
     if not os.path.exists(TOOL):
         pytest.skip("no blobrt tool next to the build's package")
     b = blobrt.Blob((4,))
@@ -158,7 +162,7 @@ def test_blobrt_inspect_reads_both_formats(tmp_path):
         assert r.returncode == 0 and "shape 4 (4)" in r.stdout and "asum 8" in r.stdout, r.stderr
 
 
-def test_load_refuses_an_unknown_format(tmp_path):
+def test_load_refuses_an_unknown_format(tmp_path: Path) -> None:
     blobrt.Blob((1,)).save(str(tmp_path / "f"))
     with pytest.raises(blobrt.Error, match="format must be"):
         blobrt.load(str(tmp_path / "f"), format="json")

@@ -68,7 +68,7 @@ run_all(reshape, share, math, views, copies)
 
 
 @pytest.mark.parametrize("race", sorted(RACES))
-def test_threads_racing_on_one_blob_never_crash(device, race):
+def test_threads_racing_on_one_blob_never_crash(device: str, race: str) -> None:
     code = textwrap.dedent(PRELUDE) + textwrap.dedent(RACES[race])
     r = subprocess.run([sys.executable, "-c", code, device, str(SECONDS)], capture_output=True, text=True,
                        timeout=60, env=dict(os.environ))

@@ -1,6 +1,7 @@
 """.data / .diff hand each caller an array of its own: what one caller does to its array
 (read-only, an in-place reshape, a dtype change) never reaches another caller's, while
 the hot loop `b.data[...] = x` stays a cached head check."""
+
 import timeit
 
 import numpy as np
@@ -10,7 +11,7 @@ import blobrt
 
 
 @pytest.mark.parametrize("side", ["data", "diff"])
-def test_read_only_array_does_not_leak_to_other_callers(device, side):
+def test_read_only_array_does_not_leak_to_other_callers(device: str, side: str) -> None:
     b = blobrt.Blob((2, 3))
     mine = getattr(b, side)
     mine.flags.writeable = False
@@ -22,7 +23,7 @@ def test_read_only_array_does_not_leak_to_other_callers(device, side):
 
 
 @pytest.mark.parametrize("side", ["data", "diff"])
-def test_in_place_reshape_does_not_leak_to_other_callers(device, side):
+def test_in_place_reshape_does_not_leak_to_other_callers(device: str, side: str) -> None:
     c = blobrt.Blob((2, 3))
     mine = getattr(c, side)
     mine.shape = (6,)
@@ -32,15 +33,15 @@ def test_in_place_reshape_does_not_leak_to_other_callers(device, side):
     assert getattr(c, side).shape == (2, 3)
 
 
-def test_dtype_change_does_not_leak(device):
+def test_dtype_change_does_not_leak(device: str) -> None:
     b = blobrt.Blob((4,))
     v = b.data
-    v.dtype = np.int32
+    v.dtype = np.int32  # type: ignore[misc, assignment]  # NumPy's in-place view change, on purpose
     del v
     assert b.data.dtype == np.float32 and b.data.shape == (4,) and b.data.strides == (4,)
 
 
-def test_arrays_still_share_the_blob_memory(device):
+def test_arrays_still_share_the_blob_memory(device: str) -> None:
     b = blobrt.Blob((3,))
     first, second = b.data, b.data
     assert first is not second                 # each caller its own array ...
@@ -48,7 +49,7 @@ def test_arrays_still_share_the_blob_memory(device):
     assert np.shares_memory(first, second) and second.sum() == 15   # ... over the same memory
 
 
-def test_data_access_stays_fast(device):
+def test_data_access_stays_fast(device: str) -> None:
     b = blobrt.Blob((10, 10))
     b.data                                     # the first access makes the array
     n = 20000
