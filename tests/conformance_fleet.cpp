@@ -13,7 +13,7 @@
 #include "blobrt/environment.hpp"
 #include "blobrt/runtime.hpp"
 #include "conformance_checks.hpp"
-#include "json_writer.hpp"
+#include "json_out.hpp"
 
 namespace blobrt::fleet {
 namespace {
@@ -198,21 +198,14 @@ std::string table(const std::vector<Row>& rows) {
 }
 
 std::string json(const std::vector<Row>& rows) {
-  using tools::json_string;
-  std::ostringstream s;
-  bool any_failed = false;
-  s << "{\"rows\": [";
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    const Row& r = rows[i];
-    any_failed = any_failed || r.status == "failed";
-    s << (i ? ",\n  " : "\n  ") << "{\"node\": " << json_string(r.node) << ", \"rank\": " << r.rank
-      << ", \"backend\": " << json_string(r.backend) << ", \"device\": " << json_string(r.device)
-      << ", \"name\": " << json_string(r.name) << ", \"status\": " << json_string(r.status)
-      << ", \"passed\": " << r.passed << ", \"failed\": " << r.failed << ", \"skipped\": " << r.skipped
-      << ", \"detail\": " << json_string(r.detail) << ", \"jobs\": " << json_string(r.jobs) << "}";
+  tools::json out = {{"rows", tools::json::array()}, {"failed", false}};
+  for (const Row& r : rows) {
+    out["failed"] = out["failed"].get<bool>() || r.status == "failed";
+    out["rows"].push_back({{"node", r.node}, {"rank", r.rank}, {"backend", r.backend}, {"device", r.device},
+                           {"name", r.name}, {"status", r.status}, {"passed", r.passed}, {"failed", r.failed},
+                           {"skipped", r.skipped}, {"detail", r.detail}, {"jobs", r.jobs}});
   }
-  s << "\n], \"failed\": " << (any_failed ? "true" : "false") << "}\n";
-  return s.str();
+  return tools::dump_json(out) + "\n";
 }
 
 int run(int argc, char** argv) {

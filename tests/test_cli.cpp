@@ -10,7 +10,10 @@
 #include <fstream>
 #include <iterator>
 #include <cstdio>
+#include <set>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "plugin_fixture.hpp"
 
@@ -70,11 +73,54 @@ TEST(CliTest, InfoListsHostAndPlugins) {
 
 TEST(CliTest, InfoJson) {
   Outcome r = run("", "info --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const nlohmann::json info = nlohmann::json::parse(r.out);
+  EXPECT_EQ(info["schema_version"], 1);
+  ASSERT_FALSE(info["plugins"].empty());
+  EXPECT_EQ(info["plugins"][0]["name"], "host");
+  EXPECT_EQ(info["plugins"][0]["builtin"], true);
+  EXPECT_TRUE(info["plugins"][0]["manifest"].is_null()) << "absent values are null, not \"\"";
+  // Every plugin object has the same keys, the host's included; every device those of
+  // Python's blobrt.devices().
+  std::set<std::string> keys;
+  for (const auto& item : info["plugins"][0].items()) keys.insert(item.key());
+  for (const auto& p : info["plugins"]) {
+    std::set<std::string> these;
+    for (const auto& item : p.items()) these.insert(item.key());
+    EXPECT_EQ(these, keys) << p.dump();
+    for (const auto& d : p["devices"]) {
+      EXPECT_TRUE(d.contains("memory_model") && d.contains("supports_fp64") && !d.contains("fp64")) << d.dump();
+    }
+  }
+  // The selection in structure: the device chosen is the active one.
+  EXPECT_TRUE(info["selection"]["error"].is_null()) << r.out;
+  EXPECT_EQ(info["selection"]["chosen"]["device"], info["active"]) << r.out;
+#ifdef BLOBRT_HAVE_BLIS
+  bool host_last = false;
+  for (const auto& k : info["selection"]["skipped"]) host_last = host_last || (k["backend"] == "host" && k["code"] == "builtin_last");
+  EXPECT_TRUE(host_last) << r.out;
+#endif
+}
+
+TEST(CliTest, InfoJsonIsUtf8WhateverThePathsHold) {
+  const std::string dir = ::testing::TempDir() + "/blobrt_cli_\xff\xfe_dir";
+  std::filesystem::create_directories(dir);
+  Outcome r = run("BLOBRT_PLUGIN_PATH='" + dir + "'", "info --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  // Parsing checks UTF-8 (nlohmann/json throws on invalid bytes); the byte is U+FFFD.
+  const nlohmann::json info = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(contains(info["search_path"][0]["path"].get<std::string>(), "blobrt_cli_\xef\xbf\xbd")) << r.out;
+}
+
+TEST(CliTest, InfoBriefIsOneLinePerDevice) {
+  Outcome r = run("", "info --brief");
   EXPECT_EQ(r.rc, 0) << r.out;
-  EXPECT_EQ(r.out.front(), '{');
-  EXPECT_TRUE(contains(r.out, "\"search_path\": [")) << r.out;
-  EXPECT_TRUE(contains(r.out, "\"name\": \"host\", \"builtin\": true")) << r.out;
-  EXPECT_TRUE(contains(r.out, "\"error\": null")) << r.out;
+  EXPECT_TRUE(contains(r.out, "host:0  CPU  ")) << r.out;
+  EXPECT_FALSE(contains(r.out, "Plugin search path")) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '['), 1) << "one device marked [active]:\n" << r.out;
+#ifdef BLOBRT_HAVE_BLIS
+  EXPECT_TRUE(contains(r.out, "\nblis:0  CPU  host CPU via BLIS 0.9.0  [active]\n")) << r.out;
+#endif
 }
 
 TEST(CliTest, UnknownBackendFailsNamingWhatWasFoundAndWhere) {
@@ -210,7 +256,24 @@ TEST(CliTest, InspectReferenceFile) {
   EXPECT_EQ(r.rc, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "shape 2 3 4 5 (120), precision float")) << r.out;
   EXPECT_TRUE(contains(r.out, "asum 2835, sumsq 98105")) << r.out;
-  EXPECT_TRUE(contains(r.out, "asum 1815, sumsq 36451.2")) << r.out;
+  // Numbers read back exactly: 36451.25, not 36451.2 (6 significant digits).
+  EXPECT_TRUE(contains(r.out, "asum 1815, sumsq 36451.25\n")) << r.out;
+  Outcome j = run("", "inspect --json '" + BLOBRT_TEST_PATH(BLOBRT_TEST_DATA_DIR) + "/ref_float_2x3x4x5_diff.binaryproto'");
+  ASSERT_EQ(j.rc, 0) << j.out;
+  const nlohmann::json report = nlohmann::json::parse(j.out);
+  EXPECT_EQ(report["shape"], nlohmann::json({2, 3, 4, 5}));
+  EXPECT_EQ(report["dtype"], "float32");
+  EXPECT_EQ(report["diff"]["sumsq"].get<double>(), 36451.25);
+}
+
+TEST(CliTest, InspectReadsText) {
+  const std::string file = ::testing::TempDir() + "/blobrt_cli_text.prototxt";
+  std::ofstream(file) << "shape { dim: 3 }\ndata: 0.1\ndata: -2.5\ndata: 1e30\n";
+  Outcome r = run("", "inspect --json " + file);
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const nlohmann::json report = nlohmann::json::parse(r.out);
+  EXPECT_EQ(report["data"]["max"].get<double>(), static_cast<double>(1e30f)) << r.out;
+  EXPECT_EQ(report["data"]["min"].get<double>(), -2.5) << r.out;
 }
 
 TEST(CliTest, InspectBadInputIsOneLineAndNonZero) {
@@ -293,15 +356,31 @@ TEST(CliTest, SelftestFailsOnAWrongBackend) {
 
 TEST(CliTest, UsageErrors) {
   EXPECT_EQ(run("", "").rc, 2);
-  EXPECT_EQ(run("", "frobnicate").rc, 2);
-  EXPECT_EQ(run("", "info --yaml").rc, 2);
-  EXPECT_EQ(run("", "selftest --backend").rc, 2);
-  Outcome help = run("", "--help");
-  EXPECT_EQ(help.rc, 0);
-  EXPECT_TRUE(contains(help.out, "usage: blobrt info"));
+  Outcome unknown = run("", "frobnicate");
+  EXPECT_EQ(unknown.rc, 2);
+  EXPECT_TRUE(contains(unknown.err, "frobnicate")) << unknown.err;
+  Outcome yaml = run("", "info --yaml");
+  EXPECT_EQ(yaml.rc, 2);
+  EXPECT_TRUE(contains(yaml.err, "--yaml") && contains(yaml.err, "blobrt info --help")) << yaml.err;
+  Outcome no_value = run("", "selftest --backend");
+  EXPECT_EQ(no_value.rc, 2);
+  EXPECT_TRUE(contains(no_value.err, "--backend")) << no_value.err;
+  EXPECT_EQ(run("", "info --json --brief").rc, 2);
   Outcome bad_env = run("BLOBRT_BACKEND='bl is'", "info");
   EXPECT_EQ(bad_env.rc, 1);
   EXPECT_TRUE(contains(bad_env.err, "is not a backend name")) << bad_env.err;
+}
+
+TEST(CliTest, HelpAndVersion) {
+  for (const char* command : {"", "info ", "inspect ", "selftest "}) {
+    Outcome help = run("", std::string(command) + "--help");
+    EXPECT_EQ(help.rc, 0) << command << help.out;
+    EXPECT_TRUE(contains(help.out, "Usage: blobrt " + std::string(command))) << command << help.out;
+    EXPECT_TRUE(contains(help.out, "Exit codes:\n  0  success")) << command << help.out;
+  }
+  Outcome version = run("", "--version");
+  EXPECT_EQ(version.rc, 0);
+  EXPECT_EQ(version.out.rfind("blobrt 1.", 0), 0u) << version.out;
 }
 
 TEST(CliTest, CaffeDemoPrintsTheSameNumbersOnEveryBackend) {

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "blobrt/dist/communicator.hpp"
-#include "json_writer.hpp"
+#include "json_out.hpp"
 
 namespace {
 
@@ -19,19 +19,21 @@ std::string text() {
 
 std::string json() {
   using namespace blobrt::dist;
-  using blobrt::tools::json_string;
+  using blobrt::tools::string_or_null;
   const NcclPartReport nccl = nccl_part_report();
-  std::string s = "{\"mpi\": " + json_string(mpi_library_version()) + ", \"nccl_part\": {\"loaded\": " +
-                  (nccl.loaded ? "true" : "false") + ", \"path\": " + json_string(nccl.path) +
-                  ", \"version\": " + json_string(nccl.version) + ", \"reason\": " + json_string(nccl.reason) +
-                  "}, \"engines\": [";
-  bool first = true;
+  blobrt::tools::json engines = blobrt::tools::json::array();
   for (const EngineReport& e : engine_reports()) {
-    s += std::string(first ? "" : ", ") + "{\"device\": " + json_string(e.device) +
-         ", \"engine\": " + json_string(e.engine) + ", \"details\": " + json_string(e.details) + "}";
-    first = false;
+    engines.push_back({{"device", e.device}, {"engine", e.engine}, {"details", string_or_null(e.details)}});
   }
-  return s + "]}";
+  const blobrt::tools::json out = {
+      {"mpi", mpi_library_version()},
+      {"nccl_part",
+       {{"loaded", nccl.loaded},
+        {"path", string_or_null(nccl.path)},
+        {"version", string_or_null(nccl.version)},
+        {"reason", string_or_null(nccl.reason)}}},
+      {"engines", engines}};
+  return blobrt::tools::dump_json(out, -1);
 }
 
 }  // namespace
@@ -43,7 +45,7 @@ extern "C" __attribute__((visibility("default"))) const char* blobrt_dist_descri
   try {
     answer = as_json ? json() : text();
   } catch (const std::exception& e) {
-    answer = as_json ? "{\"error\": " + blobrt::tools::json_string(e.what()) + "}"
+    answer = as_json ? blobrt::tools::dump_json({{"error", e.what()}}, -1)
                      : std::string("\nScale-out (libblobrt-dist): ") + e.what() + "\n";
   }
   return answer.c_str();

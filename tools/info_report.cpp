@@ -1,0 +1,98 @@
+#include "info_report.hpp"
+
+#include "blobrt/error.hpp"
+#include "blobrt/plugin_abi.h"
+#include "blobrt/runtime.hpp"
+#include "scale_out_info.hpp"
+#include "selection_report.hpp"
+
+namespace blobrt::tools {
+
+json device_report(const DeviceDescription& d) {
+  return {{"id", d.id()},
+          {"backend", d.backend},
+          {"index", d.index},
+          {"name", d.name},
+          {"details", string_or_null(d.details)},
+          {"type", to_string(d.kind)},
+          {"memory_bytes", d.memory_bytes},
+          {"memory_model", to_string(d.memory_model())},
+          {"supports_fp64", d.supports_fp64},
+          {"has_pinned_host", d.has_pinned_host}};
+}
+
+namespace {
+
+json plugin_report(const PluginReport& p) {
+  json devices = json::array();
+  for (const DeviceDescription& d : p.devices) devices.push_back(device_report(d));
+  return {{"name", string_or_null(p.name)},
+          {"builtin", false},
+          {"manifest", p.manifest},
+          {"library", string_or_null(p.library)},
+          {"abi", string_or_null(p.abi)},
+          {"priority", p.priority},
+          {"library_version", string_or_null(p.library_version)},
+          {"requires", p.required_libraries},
+          {"fork_safe", p.fork_safe},
+          {"usable", p.usable},
+          {"reason", p.usable ? json(nullptr) : json(p.reason)},
+          {"devices", devices}};
+}
+
+// The built-in host device, with the keys every plugin has.
+json host_report() {
+  return {{"name", "host"},
+          {"builtin", true},
+          {"manifest", nullptr},
+          {"library", nullptr},
+          {"abi", nullptr},
+          {"priority", nullptr},
+          {"library_version", nullptr},
+          {"requires", json::array()},
+          {"fork_safe", true},
+          {"usable", true},
+          {"reason", nullptr},
+          {"devices", json::array({device_report(host_device()->description())})}};
+}
+
+}  // namespace
+
+json info_report() {
+  const Inventory& inv = inventory();
+  std::string active, error;
+  std::vector<std::string> log;
+  try {
+    active = active_backend();
+    log = selection_log();
+  } catch (const Error& e) {
+    error = e.what();
+  }
+  json search_path = json::array();
+  for (const SearchDirectory& d : inv.directories) {
+    search_path.push_back({{"path", d.path},
+                           {"origin", d.origin},
+                           {"exists", d.exists},
+                           {"refused", string_or_null(d.refused)}});
+  }
+  json plugins = json::array({host_report()});
+  for (const PluginReport& p : inv.plugins) plugins.push_back(plugin_report(p));
+  json scale_out = nullptr;
+  const std::string scale = scale_out_json();
+  if (scale != "null") {
+    scale_out = json::parse(scale, nullptr, false);
+    if (scale_out.is_discarded()) scale_out = {{"error", "libblobrt-dist described itself in invalid JSON"}};
+  }
+  return {{"schema_version", kInfoSchemaVersion},
+          {"version", version()},
+          {"abi", std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR)},
+          {"library", string_or_null(library_path())},
+          {"environment_ignored", inv.environment_ignored},
+          {"search_path", search_path},
+          {"plugins", plugins},
+          {"active", string_or_null(active)},
+          {"selection", selection_report(log, error)},
+          {"scale_out", scale_out}};
+}
+
+}  // namespace blobrt::tools
