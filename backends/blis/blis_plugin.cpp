@@ -4,10 +4,13 @@
 // raw-BLIS rows of docs/performance-results.md). What is BLIS's here:
 //  - axpy and scal: bli_?axpyv, bli_?scalv (64-bit lengths), one contiguous chunk per core
 //    for large n, since BLIS runs level-1 routines on one thread.
-//  - gemm: bli_?gemm with row strides (Caffe's row-major layout as it is) on BLIS's threads:
-//    when neither BLIS_NUM_THREADS, OMP_NUM_THREADS nor a BLIS_*_NT variable sets them, as
-//    many as blobrt's team has (BLOBRT_NUM_THREADS, else the CPUs this process may use
-//    divided by the MPI ranks on the node) instead of BLIS's default of one.
+//  - gemm: bli_?gemm with row strides (Caffe's row-major layout as it is), on one BLIS
+//    thread per call, split across blobrt's team in column (or row) blocks of C. BLIS's
+//    own threads are OpenMP's here (Debian), which busy-wait for each other: on a node
+//    whose cores are shared (an MPI rank beside this one) one 64x500x784 gemm took 2-6 ms
+//    instead of 0.6 (docs/performance.md, "The MLP step"); blobrt's team never waits for a
+//    thread that is not running. A user who sets BLIS_NUM_THREADS, OMP_NUM_THREADS or a
+//    BLIS_*_NT variable gets BLIS's own threading instead, one call.
 //  - gemv: bli_?gemv, which BLIS runs on one thread: large ones split across cores by rows
 //    of y (a band of A's rows, or with transposition of its columns; one call per chunk).
 #include <blis.h>
@@ -29,12 +32,12 @@ void axpyv(dim_t n, double a, double* x, double* y) { bli_daxpyv(BLIS_NO_CONJUGA
 void scalv(dim_t n, float a, float* x) { bli_sscalv(BLIS_NO_CONJUGATE, n, &a, x, 1); }
 void scalv(dim_t n, double a, double* x) { bli_dscalv(BLIS_NO_CONJUGATE, n, &a, x, 1); }
 void gemm_(trans_t ta, trans_t tb, dim_t m, dim_t n, dim_t k, float al, float* a, inc_t lda, float* b, inc_t ldb,
-           float be, float* c) {
-  bli_sgemm(ta, tb, m, n, k, &al, a, lda, 1, b, ldb, 1, &be, c, n, 1);
+           float be, float* c, inc_t ldc) {
+  bli_sgemm(ta, tb, m, n, k, &al, a, lda, 1, b, ldb, 1, &be, c, ldc, 1);
 }
 void gemm_(trans_t ta, trans_t tb, dim_t m, dim_t n, dim_t k, double al, double* a, inc_t lda, double* b, inc_t ldb,
-           double be, double* c) {
-  bli_dgemm(ta, tb, m, n, k, &al, a, lda, 1, b, ldb, 1, &be, c, n, 1);
+           double be, double* c, inc_t ldc) {
+  bli_dgemm(ta, tb, m, n, k, &al, a, lda, 1, b, ldb, 1, &be, c, ldc, 1);
 }
 // Unlike gemm's, BLIS's gemv m and n are those of A as stored, before transposition.
 void gemv_(trans_t ta, dim_t rows, dim_t cols, float al, float* a, inc_t lda, float* x, float be, float* y) {
@@ -45,19 +48,21 @@ void gemv_(trans_t ta, dim_t rows, dim_t cols, double al, double* a, inc_t lda, 
 }
 trans_t trans(int32_t t) { return t == BLOBRT_TRANS ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE; }
 
-// BLIS's threads for gemm, set once. BLIS reads its variables itself with plain getenv; the
-// kit's getenv decides only whether one was given.
-void configure_blis_threads() {
-  static const bool done = [] {
+// Whether the user asked for BLIS's own threading (BLIS reads these itself with plain
+// getenv; the kit's getenv decides only whether one was given).
+bool blis_threads_configured() {
+  static const bool configured = [] {
     for (const char* name : {"BLIS_NUM_THREADS", "OMP_NUM_THREADS", "BLIS_JC_NT", "BLIS_PC_NT", "BLIS_IC_NT",
                              "BLIS_JR_NT", "BLIS_IR_NT"}) {
       if (!kit::getenv(name).empty()) return true;
     }
-    if (bli_thread_get_num_threads() < 1) bli_thread_set_num_threads(blobrt_kernels::team_size());
-    return true;
+    return false;
   }();
-  (void)done;
+  return configured;
 }
+
+// Below this many multiply-adds a gemm stays one call on the calling thread.
+constexpr int64_t kSplitGemmWork = int64_t(1) << 21;
 
 struct Blis : kit::HostMemoryDevice {
   static int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err) {
@@ -72,7 +77,6 @@ struct Blis : kit::HostMemoryDevice {
   }
   static int open_device(int32_t index, void** context, blobrt_error* err) {
     if (int status = kit::check_index(err, "blis", index, 1)) return status;
-    configure_blis_threads();
     *context = nullptr;
     return BLOBRT_OK;
   }
@@ -95,9 +99,34 @@ struct Blis : kit::HostMemoryDevice {
   template <typename T>
   static void gemm_typed(int32_t ta, int32_t tb, int64_t m, int64_t n, int64_t k, double alpha, const void* a,
                          int64_t ao, const void* b, int64_t bo, double beta, void* c, int64_t co) {
-    configure_blis_threads();
-    gemm_(trans(ta), trans(tb), m, n, k, T(alpha), at<T>(a, ao), ta == BLOBRT_TRANS ? m : k, at<T>(b, bo),
-          tb == BLOBRT_TRANS ? k : n, T(beta), at<T>(c, co));
+    const bool at_ = ta == BLOBRT_TRANS, bt = tb == BLOBRT_TRANS;
+    const int64_t lda = at_ ? m : k, ldb = bt ? k : n;
+    T *as = at<T>(a, ao), *bs = at<T>(b, bo), *cs = at<T>(c, co);
+    const int team = blobrt_kernels::team_size();
+    if (team <= 1 || blis_threads_configured() || m * n * k < kSplitGemmWork) {
+      gemm_(trans(ta), trans(tb), m, n, k, T(alpha), as, lda, bs, ldb, T(beta), cs, n);
+      return;
+    }
+    // One block of C per team member, along its longer side; each call packs only its own
+    // part of B (columns) or A (rows).
+    const bool by_columns = n >= m;
+    const int64_t extent = by_columns ? n : m;
+    const int64_t parts = std::min<int64_t>(team, std::max<int64_t>(1, extent / 16));
+    blobrt_kernels::parallel_for(
+        parts,
+        [&](int64_t first, int64_t last) {
+          for (int64_t p = first; p < last; ++p) {
+            const int64_t begin = extent * p / parts, end = extent * (p + 1) / parts;
+            if (by_columns) {  // C[:, begin:end] = op(A) op(B)[:, begin:end]
+              T* bp = bt ? bs + begin * ldb : bs + begin;
+              gemm_(trans(ta), trans(tb), m, end - begin, k, T(alpha), as, lda, bp, ldb, T(beta), cs + begin, n);
+            } else {  // C[begin:end, :] = op(A)[begin:end, :] op(B)
+              T* ap = at_ ? as + begin : as + begin * lda;
+              gemm_(trans(ta), trans(tb), end - begin, n, k, T(alpha), ap, lda, bs, ldb, T(beta), cs + begin * n, n);
+            }
+          }
+        },
+        2);
   }
   static int gemm(void*, int32_t precision, int32_t ta, int32_t tb, int64_t m, int64_t n, int64_t k, double alpha,
                   const void* a, int64_t ao, const void* b, int64_t bo, double beta, void* c, int64_t co,
