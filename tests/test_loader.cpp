@@ -401,6 +401,28 @@ class FakeScanner {
   std::string real_;
 };
 
+// The real scanner behind a wrapper that counts its runs (one line each in a file).
+class CountingScanner {
+ public:
+  CountingScanner(const std::string& name, const std::string& directory)
+      : count_file_(directory + "/scanner-runs"),
+        scanner_(name, "echo run >> '" + count_file_ + "'\nexec '" + real_scanner() + "' \"$@\"") {}
+  int runs() const {
+    std::ifstream in(count_file_);
+    int lines = 0;
+    for (std::string line; std::getline(in, line);) ++lines;
+    return lines;
+  }
+
+ private:
+  static std::string real_scanner() {
+    const char* real = std::getenv("BLOBRT_PLUGIN_SCANNER");
+    return real ? real : "/nonexistent/blobrt-plugin-scanner";
+  }
+  std::string count_file_;
+  FakeScanner scanner_;
+};
+
 TEST(ScannerProtocolTest, ScannerOfAnotherProtocolIsNotTrusted) {
   // It answers with protocol 99: the plugin is probed in this process instead.
   FakeScanner fake("protocol99", "printf 'blobrt-plugin-scanner protocol=99\\nusable=0\\nreason=from v99\\nend\\n' >&3");
@@ -460,16 +482,9 @@ TEST(ScannerProtocolTest, TruncatedAnswerIsNotTakenForAVerdict) {
 TEST(VerdictCacheTest, SecondDiscoveryStartsNoScanner) {
   PluginDir cache_home("cache_home");
   ::setenv("XDG_CACHE_HOME", cache_home.str().c_str(), 1);
-  std::string count_file = cache_home.str() + "/scanner-runs";
-  const char* real = std::getenv("BLOBRT_PLUGIN_SCANNER");
-  ASSERT_NE(real, nullptr);
-  FakeScanner counting("counting", "echo run >> '" + count_file + "'\nexec '" + std::string(real) + "' \"$@\"");
-  auto runs = [&] {
-    std::ifstream in(count_file);
-    int lines = 0;
-    for (std::string line; std::getline(in, line);) ++lines;
-    return lines;
-  };
+  ASSERT_NE(std::getenv("BLOBRT_PLUGIN_SCANNER"), nullptr);
+  CountingScanner counting("counting", cache_home.str());
+  auto runs = [&] { return counting.runs(); };
   PluginDir dir("cached");
   dir.add("nofp64");
   dir.add("crashes");
@@ -711,16 +726,9 @@ TEST(VerdictCacheTest, UsableVerdictIsNotTrustedOverAChangeItDependsOn) {
 TEST(VerdictCacheTest, InPlaceRewriteOrAChangedLoadedObjectIsProbedAgain) {
   PluginDir cache_home("cache_identity");
   ::setenv("XDG_CACHE_HOME", cache_home.str().c_str(), 1);
-  std::string count_file = cache_home.str() + "/scanner-runs";
-  const char* real = std::getenv("BLOBRT_PLUGIN_SCANNER");
-  ASSERT_NE(real, nullptr);
-  FakeScanner counting("counting_identity", "echo run >> '" + count_file + "'\nexec '" + std::string(real) + "' \"$@\"");
-  auto runs = [&] {
-    std::ifstream in(count_file);
-    int lines = 0;
-    for (std::string line; std::getline(in, line);) ++lines;
-    return lines;
-  };
+  ASSERT_NE(std::getenv("BLOBRT_PLUGIN_SCANNER"), nullptr);
+  CountingScanner counting("counting_identity", cache_home.str());
+  auto runs = [&] { return counting.runs(); };
   // Rewritten in place, same bytes, same size, mtime set back (as `cp -p` leaves a file).
   // A plugin that crashes when probed: its library is never mapped into this process,
   // which an in-place rewrite would break.
