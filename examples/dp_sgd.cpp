@@ -8,6 +8,8 @@
 //
 // Options: --steps N (200), --batch B per rank (16), --lr R (0.05), --features D (32),
 //          --out FILE (rank 0 writes the final weights there, one per line).
+#include <CLI/CLI.hpp>
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -30,20 +32,24 @@ struct Args {
   std::string out;
 };
 
-Args parse(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string k = argv[i];
-    const char* v = argv[i + 1];
-    if (k == "--steps") a.steps = std::atoi(v);
-    else if (k == "--batch") a.batch = std::atoi(v);
-    else if (k == "--lr") a.lr = std::atof(v);
-    else if (k == "--features") a.features = std::atoi(v);
-    else if (k == "--out") a.out = v;
-    else throw std::runtime_error("unknown option " + k);
-  }
-  if (a.steps < 1 || a.batch < 1 || a.features < 1) throw std::runtime_error("--steps, --batch, --features must be >= 1");
-  return a;
+constexpr const char* kExitCodes =
+    "Exit codes: 0 trained (rank 0 printed the result); 1 a runtime error on some rank (the job\n"
+    "is aborted so that no rank waits in a collective); 2 usage error (before MPI starts).\n";
+
+// CLI11, before MPI starts: a usage error ends every rank with exit 2 and one line naming
+// the option, without MPI_Abort.
+CLI::App& command_line(Args& a) {
+  static CLI::App app{"Data-parallel SGD on a linear model, gradients summed by libblobrt-dist "
+                      "(mpirun -np N blobrt-dp-sgd ...)",
+                      "blobrt-dp-sgd"};
+  app.footer(kExitCodes);
+  app.set_version_flag("--version", std::string("blobrt-dp-sgd ") + blobrt::version());
+  app.add_option("--steps", a.steps, "SGD steps")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--batch", a.batch, "samples per rank per step")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--lr", a.lr, "learning rate")->capture_default_str();
+  app.add_option("--features", a.features, "model size D")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--out", a.out, "rank 0 writes the final weights there, one per line");
+  return app;
 }
 
 // Sample s of the synthetic data set, the same on every rank: x ~ U(-1, 1)^D and
@@ -63,9 +69,17 @@ void sample(std::uint64_t s, int features, std::vector<float>& x, float& y) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  Args args;
+  CLI::App& app = command_line(args);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::fprintf(stderr, "blobrt-dp-sgd: %s\nRun 'blobrt-dp-sgd --help' for usage.\n", e.what());
+    return 2;
+  }
   blobrt::dist::MpiSession mpi(&argc, &argv);
   try {
-    const Args args = parse(argc, argv);
     blobrt::dist::Communicator comm;
     // The parameters: weights in float, bias in double (a mixed list, one allreduce).
     blobrt::Blob<float> w(std::vector<int>{args.features});
