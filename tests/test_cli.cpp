@@ -147,6 +147,23 @@ TEST(CliTest, ZeroDevicePluginNamedByTheUser) {
 }
 
 #ifdef BLOBRT_HAVE_OPENCL
+// Kernel compilation is logged when it happens, with its time, in the plugin's own words
+// (a note on the successful call, plugin_abi.h): the plugin's kernels when first built,
+// CLBlast's at each routine's first call on the device.
+TEST(CliTest, KernelCompilationIsLoggedWhenItHappens) {
+  Outcome own = run("BLOBRT_LOG=debug BLOBRT_OPENCL_MAP_TRANSITIONS=1", "selftest --backend opencl");
+  EXPECT_EQ(own.rc, 0) << own.out;
+  EXPECT_TRUE(contains(own.err, "built the plugin's level-1 CPU kernels in")) << own.err;
+  EXPECT_TRUE(contains(own.err, "built the plugin's element-wise kernels in")) << own.err;
+  Outcome blast = run("BLOBRT_LOG=debug BLOBRT_OPENCL_KERNELS=clblast BLOBRT_OPENCL_MAP_TRANSITIONS=1",
+                      "selftest --backend opencl");
+  EXPECT_EQ(blast.rc, 0) << blast.out;
+  EXPECT_TRUE(contains(blast.err, "clblast::Axpy<float>: first call on this context took")) << blast.err;
+  EXPECT_TRUE(contains(blast.err, "(CLBlast compiles its kernels then)")) << blast.err;
+}
+#endif
+
+#ifdef BLOBRT_HAVE_OPENCL
 TEST(CliTest, OpenClWithoutAnyIcdIsASkipOrAClearError) {
   std::string empty = ::testing::TempDir() + "/blobrt_no_icds";
   std::filesystem::create_directories(empty);

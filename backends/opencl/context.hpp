@@ -10,7 +10,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <chrono>
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
 
@@ -59,6 +61,8 @@ struct Context {
   cl_ulong max_alloc = 0;
   cl_mem scratch = nullptr;  // reduction results land here before the read-back
   std::mutex mutex;          // guards scratch, pinned and the own kernels' arguments
+  std::mutex notes_mutex;    // guards blast_routines_called
+  std::set<std::string> blast_routines_called;  // CLBlast routines (and precisions) run here
   // CPU devices run the plugin's own level-1 kernels (cpu_kernels.hpp), built at the first
   // call; `parts` chunks at most, a reduction's partial sums in `partials`.
   bool own_kernels = false;
@@ -94,6 +98,29 @@ inline int check_blast(blobrt_error* err, const char* call, clblast::StatusCode 
   if (status == clblast::StatusCode::kSuccess) return BLOBRT_OK;
   int code = static_cast<int>(status);
   return blobrt::plugin_kit::fail_call(err, false, call, cl_status_name(code), std::to_string(code).c_str());
+}
+
+inline double elapsed_ms(std::chrono::steady_clock::time_point since) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - since).count();
+}
+
+// A CLBlast routine compiles its kernels for this context in its first call: that call
+// is timed and says so in a note (plugin_abi.h, "Notes"), which the core logs at debug.
+// `routine` names the routine and precision ("clblast::Gemm<float>"); `call` runs it.
+template <typename Call>
+int blast_call(Context* c, blobrt_error* err, const char* routine, const char* what, Call call) {
+  bool first;
+  {
+    std::lock_guard<std::mutex> lock(c->notes_mutex);
+    first = c->blast_routines_called.insert(routine).second;
+  }
+  const auto start = first ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
+  const int status = check_blast(err, what, call());
+  if (first && status == BLOBRT_OK) {
+    blobrt_fail(err, BLOBRT_OK, "%s: first call on this context took %.1f ms (CLBlast compiles its kernels then)",
+                routine, elapsed_ms(start));
+  }
+  return status;
 }
 
 inline void* backing_host_pointer(const void* handle) {

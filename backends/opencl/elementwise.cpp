@@ -29,6 +29,7 @@ int build_elementwise(Context* c, blobrt_error* err) {
   cl_int status = CL_SUCCESS;
   cl_program program = clCreateProgramWithSource(c->context, 1, &source, nullptr, &status);
   if (status != CL_SUCCESS) return cl_fail(err, "clCreateProgramWithSource (element-wise kernels)", status);
+  const auto build_start = std::chrono::steady_clock::now();
   status = clBuildProgram(program, 1, &c->device, c->fp64 ? "-DHAVE_FP64" : "", nullptr, nullptr);
   if (status != CL_SUCCESS) {
     char log[512] = {0};
@@ -37,6 +38,8 @@ int build_elementwise(Context* c, blobrt_error* err) {
     return blobrt_fail(err, BLOBRT_ERR_FAILED, "clBuildProgram (element-wise kernels) returned %s (%d): %s",
                        cl_status_name(status), static_cast<int>(status), log);
   }
+  // A note for this call (plugin_abi.h): the build happens once per context, here.
+  blobrt_fail(err, BLOBRT_OK, "built the plugin's element-wise kernels in %.1f ms", elapsed_ms(build_start));
   std::string failed;
   for (int precision = 0; precision < (c->fp64 ? 2 : 1) && status == CL_SUCCESS; ++precision) {
     for (int op = 0; op < BLOBRT_EW_OP_COUNT && status == CL_SUCCESS; ++op) {

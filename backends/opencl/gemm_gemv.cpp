@@ -50,10 +50,12 @@ int gemm_t(Context* c, bool ta, bool tb, int64_t m, int64_t n, int64_t k, double
   if (int s = check_precision<T>(c, err)) return s;
   const std::string call = sizes(blobrt::plugin_kit::by_precision<T>("clblast::Gemm<float>", "clblast::Gemm<double>"),
                                  m, n, k);
-  return check_blast(err, call.c_str(),
-                     clblast::Gemm<T>(clblast::Layout::kRowMajor, transpose(ta), transpose(tb), m, n, k,
-                                      static_cast<T>(alpha), as_mem(a), ao, ta ? m : k, as_mem(b), bo, tb ? k : n,
-                                      static_cast<T>(beta), as_mem(cc), co, n, &c->queue, nullptr));
+  return blast_call(c, err, blobrt::plugin_kit::by_precision<T>("clblast::Gemm<float>", "clblast::Gemm<double>"),
+                    call.c_str(), [&] {
+                      return clblast::Gemm<T>(clblast::Layout::kRowMajor, transpose(ta), transpose(tb), m, n, k,
+                                              static_cast<T>(alpha), as_mem(a), ao, ta ? m : k, as_mem(b), bo,
+                                              tb ? k : n, static_cast<T>(beta), as_mem(cc), co, n, &c->queue, nullptr);
+                    });
 }
 
 template <typename T>
@@ -62,10 +64,12 @@ int gemv_t(Context* c, bool ta, int64_t m, int64_t n, double alpha, const void* 
   if (int s = check_precision<T>(c, err)) return s;
   const std::string call = sizes(blobrt::plugin_kit::by_precision<T>("clblast::Gemv<float>", "clblast::Gemv<double>"),
                                  m, n, -1);
-  return check_blast(err, call.c_str(),
-                     clblast::Gemv<T>(clblast::Layout::kRowMajor, transpose(ta), m, n, static_cast<T>(alpha),
-                                      as_mem(a), ao, n, as_mem(x), xo, 1, static_cast<T>(beta), as_mem(y), yo, 1,
-                                      &c->queue, nullptr));
+  return blast_call(c, err, blobrt::plugin_kit::by_precision<T>("clblast::Gemv<float>", "clblast::Gemv<double>"),
+                    call.c_str(), [&] {
+                      return clblast::Gemv<T>(clblast::Layout::kRowMajor, transpose(ta), m, n, static_cast<T>(alpha),
+                                              as_mem(a), ao, n, as_mem(x), xo, 1, static_cast<T>(beta), as_mem(y), yo,
+                                              1, &c->queue, nullptr);
+                    });
 }
 
 }  // namespace

@@ -410,6 +410,7 @@ int build_cpu_kernels(Context* c, blobrt_error* err) {
   cl_int status = CL_SUCCESS;
   cl_program program = clCreateProgramWithSource(c->context, 1, &source, nullptr, &status);
   if (status != CL_SUCCESS) return cl_fail(err, "clCreateProgramWithSource (CPU kernels)", status);
+  const auto build_start = std::chrono::steady_clock::now();
   status = clBuildProgram(program, 1, &c->device, c->fp64 ? "-DHAVE_FP64" : "", nullptr, nullptr);
   if (status != CL_SUCCESS) {
     char log[512] = {0};
@@ -418,6 +419,8 @@ int build_cpu_kernels(Context* c, blobrt_error* err) {
     return blobrt_fail(err, BLOBRT_ERR_FAILED, "clBuildProgram (CPU kernels) returned %s (%d): %s",
                        cl_status_name(status), static_cast<int>(status), log);
   }
+  // A note for this call (plugin_abi.h): the build happens once per context, here.
+  blobrt_fail(err, BLOBRT_OK, "built the plugin's level-1 CPU kernels in %.1f ms", elapsed_ms(build_start));
   for (int i = 0; i < kCpuKernelCount && status == CL_SUCCESS; ++i) {
     if (i < kDoubleKernels || c->fp64) c->kernels[i] = clCreateKernel(program, kCpuKernelNames[i], &status);
   }
@@ -480,8 +483,9 @@ int axpy(void* context, int64_t n, T alpha, const void* x, int64_t xo, void* y, 
       return set_kernel_args(k, 2, alpha, as_mem(x), static_cast<cl_ulong>(xo), as_mem(y), static_cast<cl_ulong>(yo));
     }, err);
   }
-  return check_blast(err, kit::by_precision<T>("clblast::Axpy<float>", "clblast::Axpy<double>"),
-                     clblast::Axpy<T>(n, alpha, as_mem(x), xo, 1, as_mem(y), yo, 1, &c->queue, nullptr));
+  const char* routine = kit::by_precision<T>("clblast::Axpy<float>", "clblast::Axpy<double>");
+  return blast_call(c, err, routine, routine,
+                    [&] { return clblast::Axpy<T>(n, alpha, as_mem(x), xo, 1, as_mem(y), yo, 1, &c->queue, nullptr); });
 }
 
 template <typename T>
@@ -501,8 +505,9 @@ int scal(void* context, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* e
       return set_kernel_args(k, 2, alpha, as_mem(x), static_cast<cl_ulong>(xo));
     }, err);
   }
-  return check_blast(err, kit::by_precision<T>("clblast::Scal<float>", "clblast::Scal<double>"),
-                     clblast::Scal<T>(n, alpha, as_mem(x), xo, 1, &c->queue, nullptr));
+  const char* routine = kit::by_precision<T>("clblast::Scal<float>", "clblast::Scal<double>");
+  return blast_call(c, err, routine, routine,
+                    [&] { return clblast::Scal<T>(n, alpha, as_mem(x), xo, 1, &c->queue, nullptr); });
 }
 
 // A reduction with the plugin's kernel on a CPU device (n > 0); `set_vectors(kernel)` sets
@@ -545,7 +550,7 @@ int reduce(Context* c, int64_t n, T* result, const char* name, Launch launch, bl
     return BLOBRT_OK;
   }
   std::lock_guard<std::mutex> lock(c->mutex);
-  if (int s = check_blast(err, name, launch(c->scratch))) return s;
+  if (int s = blast_call(c, err, name, name, [&] { return launch(c->scratch); })) return s;
   CL_CHECK(clEnqueueReadBuffer(c->queue, c->scratch, CL_TRUE, 0, sizeof(T), result, 0, nullptr, nullptr),
            "clEnqueueReadBuffer (reduction result)");
   return BLOBRT_OK;

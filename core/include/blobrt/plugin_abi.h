@@ -15,6 +15,11 @@
  *  it knows but the plugin's table lacks are treated as absent (NULL). A plugin built
  *  against a newer minor works with an older libblobrt, which ignores the extra fields.
  *
+ * Notes: a call that succeeds (BLOBRT_OK) may leave a short note in its blobrt_error
+ * (something a user may want to know at BLOBRT_LOG=debug, such as kernels this call
+ * compiled and how long that took); the core logs it at debug level. A call that has
+ * nothing to say leaves message[0] as the core set it, '\0'.
+ *
  * Buffers are opaque handles (void*): a device pointer for CUDA and CPU backends,
  * a cl_mem for OpenCL. Offsets are always passed separately (bytes for copies and
  * memset, elements for the BLAS operations); the core never does arithmetic on a handle.
