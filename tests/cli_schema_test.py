@@ -91,5 +91,25 @@ doc = validate("inspect --json", inspect_schema, out)
 if doc:
     check(doc["diff"]["sumsq"] == 36451.25, "inspect --json: sumsq reads back exactly", json.dumps(doc["diff"]))
 
+# Python's blobrt.info() is the same description (the extension links the same code): it
+# validates too, and equals the command's JSON but for what differs between two processes.
+python_dir = os.environ.get("BLOBRT_PYTHON_DIR", "")
+if python_dir and os.path.exists(os.path.join(python_dir, "blobrt", "__init__.py")):
+    script = "import json, blobrt; print(json.dumps(blobrt.info()))"
+    env = dict(os.environ, PYTHONPATH=python_dir)
+    p = subprocess.run([sys.executable, "-c", script], capture_output=True, env=env)
+    doc = validate("Python blobrt.info()", info_schema, p.stdout) if p.returncode == 0 else None
+    check(p.returncode == 0, "Python blobrt.info() runs", p.stderr.decode(errors="replace"))
+    rc, out, err = run(["info", "--json"])
+    if doc and rc == 0:
+        cli = json.loads(out)
+        for key in ("schema_version", "version", "abi", "search_path", "active"):
+            check(doc[key] == cli[key], "Python info()[%r] equals the command's" % key,
+                  "%r != %r" % (doc[key], cli[key]))
+        check([p["name"] for p in doc["plugins"]] == [p["name"] for p in cli["plugins"]] and
+              set(doc["plugins"][0]) == set(cli["plugins"][0]), "Python info() lists the same plugins, same keys")
+else:
+    print("skip Python blobrt.info(): the package was not built")
+
 print("%d failed" % len(failures))
 sys.exit(1 if failures else 0)

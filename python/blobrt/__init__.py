@@ -11,6 +11,9 @@ Errors are blobrt.Error; its subclasses are also TypeError (InvalidTypeError), V
 """
 from __future__ import annotations
 
+import json as _json
+from typing import Any
+
 import numpy as _np
 
 from ._blobrt import (  # noqa: F401  (re-exported)
@@ -42,23 +45,20 @@ def active_device() -> str:
     return _blobrt.active_device()
 
 
-def devices() -> list:
-    """Every usable device: a dict each (id, backend, index, name, details, type,
-    memory_bytes, memory_model, supports_fp64), host first."""
-    return _blobrt.devices()
+def info() -> dict[str, Any]:
+    """What `blobrt info --json` reports, as Python data, from the same description (keys in
+    docs/blobrt-info.schema.json): schema_version, version, abi, library, search_path, every
+    plugin (the built-in host first) with its verdict and devices, active, selection and
+    scale_out."""
+    parsed: dict[str, Any] = _json.loads(_blobrt._info_json())
+    return parsed
 
 
-def info() -> dict:
-    """What `blobrt info --json` reports: version, search path, plugins with their
-    verdicts and devices, the selection log and the active device."""
-    out = _blobrt._inventory()
-    try:
-        out["active"] = _blobrt.active_device()
-        out["error"] = None
-    except Error as e:
-        out["active"] = None
-        out["error"] = str(e)
-    return out
+def devices() -> list[dict[str, Any]]:
+    """Every usable device, host first: a dict each with the keys of `info()`'s devices (id,
+    backend, index, name, details, type, memory_bytes, memory_model, supports_fp64,
+    has_pinned_host)."""
+    return [d for p in info()["plugins"] if p["usable"] for d in p["devices"]]
 
 
 def inspect(path, format=None) -> dict:

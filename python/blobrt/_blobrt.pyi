@@ -251,10 +251,5 @@ def active_device() -> str:
 def available_devices() -> list[str]:
     """Every backend:index that can be opened here, host first."""
 
-def devices() -> list[dict[str, Any]]:
-    """
-    Every usable device as a dict (id, backend, index, name, details, type, memory_bytes, memory_model, supports_fp64), host first.
-    """
-
 def version() -> str:
     """libblobrt's version, e.g. '1.4.0' (also blobrt.__version__)."""

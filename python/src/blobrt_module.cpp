@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "blob_lock.hpp"
+#include "info_report.hpp"
 #include "blobrt/blob.hpp"
 #include "blobrt/io.hpp"
 #include "blobrt/runtime.hpp"
@@ -327,19 +328,6 @@ PyBlob blob_from_proto(const BlobProto& proto) {
   return b;
 }
 
-nb::dict device_dict(const DeviceDescription& d) {
-  nb::dict out;
-  out["id"] = d.id();
-  out["backend"] = d.backend;
-  out["index"] = d.index;
-  out["name"] = d.name;
-  out["details"] = d.details;
-  out["type"] = std::string(to_string(d.kind));
-  out["memory_bytes"] = d.memory_bytes;
-  out["memory_model"] = std::string(to_string(d.memory_model()));
-  out["supports_fp64"] = d.supports_fp64;
-  return out;
-}
 
 }  // namespace
 }  // namespace blobrt::python
@@ -681,49 +669,9 @@ NB_MODULE(_blobrt, m) {
         "was found if it cannot be used.");
   m.def("active_device", [] { return active_backend(); }, "The active device's id, e.g. 'blis:0'.");
   m.def("available_devices", &available_devices, "Every backend:index that can be opened here, host first.");
-  m.def("devices", [] {
-    nb::list out;
-    out.append(device_dict(host_device()->description()));
-    for (const PluginReport& p : inventory().plugins) {
-      if (!p.usable) continue;
-      for (const DeviceDescription& d : p.devices) out.append(device_dict(d));
-    }
-    return out;
-  }, nb::sig("def devices() -> list[dict[str, typing.Any]]"),
-  "Every usable device as a dict (id, backend, index, name, details, type, memory_bytes, memory_model, "
-  "supports_fp64), host first.");
-  m.def("_inventory", [] {
-    nb::dict out;
-    out["version"] = std::string(version());
-    nb::list dirs;
-    for (const SearchDirectory& d : inventory().directories) {
-      nb::dict e;
-      e["path"] = d.path;
-      e["origin"] = d.origin;
-      e["exists"] = d.exists;
-      e["refused"] = d.refused;
-      dirs.append(e);
-    }
-    out["search_path"] = dirs;
-    nb::list plugins;
-    for (const PluginReport& p : inventory().plugins) {
-      nb::dict e;
-      e["name"] = p.name;
-      e["manifest"] = p.manifest;
-      e["library"] = p.library;
-      e["abi"] = p.abi;
-      e["priority"] = p.priority;
-      e["library_version"] = p.library_version;
-      e["usable"] = p.usable;
-      e["reason"] = p.reason;
-      nb::list devs;
-      for (const DeviceDescription& d : p.devices) devs.append(device_dict(d));
-      e["devices"] = devs;
-      plugins.append(e);
-    }
-    out["plugins"] = plugins;
-    out["selection"] = selection_log();
-    return out;
-  });
+  // One description of the node for `blobrt info --json` and blobrt.info() / devices()
+  // (tools/info_report.hpp; docs/blobrt-info.schema.json): the same keys in both.
+  m.def("_info_json", [] { return tools::dump_json(tools::info_report(), -1); },
+        "What `blobrt info --json` prints, as JSON text (blobrt.info() parses it).");
   m.def("version", [] { return std::string(version()); }, "libblobrt's version, e.g. '1.4.0' (also blobrt.__version__).");
 }

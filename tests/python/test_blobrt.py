@@ -214,7 +214,7 @@ def test_inspect(device: str) -> None:
 def test_info_and_devices() -> None:
     info = blobrt.info()
     assert info["version"] == blobrt.version()
-    assert {"search_path", "plugins", "selection", "active"} <= set(info)
+    assert {"schema_version", "search_path", "plugins", "selection", "active"} <= set(info)
     ids = [d["id"] for d in blobrt.devices()]
     assert ids == blobrt.available_devices() and ids[0] == "host:0"
     assert blobrt.active_device() == "host:0"
@@ -307,7 +307,7 @@ def test_type_stubs_are_current() -> None:
                     reason="run from the build tree (the pip-installed package is checked by tools/build.sh test)")
 def test_plugins_come_from_inside_the_installed_package() -> None:
     package_root = os.path.dirname(os.path.dirname(blobrt.__file__))  # site-packages
-    plugins = [p for p in blobrt.info()["plugins"] if p["usable"]]
+    plugins = [p for p in blobrt.info()["plugins"] if p["usable"] and not p["builtin"]]
     assert plugins, blobrt.info()
     for p in plugins:
         assert p["manifest"].startswith(package_root), p["manifest"]
