@@ -63,7 +63,7 @@ TEST(CliTest, InfoListsHostAndPlugins) {
   EXPECT_TRUE(contains(r.out, "Plugin search path:")) << r.out;
   EXPECT_TRUE(contains(r.out, "Active device: ")) << r.out;
   // Which libblobrt is in use: this build's.
-  EXPECT_TRUE(contains(r.out, "\nlibblobrt /") && contains(r.out, "/core/libblobrt.so")) << r.out;
+  EXPECT_TRUE(contains(r.out, "\nlibblobrt /") && contains(r.out, "/libblobrt.so")) << r.out;
 #ifdef BLOBRT_HAVE_BLIS
   EXPECT_TRUE(contains(r.out, "blis  ")) << r.out;
   EXPECT_TRUE(contains(r.out, "BLIS 0.")) << r.out;

@@ -852,8 +852,12 @@ TEST(VerdictCacheTest, CachedInventoryEqualsTheFreshOne) {
   ::setenv("XDG_CACHE_HOME", cache_home.str().c_str(), 1);
   PluginDir dir("cache_same_plugins");
   for (const char* variant : {"nofp64", "wrongaxpy", "zerodevices", "initfails"}) dir.add(variant);
-  dir.copy_file(BLOBRT_TEST_PATH(BLOBRT_TEST_PLUGINS_DIR) + std::string("/simgpu/libblobrt-simgpu.so"),
-                "libblobrt-simgpu.so");
+  // simgpu lies inside the test plugins' directory in the build tree, beside it when
+  // installed (tools/gpu-bundle.sh).
+  const std::string plugins = BLOBRT_TEST_PATH(BLOBRT_TEST_PLUGINS_DIR);
+  std::string simgpu = plugins + "/simgpu/libblobrt-simgpu.so";
+  if (!std::filesystem::exists(simgpu)) simgpu = plugins + "/../simgpu/libblobrt-simgpu.so";
+  dir.copy_file(simgpu, "libblobrt-simgpu.so");
   dir.manifest("simgpu", "libblobrt-simgpu.so");
   Discovery fresh = discover_in(dir.str());
   Discovery cached = discover_in(dir.str());
