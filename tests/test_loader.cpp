@@ -855,9 +855,9 @@ TEST(VerdictCacheTest, CachedInventoryEqualsTheFreshOne) {
   // simgpu lies inside the test plugins' directory in the build tree, beside it when
   // installed (tools/gpu-bundle.sh).
   const std::string plugins = BLOBRT_TEST_PATH(BLOBRT_TEST_PLUGINS_DIR);
-  std::string simgpu = plugins + "/simgpu/libblobrt-simgpu.so";
-  if (!std::filesystem::exists(simgpu)) simgpu = plugins + "/../simgpu/libblobrt-simgpu.so";
-  dir.copy_file(simgpu, "libblobrt-simgpu.so");
+  std::string simgpu_module = plugins + "/simgpu/libblobrt-simgpu.so";
+  if (!std::filesystem::exists(simgpu_module)) simgpu_module = plugins + "/../simgpu/libblobrt-simgpu.so";
+  dir.copy_file(simgpu_module, "libblobrt-simgpu.so");
   dir.manifest("simgpu", "libblobrt-simgpu.so");
   Discovery fresh = discover_in(dir.str());
   Discovery cached = discover_in(dir.str());
