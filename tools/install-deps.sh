@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  g++ meson ninja-build pkg-config python3 binutils
+  g++ meson ninja-build pkg-config python3 binutils cmake
   libprotobuf-dev protobuf-compiler
   libboost-dev libboost-filesystem-dev
   libblis-dev
