@@ -647,6 +647,9 @@ TEST(LoaderSafetyTest, ParentDirectoriesAreCheckedToo) {
   std::filesystem::remove(link);
   std::filesystem::create_directory_symlink(plugins, link);
   EXPECT_EQ(refusal(link), "");
+  // The plugin inside is loaded through the link (a link's own mode, always 0777, is not
+  // taken for a directory others may write).
+  EXPECT_TRUE(only(discover_in(link)).usable) << only(discover_in(link)).reason;
   ASSERT_EQ(::chown(parent.str().c_str(), 65534, 0), 0);
   EXPECT_NE(refusal(link).find("(" + plugins + "): its parent directory " + parent.str()), std::string::npos)
       << refusal(link);

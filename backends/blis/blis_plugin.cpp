@@ -108,25 +108,29 @@ struct Blis : kit::HostMemoryDevice {
       return;
     }
     // One block of C per team member, along its longer side; each call packs only its own
-    // part of B (columns) or A (rows).
-    const bool by_columns = n >= m;
-    const int64_t extent = by_columns ? n : m;
-    const int64_t parts = std::min<int64_t>(team, std::max<int64_t>(1, extent / 16));
-    blobrt_kernels::parallel_for(
-        parts,
-        [&](int64_t first, int64_t last) {
-          for (int64_t p = first; p < last; ++p) {
-            const int64_t begin = extent * p / parts, end = extent * (p + 1) / parts;
-            if (by_columns) {  // C[:, begin:end] = op(A) op(B)[:, begin:end]
-              T* bp = bt ? bs + begin * ldb : bs + begin;
-              gemm_(trans(ta), trans(tb), m, end - begin, k, T(alpha), as, lda, bp, ldb, T(beta), cs + begin, n);
-            } else {  // C[begin:end, :] = op(A)[begin:end, :] op(B)
-              T* ap = at_ ? as + begin : as + begin * lda;
-              gemm_(trans(ta), trans(tb), end - begin, n, k, T(alpha), ap, lda, bs, ldb, T(beta), cs + begin * n, n);
-            }
-          }
-        },
-        2);
+    // part of B (columns) or A (rows). The team runs exactly `parts` jobs (parallel_for
+    // would cut a short extent into at least four chunks, or none).
+    struct Split {
+      bool by_columns, at_, bt;
+      int32_t ta, tb;
+      int64_t m, n, k, lda, ldb, extent, parts;
+      T alpha, beta;
+      T *as, *bs, *cs;
+    } split{n >= m, at_, bt, ta, tb, m, n, k, lda, ldb, n >= m ? n : m, 0, T(alpha), T(beta), as, bs, cs};
+    split.parts = std::min<int64_t>(team, std::max<int64_t>(1, split.extent / 16));
+    blobrt_kernels::team().run(static_cast<int>(split.parts), [](const void* context, int64_t p) {
+      const Split& s = *static_cast<const Split*>(context);
+      const int64_t begin = s.extent * p / s.parts, end = s.extent * (p + 1) / s.parts;
+      if (s.by_columns) {  // C[:, begin:end] = op(A) op(B)[:, begin:end]
+        T* bp = s.bt ? s.bs + begin * s.ldb : s.bs + begin;
+        gemm_(trans(s.ta), trans(s.tb), s.m, end - begin, s.k, s.alpha, s.as, s.lda, bp, s.ldb, s.beta,
+              s.cs + begin, s.n);
+      } else {  // C[begin:end, :] = op(A)[begin:end, :] op(B)
+        T* ap = s.at_ ? s.as + begin : s.as + begin * s.lda;
+        gemm_(trans(s.ta), trans(s.tb), end - begin, s.n, s.k, s.alpha, ap, s.lda, s.bs, s.ldb, s.beta,
+              s.cs + begin * s.n, s.n);
+      }
+    }, &split);
   }
   static int gemm(void*, int32_t precision, int32_t ta, int32_t tb, int64_t m, int64_t n, int64_t k, double alpha,
                   const void* a, int64_t ao, const void* b, int64_t bo, double beta, void* c, int64_t co,

@@ -112,11 +112,14 @@ int blast_call(Context* c, blobrt_error* err, const char* routine, const char* w
   bool first;
   {
     std::lock_guard<std::mutex> lock(c->notes_mutex);
-    first = c->blast_routines_called.insert(routine).second;
+    first = c->blast_routines_called.count(routine) == 0;
   }
   const auto start = first ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
   const int status = check_blast(err, what, call());
   if (first && status == BLOBRT_OK) {
+    // Only a call that succeeded has compiled (a failed first call leaves the note to the next).
+    std::lock_guard<std::mutex> lock(c->notes_mutex);
+    c->blast_routines_called.insert(routine);
     blobrt_fail(err, BLOBRT_OK, "%s: first call on this context took %.1f ms (CLBlast compiles its kernels then)",
                 routine, elapsed_ms(start));
   }

@@ -18,8 +18,9 @@
 //    (a NULL entry, or BLOBRT_ERR_UNSUPPORTED for one call, and the core runs that call on
 //    the host through copies). The core checks their arguments first, so an entry never
 //    sees negative sizes or offsets, an unknown precision or transpose, fp64 on a device
-//    without it, m = 0, n = 0, k = 0 or alpha = 0 (gemm/gemv), or n = 0 (elementwise);
-//    unknown element-wise codes (a later minor's) still reach it: answer UNSUPPORTED.
+//    without it, m = 0, n = 0, k = 0 or alpha = 0 (gemm/gemv), n = 0 (elementwise) or an
+//    element-wise code this libblobrt does not know. A code the plugin does not know (one
+//    a later minor adds, reaching an older plugin): answer UNSUPPORTED.
 //  - fail_call() turns a library's failed call into a status and the message
 //    "CALL returned NAME (DETAIL)"; a failed allocation becomes BLOBRT_ERR_OUT_OF_MEMORY,
 //    which the core throws as blobrt::OutOfMemoryError.

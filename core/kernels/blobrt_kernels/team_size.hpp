@@ -22,7 +22,7 @@
 
 namespace blobrt_kernels {
 
-constexpr int kMaxThreads = 256;
+constexpr int kMaxThreads = 64;  // ThreadTeam deals a job into at most 64 ranges
 
 namespace team_size_detail {
 

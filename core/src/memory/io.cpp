@@ -464,7 +464,8 @@ bool ReadBlobProtoFromFile(const char* filename, BlobProto* proto, ProtoFormat* 
     std::string head;
     BlobProtoFormatSniffer sniffer;
     char chunk[1 << 16];
-    while (!sniffer.decided() && head.size() < static_cast<std::size_t>(kMaxMessageBytes)) {
+    // At most a message's size of leading blanks and comments (the head must fit an int).
+    while (!sniffer.decided() && head.size() + sizeof chunk <= static_cast<std::size_t>(kMaxMessageBytes)) {
       ssize_t n = ::read(file.fd, chunk, sizeof chunk);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) {

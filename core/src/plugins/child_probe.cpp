@@ -35,10 +35,12 @@ const std::string kGreeting = "blobrt-plugin-scanner protocol=";
 
 std::string scanner_path() {
   if (auto path = environment::get("BLOBRT_PLUGIN_SCANNER")) return *path;
-  // The configured path, or beside libblobrt in a relocated install (relocation.hpp).
-  if (::access(BLOBRT_SCANNER_PATH, X_OK) == 0) return BLOBRT_SCANNER_PATH;
+  // The one beside libblobrt in a relocated install (a wheel: relocation.hpp) first, as its
+  // plugins come first (search_path.cpp): the configured path may hold a system install's
+  // scanner, linked with another libblobrt. Else the configured one.
   const std::string beside = next_to_libblobrt("blobrt-plugin-scanner");
-  return !beside.empty() && ::access(beside.c_str(), X_OK) == 0 ? beside : BLOBRT_SCANNER_PATH;
+  if (!beside.empty() && beside != BLOBRT_SCANNER_PATH && ::access(beside.c_str(), X_OK) == 0) return beside;
+  return BLOBRT_SCANNER_PATH;
 }
 
 int timeout_seconds() {

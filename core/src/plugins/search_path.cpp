@@ -54,6 +54,13 @@ std::string ancestors_reason(const fs::path& path) {
   for (fs::path at = path.parent_path(); !at.empty(); at = at.parent_path()) {
     struct stat st {};
     if (::lstat(at.c_str(), &st) != 0) return "";
+    if (S_ISLNK(st.st_mode)) {
+      // A link's own mode is always 0777 and says nothing; what it leads to is walked
+      // through the canonical spelling, and its own directory by the next step here.
+      child = st;
+      if (at == at.root_path()) break;
+      continue;
+    }
     std::string why = ancestor_reason(at.string(), st, child);
     if (!why.empty()) return why;
     if (at == at.root_path()) break;

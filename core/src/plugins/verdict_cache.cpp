@@ -198,8 +198,10 @@ std::optional<ProbeVerdict> VerdictCache::find(const VerdictSubject& subject) co
     if (!device) return std::nullopt;
     verdict.devices.push_back(std::move(*device));
   }
+  if (f.size() < at + 2) return std::nullopt;
   const std::size_t objects = std::strtoul(f[at].c_str(), nullptr, 10);
-  if (f.size() != at + 2 + 2 * objects) return std::nullopt;
+  // (A corrupt count must not wrap the size check below.)
+  if (objects > (f.size() - at - 2) / 2 || f.size() != at + 2 + 2 * objects) return std::nullopt;
   for (std::size_t i = 0; i < objects; ++i) {
     const std::string& path = f[at + 1 + 2 * i];
     if (fingerprint(path) != f[at + 2 + 2 * i]) {
