@@ -127,7 +127,9 @@ if [ "$mode" = test ]; then
   if command -v valgrind >/dev/null; then
     vg_log="$build/meson-logs/valgrind.txt"
     # Only the BLIS plugin on the path: the checked code is blobrt's, host's and blis's.
-    if BLOBRT_PLUGIN_PATH="$build/backends/blis" BLOBRT_PLUGIN_SYSTEM_PATH="" \
+    # libgomp at start-up, for the reason given at the ASan run above (memcheck does not see
+    # into the static TLS of a library loaded later either).
+    if LD_PRELOAD="$preload" BLOBRT_PLUGIN_PATH="$build/backends/blis" BLOBRT_PLUGIN_SYSTEM_PATH="" \
         BLOBRT_PLUGIN_SCANNER="$build/tools/blobrt-plugin-scanner" \
         valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
         --suppressions="$root/tests/valgrind.supp" --log-file="$vg_log" \

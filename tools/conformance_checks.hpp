@@ -19,6 +19,7 @@
 #define BLOBRT_CONFORMANCE_CHECKS_HPP
 
 #include <cstdint>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -52,6 +53,9 @@ struct Case {
   Alias alias = Alias::kNone;
   std::string name() const;
 };
+// How GoogleTest prints a case (the test name's parameter; else it dumps the struct's bytes,
+// padding included, which valgrind reports as uninitialised).
+inline void PrintTo(const Case& c, std::ostream* os) { *os << c.name(); }
 
 struct Result {
   bool passed = false;

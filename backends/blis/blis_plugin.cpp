@@ -4,13 +4,12 @@
 // raw-BLIS rows of docs/performance-results.md). What is BLIS's here:
 //  - axpy and scal: bli_?axpyv, bli_?scalv (64-bit lengths), one contiguous chunk per core
 //    for large n, since BLIS runs level-1 routines on one thread.
-//  - gemm: bli_?gemm with row strides (Caffe's row-major layout as it is), on one BLIS
-//    thread per call, split across blobrt's team in column (or row) blocks of C. BLIS's
-//    own threads are OpenMP's here (Debian), which busy-wait for each other: on a node
-//    whose cores are shared (an MPI rank beside this one) one 64x500x784 gemm took 2-6 ms
-//    instead of 0.6 (docs/performance.md, "The MLP step"); blobrt's team never waits for a
-//    thread that is not running. A user who sets BLIS_NUM_THREADS, OMP_NUM_THREADS or a
-//    BLIS_*_NT variable gets BLIS's own threading instead, one call.
+//  - gemm: bli_?gemm with row strides (Caffe's row-major layout as it is), one call on the
+//    calling thread. BLIS's own threads are OpenMP's here (Debian), which busy-wait for
+//    each other: on a node whose cores are shared (an MPI rank beside this one) one
+//    64x500x784 gemm took 2-6 ms instead of 0.6 (docs/performance.md, "The MLP step"), so
+//    the plugin no longer asks BLIS for more than its default one thread; a user who sets
+//    BLIS_NUM_THREADS, OMP_NUM_THREADS or a BLIS_*_NT variable gets BLIS's own threading.
 //  - gemv: bli_?gemv, which BLIS runs on one thread: large ones split across cores by rows
 //    of y (a band of A's rows, or with transposition of its columns; one call per chunk).
 #include <blis.h>
@@ -47,22 +46,6 @@ void gemv_(trans_t ta, dim_t rows, dim_t cols, double al, double* a, inc_t lda, 
   bli_dgemv(ta, BLIS_NO_CONJUGATE, rows, cols, &al, a, lda, 1, x, 1, &be, y, 1);
 }
 trans_t trans(int32_t t) { return t == BLOBRT_TRANS ? BLIS_TRANSPOSE : BLIS_NO_TRANSPOSE; }
-
-// Whether the user asked for BLIS's own threading (BLIS reads these itself with plain
-// getenv; the kit's getenv decides only whether one was given).
-bool blis_threads_configured() {
-  static const bool configured = [] {
-    for (const char* name : {"BLIS_NUM_THREADS", "OMP_NUM_THREADS", "BLIS_JC_NT", "BLIS_PC_NT", "BLIS_IC_NT",
-                             "BLIS_JR_NT", "BLIS_IR_NT"}) {
-      if (!kit::getenv(name).empty()) return true;
-    }
-    return false;
-  }();
-  return configured;
-}
-
-// Below this many multiply-adds a gemm stays one call on the calling thread.
-constexpr int64_t kSplitGemmWork = int64_t(1) << 21;
 
 struct Blis : kit::HostMemoryDevice {
   static int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err) {
@@ -102,36 +85,13 @@ struct Blis : kit::HostMemoryDevice {
     const bool at_ = ta == BLOBRT_TRANS, bt = tb == BLOBRT_TRANS;
     const int64_t lda = at_ ? m : k, ldb = bt ? k : n;
     T *as = at<T>(a, ao), *bs = at<T>(b, bo), *cs = at<T>(c, co);
-    const int team = blobrt_kernels::team_size();
-    if (team <= 1 || blis_threads_configured() || m * n * k < kSplitGemmWork) {
-      gemm_(trans(ta), trans(tb), m, n, k, T(alpha), as, lda, bs, ldb, T(beta), cs, n);
-      return;
-    }
-    // One block of C per team member, along its longer side; each call packs only its own
-    // part of B (columns) or A (rows). The team runs exactly `parts` jobs (parallel_for
-    // would cut a short extent into at least four chunks, or none).
-    struct Split {
-      bool by_columns, at_, bt;
-      int32_t ta, tb;
-      int64_t m, n, k, lda, ldb, extent, parts;
-      T alpha, beta;
-      T *as, *bs, *cs;
-    } split{n >= m, at_, bt, ta, tb, m, n, k, lda, ldb, n >= m ? n : m, 0, T(alpha), T(beta), as, bs, cs};
-    split.parts = std::min<int64_t>(team, std::max<int64_t>(1, split.extent / 16));
-    blobrt_kernels::team().run(static_cast<int>(split.parts), [](const void* context, int64_t p) {
-      const Split& s = *static_cast<const Split*>(context);
-      const int64_t begin = s.extent * p / s.parts, end = s.extent * (p + 1) / s.parts;
-      if (s.by_columns) {  // C[:, begin:end] = op(A) op(B)[:, begin:end]
-        T* bp = s.bt ? s.bs + begin * s.ldb : s.bs + begin;
-        gemm_(trans(s.ta), trans(s.tb), s.m, end - begin, s.k, s.alpha, s.as, s.lda, bp, s.ldb, s.beta,
-              s.cs + begin, s.n);
-      } else {  // C[begin:end, :] = op(A)[begin:end, :] op(B)
-        T* ap = s.at_ ? s.as + begin : s.as + begin * s.lda;
-        gemm_(trans(s.ta), trans(s.tb), end - begin, s.n, s.k, s.alpha, ap, s.lda, s.bs, s.ldb, s.beta,
-              s.cs + begin * s.n, s.n);
-      }
-    }, &split);
+    // One call on the calling thread: BLIS's own threads only where the user asked for them
+    // (see the top of the file). Splitting one gemm into concurrent bli_?gemm calls from
+    // blobrt's team was tried: valgrind then finds Debian's OpenMP BLIS reading memory it
+    // had freed, so BLIS is not called from two threads at once here.
+    gemm_(trans(ta), trans(tb), m, n, k, T(alpha), as, lda, bs, ldb, T(beta), cs, n);
   }
+
   static int gemm(void*, int32_t precision, int32_t ta, int32_t tb, int64_t m, int64_t n, int64_t k, double alpha,
                   const void* a, int64_t ao, const void* b, int64_t bo, double beta, void* c, int64_t co,
                   blobrt_error*) {
