@@ -126,6 +126,28 @@ int blast_call(Context* c, blobrt_error* err, const char* routine, const char* w
   return status;
 }
 
+// Compiles one of the plugin's own programs for the context's device (`what` names it in
+// messages); on success leaves the note "built the plugin's WHAT in N ms" (plugin_abi.h).
+// A failure's status and message are err's, with nothing left behind.
+inline int build_program(Context* c, const char* source, const char* what, cl_program* out, blobrt_error* err) {
+  cl_int status = CL_SUCCESS;
+  cl_program program = clCreateProgramWithSource(c->context, 1, &source, nullptr, &status);
+  if (status != CL_SUCCESS) {
+    return cl_fail(err, (std::string("clCreateProgramWithSource (") + what + ")").c_str(), status);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  status = clBuildProgram(program, 1, &c->device, c->fp64 ? "-DHAVE_FP64" : "", nullptr, nullptr);
+  if (status != CL_SUCCESS) {
+    char log[512] = {0};
+    clGetProgramBuildInfo(program, c->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, nullptr);
+    clReleaseProgram(program);
+    return blobrt_fail(err, BLOBRT_ERR_FAILED, "clBuildProgram (%s) returned %s (%d): %s", what,
+                       cl_status_name(status), static_cast<int>(status), log);
+  }
+  *out = program;
+  return blobrt_fail(err, BLOBRT_OK, "built the plugin's %s in %.1f ms", what, elapsed_ms(start));
+}
+
 inline void* backing_host_pointer(const void* handle) {
   void* host = nullptr;
   if (clGetMemObjectInfo(as_mem(handle), CL_MEM_HOST_PTR, sizeof host, &host, nullptr) != CL_SUCCESS) {

@@ -25,21 +25,9 @@ static_assert(sizeof kElementwiseNames / sizeof kElementwiseNames[0] == BLOBRT_E
 // half-built stays behind on failure, so the next call tries again.
 int build_elementwise(Context* c, blobrt_error* err) {
   if (c->ew_program) return BLOBRT_OK;
-  const char* source = elementwise_kernel_source();
+  cl_program program = nullptr;
+  if (int s = build_program(c, elementwise_kernel_source(), "element-wise kernels", &program, err)) return s;
   cl_int status = CL_SUCCESS;
-  cl_program program = clCreateProgramWithSource(c->context, 1, &source, nullptr, &status);
-  if (status != CL_SUCCESS) return cl_fail(err, "clCreateProgramWithSource (element-wise kernels)", status);
-  const auto build_start = std::chrono::steady_clock::now();
-  status = clBuildProgram(program, 1, &c->device, c->fp64 ? "-DHAVE_FP64" : "", nullptr, nullptr);
-  if (status != CL_SUCCESS) {
-    char log[512] = {0};
-    clGetProgramBuildInfo(program, c->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, nullptr);
-    clReleaseProgram(program);
-    return blobrt_fail(err, BLOBRT_ERR_FAILED, "clBuildProgram (element-wise kernels) returned %s (%d): %s",
-                       cl_status_name(status), static_cast<int>(status), log);
-  }
-  // A note for this call (plugin_abi.h): the build happens once per context, here.
-  blobrt_fail(err, BLOBRT_OK, "built the plugin's element-wise kernels in %.1f ms", elapsed_ms(build_start));
   std::string failed;
   for (int precision = 0; precision < (c->fp64 ? 2 : 1) && status == CL_SUCCESS; ++precision) {
     for (int op = 0; op < BLOBRT_EW_OP_COUNT && status == CL_SUCCESS; ++op) {

@@ -406,21 +406,9 @@ int memset_(void* context, void* dst, size_t offset, int32_t value, size_t bytes
 // Builds the CPU kernels once per context (called under c->mutex).
 int build_cpu_kernels(Context* c, blobrt_error* err) {
   if (c->cpu_program) return BLOBRT_OK;
-  const char* source = blobrt_opencl::cpu_kernel_source();
+  cl_program program = nullptr;
+  if (int s = build_program(c, blobrt_opencl::cpu_kernel_source(), "level-1 CPU kernels", &program, err)) return s;
   cl_int status = CL_SUCCESS;
-  cl_program program = clCreateProgramWithSource(c->context, 1, &source, nullptr, &status);
-  if (status != CL_SUCCESS) return cl_fail(err, "clCreateProgramWithSource (CPU kernels)", status);
-  const auto build_start = std::chrono::steady_clock::now();
-  status = clBuildProgram(program, 1, &c->device, c->fp64 ? "-DHAVE_FP64" : "", nullptr, nullptr);
-  if (status != CL_SUCCESS) {
-    char log[512] = {0};
-    clGetProgramBuildInfo(program, c->device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, nullptr);
-    clReleaseProgram(program);
-    return blobrt_fail(err, BLOBRT_ERR_FAILED, "clBuildProgram (CPU kernels) returned %s (%d): %s",
-                       cl_status_name(status), static_cast<int>(status), log);
-  }
-  // A note for this call (plugin_abi.h): the build happens once per context, here.
-  blobrt_fail(err, BLOBRT_OK, "built the plugin's level-1 CPU kernels in %.1f ms", elapsed_ms(build_start));
   for (int i = 0; i < kCpuKernelCount && status == CL_SUCCESS; ++i) {
     if (i < kDoubleKernels || c->fp64) c->kernels[i] = clCreateKernel(program, kCpuKernelNames[i], &status);
   }
