@@ -1,5 +1,5 @@
 // Data-parallel SGD with blobrt Blobs as parameters and libblobrt-dist summing the
-// gradients: a linear model y = x.w + b on synthetic data (docs/scale-out.md).
+// gradients: a linear model y = x.w + b on synthetic data (docs/dist.md).
 //
 //   mpirun -np 4 blobrt-dp-sgd --batch 16     # 4 ranks x 16 samples per step
 //   mpirun -np 1 blobrt-dp-sgd --batch 64     # the same global batch in one process

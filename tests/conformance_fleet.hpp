@@ -4,7 +4,7 @@
 // rank's environment: BLOBRT_BACKEND, else auto); rank 0 prints one table node x backend x
 // device, and every rank exits non-zero if any check failed anywhere, if a rank's jobs
 // cannot get a backend (a BLOBRT_BACKEND that cannot be used), or if they would not get
-// the one --expect names (docs/scale-out.md, "Fleet conformance").
+// the one --expect names (docs/dist.md, "Fleet conformance").
 #ifndef BLOBRT_TESTS_CONFORMANCE_FLEET_HPP
 #define BLOBRT_TESTS_CONFORMANCE_FLEET_HPP
 

@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   app.allow_extras();
   bool fleet = false, as_json = false;
   std::string expect;
-  app.add_flag("--fleet", fleet, "under mpirun: every rank's devices, one table on rank 0 (docs/scale-out.md)");
+  app.add_flag("--fleet", fleet, "under mpirun: every rank's devices, one table on rank 0 (docs/dist.md)");
   app.add_flag("--json", as_json, "with --fleet: the table as JSON");
   app.add_option("--expect", expect, "with --fleet: BACKEND[:DEVICE] every rank's jobs must get");
   try {

@@ -94,7 +94,7 @@ for path, text in [("README.md", readme)] + list(docs.items()):
 # 2. Environment variables: the table against the code.
 table = set(re.findall(r"^\| `(BLOBRT_[A-Z0-9_]+)`", readme, re.M))
 read_in_code = set()
-for pattern in ("core/**/*.[ch]pp", "core/**/*.h", "backends/**/*.[ch]pp", "backends/**/*.cu", "dist/**/*.[ch]pp",
+for pattern in ("core/**/*.[ch]pp", "core/**/*.h", "backends/**/*.[ch]pp", "backends/**/*.cu", "blobrt-dist/**/*.[ch]pp",
                 "python/src/*.cpp", "tools/*.cpp", "core/kernels/**/*.hpp"):
     for path in glob.glob(os.path.join(root, pattern), recursive=True):
         text = read(path)

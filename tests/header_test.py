@@ -10,7 +10,7 @@ import sys
 
 root, build = (os.path.abspath(a) for a in sys.argv[1:3])
 includes = ["-I", os.path.join(root, "core", "include"), "-I", os.path.join(build, "core", "include"),
-            "-I", os.path.join(build, "proto"), "-I", os.path.join(root, "dist", "include"),
+            "-I", os.path.join(build, "proto"), "-I", os.path.join(root, "blobrt-dist", "include"),
             "-I", os.path.join(root, "core", "kernels")]  # blobrt_kernels, installed beside blobrt/
 flags = ["-fsyntax-only", "-Wall", "-Wextra", "-pedantic", "-Werror"]
 passed = failed = 0
@@ -47,7 +47,7 @@ def check(ok, what, detail=""):
 headers = sorted(os.path.relpath(p, os.path.join(root, "core", "include"))
                  for p in glob.glob(os.path.join(root, "core", "include", "blobrt", "**", "*.hpp"), recursive=True))
 headers.append("blobrt/version.hpp")  # generated
-if glob.glob(os.path.join(build, "dist", "libblobrt-dist.so*")):
+if glob.glob(os.path.join(build, "blobrt-dist", "libblobrt-dist.so*")):
     headers.append("blobrt/dist/communicator.hpp")
 for header in headers:
     for std in ("c++17", "c++20", "c++2b"):

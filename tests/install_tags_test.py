@@ -44,7 +44,7 @@ with tempfile.TemporaryDirectory() as cpu_node:
     files = install("runtime,devel", cpu_node)
     cuda_files = [f for f in files if "cuda" in os.path.basename(f).lower() or "nccl" in os.path.basename(f).lower()]
     check(not cuda_files, f"runtime,devel installs no CUDA or NCCL file {cuda_files}")
-    if os.path.exists(os.path.join(build, "dist", "libblobrt-dist.so")):
+    if os.path.exists(os.path.join(build, "blobrt-dist", "libblobrt-dist.so")):
         check(any(os.path.basename(f).startswith("libblobrt-dist.so") for f in files), "runtime installs libblobrt-dist")
     check(any(f.endswith("/blobrt") for f in files), "runtime installs the blobrt command")
     check(any(f.endswith("blobrt-conformance") for f in files), "runtime installs blobrt-conformance")
@@ -87,7 +87,7 @@ with tempfile.TemporaryDirectory() as cpu_node:
         if os.path.basename(f).startswith("libblobrt-dist.so"):
             os.remove(os.path.join(cpu_node, f))
     without_dist = run_info(cpu_node)
-    check(without_dist.returncode == 0 and "libblobrt-dist is not installed" in without_dist.stdout,
+    check(without_dist.returncode == 0 and "libblobrt-dist: not installed here" in without_dist.stdout,
           f"blobrt info without libblobrt-dist works and says so ({without_dist.stderr.strip()[-300:]})")
 
 # A CPU node with Python: the package is whole (extension and __init__.py), and imports.
@@ -114,7 +114,7 @@ if cuda == "with-cuda":
         files = install("runtime,devel,cuda", gpu_node)
         check(any(f.endswith("plugins.d/libblobrt-cuda.so") for f in files), "cuda tag adds the plugin")
         check(any(f.endswith("plugins.d/cuda.plugin") for f in files), "cuda tag adds its manifest")
-        if os.path.exists(os.path.join(build, "dist", "libblobrt-dist-nccl.so")):
+        if os.path.exists(os.path.join(build, "blobrt-dist", "libblobrt-dist-nccl.so")):
             check(any(f.endswith("blobrt/libblobrt-dist-nccl.so") for f in files), "cuda tag adds the NCCL part")
         info = run_info(gpu_node)
         check(info.returncode == 0, "blobrt info on the GPU install exits 0")

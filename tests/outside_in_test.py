@@ -86,7 +86,7 @@ check("blis" in backends, f"the installed blis plugin is usable (backends: {back
 rc, needed = run(["objdump", "-p", blobrt_cmd])
 check(rc == 0 and "libmpi" not in needed, "the `blobrt` command does not need libmpi", needed)
 if has_dist:
-    check("Scale-out (libblobrt-dist)" in info, "`blobrt info` finds the installed libblobrt-dist at run time", info)
+    check("libblobrt-dist:\n  MPI: " in info, "`blobrt info` finds the installed libblobrt-dist at run time", info)
     check(os.path.exists(os.path.join(prefix, "bin", "blobrt-dp-sgd")), "blobrt-dp-sgd is installed")
 
 # 3. Consumers, three ways.

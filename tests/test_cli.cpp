@@ -75,7 +75,7 @@ TEST(CliTest, InfoJson) {
   Outcome r = run("", "info --json");
   ASSERT_EQ(r.rc, 0) << r.out;
   const nlohmann::json info = nlohmann::json::parse(r.out);
-  EXPECT_EQ(info["schema_version"], 1);
+  EXPECT_EQ(info["schema_version"], 2);
   ASSERT_FALSE(info["plugins"].empty());
   EXPECT_EQ(info["plugins"][0]["name"], "host");
   EXPECT_EQ(info["plugins"][0]["builtin"], true);

@@ -15,7 +15,7 @@ for np in 2 4; do
 done
 
 results=docs/performance-results.md
-marker="<!-- scale-out results: tools/bench-dist.sh -->"
+marker="<!-- libblobrt-dist results: tools/bench-dist.sh -->"
 [ -f "$results" ] || : > "$results"
 python3 - "$results" "$marker" "$out" "$backend" <<'PY'
 import re, sys, datetime
@@ -23,7 +23,7 @@ results, marker, out, backend = sys.argv[1:5]
 text = open(results).read()
 if marker in text:
     text = text[:text.index(marker)].rstrip() + "\n"
-lines = ["", marker, "", "## Scale-out: allreduce of a ResNet-50 parameter list (libblobrt-dist)", "",
+lines = ["", marker, "", "## libblobrt-dist: allreduce of a ResNet-50 parameter list (libblobrt-dist)", "",
          f"`tools/bench-dist.sh` on {datetime.date.today()}, backend {backend}, Open MPI on loopback (shared memory). "
          "161 float blobs, 25,557,032 elements (97.5 MiB); each figure is the mean of 3 repetitions of 10 "
          "iterations, an iteration timed as the slowest rank's. raw/blobrt above 1 means blobrt is faster than one "

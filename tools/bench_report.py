@@ -24,7 +24,7 @@ PATTERN = {"memset": "fill", "h2d": "copy", "d2h": "copy", "d2d": "copy", "axpy"
 TO_NS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 
 
-KEEP_MARKER = "<!-- scale-out results: tools/bench-dist.sh -->"
+KEEP_MARKER = "<!-- libblobrt-dist results: tools/bench-dist.sh -->"
 
 
 def load(path):

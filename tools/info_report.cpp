@@ -3,7 +3,7 @@
 #include "blobrt/error.hpp"
 #include "blobrt/plugin_abi.h"
 #include "blobrt/runtime.hpp"
-#include "scale_out_info.hpp"
+#include "dist_info.hpp"
 #include "selection_report.hpp"
 
 namespace blobrt::tools {
@@ -77,11 +77,11 @@ json info_report() {
   }
   json plugins = json::array({host_report()});
   for (const PluginReport& p : inv.plugins) plugins.push_back(plugin_report(p));
-  json scale_out = nullptr;
-  const std::string scale = scale_out_json();
+  json dist = nullptr;
+  const std::string scale = dist_json();
   if (scale != "null") {
-    scale_out = json::parse(scale, nullptr, false);
-    if (scale_out.is_discarded()) scale_out = {{"error", "libblobrt-dist described itself in invalid JSON"}};
+    dist = json::parse(scale, nullptr, false);
+    if (dist.is_discarded()) dist = {{"error", "libblobrt-dist described itself in invalid JSON"}};
   }
   return {{"schema_version", kInfoSchemaVersion},
           {"version", version()},
@@ -92,7 +92,7 @@ json info_report() {
           {"plugins", plugins},
           {"active", string_or_null(active)},
           {"selection", selection_report(log, error)},
-          {"scale_out", scale_out}};
+          {"dist", dist}};
 }
 
 }  // namespace blobrt::tools

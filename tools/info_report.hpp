@@ -9,7 +9,7 @@
 namespace blobrt::tools {
 
 // Bumped when a key is removed or changes meaning; adding keys keeps it.
-constexpr int kInfoSchemaVersion = 1;
+constexpr int kInfoSchemaVersion = 2;  // 2: "scale_out" renamed "dist"
 
 // {"id", "backend", "index", "name", "details", "type", "memory_bytes", "memory_model",
 //  "supports_fp64", "has_pinned_host"}: the keys of Python's blobrt.devices().
@@ -17,7 +17,7 @@ json device_report(const DeviceDescription& d);
 
 // The whole description: version, search path, every plugin (the built-in host first, with
 // the same keys as the others: null where a value does not apply), the structured
-// selection, the active device and libblobrt-dist's scale-out part (null without it).
+// selection, the active device and libblobrt-dist's part (null without it).
 // Selecting the default device may fail: then "active" is null and "selection"."error"
 // says why. Never throws for that.
 json info_report();

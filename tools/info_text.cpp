@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "blobrt/environment.hpp"
-#include "scale_out_info.hpp"
+#include "dist_info.hpp"
 
 namespace blobrt::tools {
 namespace {
@@ -73,7 +73,7 @@ std::string info_text(const json& r) {
   s << "\nSelection:\n";
   for (const json& line : r["selection"]["log"]) s << "  " << text(line) << "\n";
   if (!r["active"].is_null()) s << "\nActive device: " << text(r["active"]) << "\n";
-  s << scale_out_text();
+  s << dist_text();
   return s.str();
 }
 

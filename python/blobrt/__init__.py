@@ -49,7 +49,7 @@ def info() -> dict[str, Any]:
     """What `blobrt info --json` reports, as Python data, from the same description (keys in
     docs/blobrt-info.schema.json): schema_version, version, abi, library, search_path, every
     plugin (the built-in host first) with its verdict and devices, active, selection and
-    scale_out."""
+    dist (libblobrt-dist, null when not installed)."""
     parsed: dict[str, Any] = _json.loads(_blobrt._info_json())
     return parsed
 

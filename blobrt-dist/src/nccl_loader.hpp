@@ -1,4 +1,4 @@
-// Finds and loads libblobrt-dist-nccl.so (dist/nccl): BLOBRT_DIST_NCCL if set, else the
+// Finds and loads libblobrt-dist-nccl.so (blobrt-dist/nccl): BLOBRT_DIST_NCCL if set, else the
 // installed one. Never throws: a missing part is a reason, and the engine falls back.
 #ifndef BLOBRT_DIST_NCCL_LOADER_HPP
 #define BLOBRT_DIST_NCCL_LOADER_HPP

@@ -10,7 +10,7 @@ namespace {
 
 std::string text() {
   using namespace blobrt::dist;
-  std::string s = "\nScale-out (libblobrt-dist):\n  MPI: " + mpi_library_version() + "\n";
+  std::string s = "\nlibblobrt-dist:\n  MPI: " + mpi_library_version() + "\n";
   const NcclPartReport nccl = nccl_part_report();
   s += "  NCCL part: " + (nccl.loaded ? nccl.version + " (" + nccl.path + ")" : "not loaded: " + nccl.reason) + "\n";
   for (const EngineReport& e : engine_reports()) s += "  " + e.device + ": " + e.engine + " (" + e.details + ")\n";
@@ -46,7 +46,7 @@ extern "C" __attribute__((visibility("default"))) const char* blobrt_dist_descri
     answer = as_json ? json() : text();
   } catch (const std::exception& e) {
     answer = as_json ? blobrt::tools::dump_json({{"error", e.what()}}, -1)
-                     : std::string("\nScale-out (libblobrt-dist): ") + e.what() + "\n";
+                     : std::string("\nlibblobrt-dist: ") + e.what() + "\n";
   }
   return answer.c_str();
 }

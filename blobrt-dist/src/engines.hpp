@@ -1,4 +1,4 @@
-// How a bucket of diffs is reduced on the active device (docs/scale-out.md, "Engines"):
+// How a bucket of diffs is reduced on the active device (docs/dist.md, "Engines"):
 //  - mpi in place:         the device's memory is host memory (host, blis): MPI on it;
 //  - mpi on host aliases:  buffers live in host memory behind handles (OpenCL on a CPU):
 //                          map, MPI on the alias, unmap; no byte is copied;

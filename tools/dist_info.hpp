@@ -1,5 +1,5 @@
-// The "Scale-out" part of `blobrt info`: libblobrt-dist's MPI, its NCCL part, and the
-// engine each device here would reduce with (docs/scale-out.md). libblobrt-dist is loaded
+// The "libblobrt-dist" part of `blobrt info`: libblobrt-dist's MPI, its NCCL part, and the
+// engine each device here would reduce with (docs/dist.md). libblobrt-dist is loaded
 // at run time where it is installed, so `blobrt` itself never needs MPI; without it
 // `blobrt info` says so.
 #ifndef BLOBRT_TOOLS_SCALE_OUT_INFO_HPP
@@ -9,8 +9,8 @@
 
 namespace blobrt::tools {
 
-std::string scale_out_text();
-std::string scale_out_json();  // a JSON object, or null
+std::string dist_text();
+std::string dist_json();  // a JSON object, or null
 
 }  // namespace blobrt::tools
 

@@ -1,4 +1,4 @@
-#include "scale_out_info.hpp"
+#include "dist_info.hpp"
 
 #include <dlfcn.h>
 
@@ -60,13 +60,13 @@ const DistLibrary& dist_library() {
 
 }  // namespace
 
-std::string scale_out_text() {
+std::string dist_text() {
   const DistLibrary& d = dist_library();
   if (d.describe) return d.describe(0);
-  return "\nScale-out: libblobrt-dist is not installed here (" + d.reason + ")\n";
+  return "\nlibblobrt-dist: not installed here (" + d.reason + ")\n";
 }
 
-std::string scale_out_json() {
+std::string dist_json() {
   const DistLibrary& d = dist_library();
   return d.describe ? d.describe(1) : "null";
 }

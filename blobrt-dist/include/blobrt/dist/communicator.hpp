@@ -1,5 +1,5 @@
 // libblobrt-dist: sums Blob diffs and broadcasts Blob data across MPI processes
-// (docs/scale-out.md). Its own library: libblobrt never links MPI or NCCL.
+// (docs/dist.md). Its own library: libblobrt never links MPI or NCCL.
 //
 //   blobrt::dist::MpiSession mpi(&argc, &argv);       // MPI_Init_thread unless already done
 //   blobrt::dist::Communicator comm;                   // over a duplicate of MPI_COMM_WORLD
