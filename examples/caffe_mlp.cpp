@@ -8,20 +8,23 @@
 // reach the same weights (to float tolerance): each rank's gradient is its shard's mean,
 // and the allreduce's mean of the shard means is the global batch's mean.
 //
-// Options: --steps N (60), --batch B per rank (8), --lr R (0.1), --gpu (Caffe::GPU mode:
-//          the InnerProduct layers run on the active device), --out FILE (rank 0 writes a
-//          sample of the final weights there, one per line).
+// Options (--help): --steps N (60), --batch B per rank (8), --lr R (0.1), --gpu (Caffe::GPU
+//          mode: the InnerProduct layers run on the active device), --out FILE (rank 0 writes
+//          a sample of the final weights there, one per line).
+#include <CLI/CLI.hpp>
+
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <fstream>
+#include <limits>
 #include <random>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "blobrt/caffe_compat.hpp"
 #include "blobrt/dist/communicator.hpp"
+#include "blobrt/runtime.hpp"
 #include "caffe_style/layers.hpp"
 
 namespace {
@@ -37,21 +40,26 @@ struct Args {
   std::string out;
 };
 
-Args parse(int argc, char** argv) {
-  Args a;
-  for (int i = 1; i < argc; ++i) {
-    const std::string k = argv[i];
-    if (k == "--gpu") { a.gpu = true; continue; }
-    if (i + 1 >= argc) throw std::runtime_error("option " + k + " needs a value");
-    const char* v = argv[++i];
-    if (k == "--steps") a.steps = std::atoi(v);
-    else if (k == "--batch") a.batch = std::atoi(v);
-    else if (k == "--lr") a.lr = static_cast<float>(std::atof(v));
-    else if (k == "--out") a.out = v;
-    else throw std::runtime_error("unknown option " + k);
-  }
-  if (a.steps < 1 || a.batch < 1) throw std::runtime_error("--steps and --batch must be >= 1");
-  return a;
+constexpr const char* kExitCodes =
+    "Exit codes: 0 trained (rank 0 printed the result); 1 a runtime error on some rank (the job\n"
+    "is aborted so that no rank waits in a collective); 2 usage error (before MPI starts).\n";
+
+// CLI11, before MPI starts: a usage error ends every rank with exit 2 and one line naming
+// the option, without MPI_Abort.
+CLI::App& command_line(Args& a) {
+  static CLI::App app{"Caffe's LeNet MLP in Caffe's Layer style, trained with SGD on synthetic digits, "
+                      "data-parallel with libblobrt-dist (mpirun -np N blobrt-caffe-mlp ...)",
+                      "blobrt-caffe-mlp"};
+  app.footer(kExitCodes);
+  app.set_version_flag("--version", std::string("blobrt-caffe-mlp ") + blobrt::version());
+  // CLI::PositiveNumber would print DBL_MAX, all 309 digits, as the bound --steps 0 misses.
+  CLI::Validator at_least_one = CLI::Range(1, std::numeric_limits<int>::max()).description("POSITIVE");
+  app.add_option("--steps", a.steps, "SGD steps")->capture_default_str()->check(at_least_one);
+  app.add_option("--batch", a.batch, "samples per rank per step")->capture_default_str()->check(at_least_one);
+  app.add_option("--lr", a.lr, "learning rate")->capture_default_str();
+  app.add_flag("--gpu", a.gpu, "Caffe::GPU mode: the InnerProduct layers run on the active device");
+  app.add_option("--out", a.out, "rank 0 writes a sample of the final weights there, one per line");
+  return app;
 }
 
 // Sample s, the same on every rank: class s % 10, an image of 784 pixels that lights the
@@ -67,9 +75,17 @@ void sample(std::uint64_t s, float* image, float* label) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  Args args;
+  CLI::App& app = command_line(args);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::fprintf(stderr, "blobrt-caffe-mlp: %s\nRun 'blobrt-caffe-mlp --help' for usage.\n", e.what());
+    return 2;
+  }
   blobrt::dist::MpiSession mpi(&argc, &argv);
   try {
-    const Args args = parse(argc, argv);
     blobrt::dist::Communicator comm;
     Caffe::set_solver_count(comm.size());
     Caffe::set_solver_rank(comm.rank());
@@ -133,6 +149,7 @@ int main(int argc, char** argv) {
       }
     }
   } catch (const std::exception& e) {
+    // One rank's error must end the job, not leave the others waiting in a collective.
     std::fprintf(stderr, "blobrt-caffe-mlp: %s\n", e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
