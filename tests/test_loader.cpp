@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "blobrt/error.hpp"
+#include "blobrt/runtime.hpp"
 #include "child_probe.hpp"
 #include "conformance_checks.hpp"
 #include "loader.hpp"

@@ -15,6 +15,7 @@
 #include "backend_spec.hpp"
 #include "blobrt_config.h"
 #include "blobrt/environment.hpp"
+#include "device_source.hpp"
 #include "host_device.hpp"
 #include "loader.hpp"
 #include "log.hpp"
@@ -401,4 +402,13 @@ std::vector<std::string> available_devices() { return Runtime::get().available()
 const std::shared_ptr<Device>& host_device() { return Runtime::get().host(); }
 std::shared_ptr<Device> host_math_device() { return Runtime::get().host_math(); }
 
+}  // namespace blobrt
+
+namespace blobrt {
+namespace {
+// memory/ asks the device layer for the thread's current device and the built-in host
+// device (device/device_source.hpp): these are the runtime's answers, installed while
+// libblobrt is loaded, before any caller can make a SyncedMemory.
+const bool device_source_installed = (device_source::install({&current_device, &host_device}), true);
+}  // namespace
 }  // namespace blobrt

@@ -21,37 +21,10 @@
 #include <vector>
 
 #include "blobrt/device.hpp"
+#include "blobrt/plugin_report.hpp"     // SearchDirectory, PluginReport, Inventory
+#include "blobrt/transfer_counters.hpp"  // TransferCounters, transfer_counters()
 
 namespace blobrt {
-
-// One directory the loader looked in, and why.
-struct SearchDirectory {
-  std::string path;
-  std::string origin;  // "BLOBRT_PLUGIN_PATH", "BLOBRT_PLUGIN_SYSTEM_PATH" or "installed"
-  bool exists = false;
-  std::string refused;  // why its contents are not trusted ("" when searched)
-};
-
-// One manifest the loader read, and its verdict.
-struct PluginReport {
-  std::string name;              // backend name from the manifest ("" if unreadable)
-  std::string manifest;          // path of the manifest file
-  std::string library;           // path of the shared object it names
-  std::string abi;               // ABI the manifest declares, "major.minor"
-  int priority = 0;
-  std::vector<std::string> required_libraries;  // the manifest's `requires`: shared libraries it needs
-  bool fork_safe = false;        // its devices stay usable in a fork()ed child (manifest)
-  std::string library_version;   // from the loaded table, when it got that far
-  bool usable = false;           // loaded and has at least one device
-  std::string reason;            // why it is not usable (empty when usable)
-  std::vector<DeviceDescription> devices;
-};
-
-struct Inventory {
-  std::vector<SearchDirectory> directories;
-  std::vector<PluginReport> plugins;  // in search order; the built-in host is not listed
-  bool environment_ignored = false;   // setuid/setgid process: env variables not read
-};
 
 // Discovers plugins (once) and returns what was found. Never throws.
 const Inventory& inventory();
@@ -118,15 +91,6 @@ const std::shared_ptr<Device>& host_device();
 // device. Chosen and opened once per process, then cached; it does not change, and is not
 // changed by, any thread's current device. Never throws.
 std::shared_ptr<Device> host_math_device();
-
-// Bytes the core copied between the host mirror and a device (and device-to-device),
-// counted since start or the last reset. Host-memory devices never add to it.
-struct TransferCounters {
-  std::uint64_t host_to_device = 0;
-  std::uint64_t device_to_host = 0;
-};
-TransferCounters transfer_counters();
-void reset_transfer_counters();
 
 // "1.0.0"
 const char* version();

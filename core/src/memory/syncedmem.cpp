@@ -1,7 +1,7 @@
 #include "blobrt/syncedmem.hpp"
 
 #include "blobrt/error.hpp"
-#include "blobrt/runtime.hpp"
+#include "device_source.hpp"
 #include "host_memory.hpp"
 #include "transfer_counters.hpp"
 
@@ -13,7 +13,7 @@ namespace blobrt {
 SyncedMemory::SyncedMemory() : SyncedMemory(0) {}
 
 SyncedMemory::SyncedMemory(std::size_t size)
-    : device_(current_device()),
+    : device_(device_source::current()),
       model_(device_->description().memory_model()),
       size_(size) {}
 
@@ -25,7 +25,7 @@ SyncedMemory::~SyncedMemory() {
 void SyncedMemory::check_device() const {
   // Caffe's check_device(): memory stays on the device it was allocated for, and its
   // device side is used from a thread whose current device is that one.
-  const std::shared_ptr<Device>& current = current_device();
+  const std::shared_ptr<Device>& current = device_source::current();
   if (current != device_) {
     const std::string id = device_->description().id();
     detail::fail("SyncedMemory of ", size_, " bytes is bound to device ", id,

@@ -3,7 +3,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "blobrt/runtime.hpp"
+#include "blobrt/transfer_counters.hpp"
 
 namespace blobrt {
 namespace {

@@ -1,6 +1,6 @@
-// Counters of the bytes SyncedMemory copies between mirrors (see runtime.hpp).
-#ifndef BLOBRT_TRANSFER_COUNTERS_HPP
-#define BLOBRT_TRANSFER_COUNTERS_HPP
+// Counting the bytes SyncedMemory copies between mirrors (blobrt/transfer_counters.hpp).
+#ifndef BLOBRT_MEMORY_TRANSFER_COUNTERS_HPP
+#define BLOBRT_MEMORY_TRANSFER_COUNTERS_HPP
 
 #include <cstddef>
 

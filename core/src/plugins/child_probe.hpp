@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "blobrt/runtime.hpp"
+#include "blobrt/plugin_report.hpp"
 #include "manifest.hpp"
 #include "verdict_cache.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "blobrt/runtime.hpp"
+#include "blobrt/plugin_report.hpp"
 #include "plugin_library.hpp"
 #include "search_path.hpp"
 #include "verdict_cache.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "blobrt/plugin_abi.h"
-#include "blobrt/runtime.hpp"
+#include "blobrt/plugin_report.hpp"
 #include "manifest.hpp"
 #include "verdict_cache.hpp"
 

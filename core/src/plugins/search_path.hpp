@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "blobrt/runtime.hpp"
+#include "blobrt/plugin_report.hpp"
 
 namespace blobrt {
 
