@@ -33,7 +33,7 @@ template <typename T>
 void blob_op(benchmark::State& state, const std::string& id, const std::string& op, std::int64_t n) {
   select_backend(id);
   Device& device = *active_device();
-  const bool host_memory = device.description().host_memory;
+  const bool host_memory = device.description().memory_model == blobrt::MemoryModel::kShared;
   std::vector<int> shape{static_cast<int>(n)};
   if (op == "first_touch") {
     for (auto _ : state) {

@@ -41,7 +41,7 @@ void mlp_step(benchmark::State& state, const std::string& id, bool gpu, int batc
     for (auto* layer : {&ip1, &ip2}) {
       for (auto& blob : layer->blobs()) params.push_back(blob.get());
     }
-    const bool host_memory = active_device()->description().host_memory;
+    const bool host_memory = active_device()->description().memory_model == blobrt::MemoryModel::kShared;
     const float lr = 0.01f;
     auto step = [&] {
       ip1.Forward({&data}, {&h1});
@@ -72,11 +72,10 @@ void mlp_step(benchmark::State& state, const std::string& id, bool gpu, int batc
 void register_caffe_mlp() {
   const int batch = smoke() ? 8 : 64;
   for (const std::string& id : available_devices()) {
-    const bool host_memory = open_device(id)->description().host_memory;
-    const bool opencl = id.compare(0, 6, "opencl") == 0;
-    if (!host_memory && !opencl) continue;  // CUDA: no machine to time it on here
+    // Caffe's CPU mode where the device's memory is host memory, its GPU mode elsewhere.
+    const bool gpu_mode = open_device(id)->description().memory_model != blobrt::MemoryModel::kShared;
     for (bool gpu : {false, true}) {
-      if (gpu != opencl) continue;  // CPU mode on host memory; GPU mode on OpenCL
+      if (gpu != gpu_mode) continue;
       auto* b = reg(name("caffe_mlp", id, gpu ? "step_gpu" : "step_cpu", "float", batch),
                     [id, gpu, batch](benchmark::State& s) { mlp_step(s, id, gpu, batch); })
                     ->Unit(benchmark::kMillisecond);

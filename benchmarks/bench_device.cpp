@@ -30,7 +30,7 @@ template <typename T>
 void run(benchmark::State& state, const std::string& id, const OpInfo& info, std::int64_t n) {
   std::shared_ptr<Device> device = open_device(id);
   const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
-  const bool host_memory = device->description().host_memory;
+  const bool host_memory = device->description().memory_model == blobrt::MemoryModel::kShared;
   DeviceBuffer x = device->allocate(bytes);
   DeviceBuffer y = device->allocate(bytes);
   void* pinned = device->allocate_host(bytes);

@@ -99,7 +99,7 @@ void raw_single_buffer(benchmark::State& state) {
 // (e.g. transparent huge pages) from blobrt's own cost.
 void raw_device_buffer(benchmark::State& state) {
   const std::shared_ptr<blobrt::Device>& device = blobrt::active_device();
-  if (!device->description().host_memory) {
+  if (device->description().memory_model != blobrt::MemoryModel::kShared) {
     state.SkipWithError("the active device's memory is not host memory");
     return;
   }

@@ -213,7 +213,7 @@ void register_type(const std::vector<std::string>& host_memory_devices) {
 void register_math() {
   std::vector<std::string> ids;
   for (const std::string& id : available_devices()) {
-    if (open_device(id)->description().memory_model() == MemoryModel::kShared) ids.push_back(id);
+    if (open_device(id)->description().memory_model == MemoryModel::kShared) ids.push_back(id);
   }
   register_type<float>(ids);
   register_type<double>(ids);

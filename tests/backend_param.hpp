@@ -24,7 +24,7 @@ class OnEveryDevice : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override { select_backend(GetParam()); }
   Device& device() { return *active_device(); }
-  bool unified() { return device().description().host_memory; }
+  bool unified() { return device().description().memory_model == blobrt::MemoryModel::kShared; }
 };
 
 }  // namespace blobrt::testing

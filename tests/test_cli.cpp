@@ -90,6 +90,18 @@ TEST(CliTest, InfoJson) {
     EXPECT_EQ(these, keys) << p.dump();
     for (const auto& d : p["devices"]) {
       EXPECT_TRUE(d.contains("memory_model") && d.contains("supports_fp64") && !d.contains("fp64")) << d.dump();
+      // What the device natively is, from the plugin (ABI 1.3) or derived: never a backend name.
+      if (d["memory_model"] == "shared") {
+        EXPECT_EQ(d["native_type"], "cpu") << d.dump();
+        EXPECT_EQ(d["dlpack_device"], nlohmann::json::array({1, 0})) << d.dump();
+        EXPECT_EQ(d["addressable_handles"], true) << d.dump();
+      }
+      if (p["name"] == "opencl") {
+        EXPECT_EQ(d["native_type"], "opencl") << d.dump();
+        EXPECT_EQ(d["dlpack_device"][0], 4) << d.dump();
+        EXPECT_EQ(d["addressable_handles"], false) << d.dump();
+        EXPECT_GT(d["view_alignment"].get<int>(), 0) << d.dump();
+      }
     }
   }
   // The selection in structure: the device chosen is the active one.

@@ -119,7 +119,11 @@ TEST(LoaderTest, WorkingPluginIsUsable) {
   EXPECT_TRUE(r.usable) << r.reason;
   EXPECT_EQ(r.library_version, "test plugin 1.0");
   ASSERT_EQ(r.devices.size(), 1u);
-  EXPECT_FALSE(r.devices[0].host_memory);
+  EXPECT_EQ(r.devices[0].memory_model, MemoryModel::kSeparate);
+  // A plugin that does not say what it natively is (as before ABI 1.3), with opaque handles:
+  // unknown, and no arithmetic on its handles.
+  EXPECT_EQ(r.devices[0].native_type, NativeDeviceType::kUnknown);
+  EXPECT_FALSE(r.devices[0].addressable_handles);
   EXPECT_FALSE(r.devices[0].supports_fp64);
 }
 
@@ -559,7 +563,7 @@ TEST(VerdictCacheTest, UnreadableOrForeignCacheFilesAreIgnored) {
   std::ifstream in(cache_home.str() + "/blobrt/plugin-verdicts");
   std::string header;
   std::getline(in, header);
-  EXPECT_EQ(header, std::string("blobrt-plugin-verdicts 4 ") + version() + " abi " +
+  EXPECT_EQ(header, std::string("blobrt-plugin-verdicts 5 ") + version() + " abi " +
                         std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR));
   ::unsetenv("XDG_CACHE_HOME");
 }
@@ -795,8 +799,10 @@ void expect_same_devices(const std::vector<DeviceDescription>& a, const std::vec
     EXPECT_EQ(a[i].details, b[i].details);
     EXPECT_EQ(a[i].memory_bytes, b[i].memory_bytes);
     EXPECT_EQ(a[i].kind, b[i].kind);
-    EXPECT_EQ(a[i].host_memory, b[i].host_memory);
-    EXPECT_EQ(a[i].host_alias_buffers, b[i].host_alias_buffers);
+    EXPECT_EQ(a[i].memory_model, b[i].memory_model);
+    EXPECT_EQ(a[i].native_type, b[i].native_type);
+    EXPECT_EQ(a[i].native_index, b[i].native_index);
+    EXPECT_EQ(a[i].addressable_handles, b[i].addressable_handles);
     EXPECT_EQ(a[i].supports_fp64, b[i].supports_fp64);
     EXPECT_EQ(a[i].has_pinned_host, b[i].has_pinned_host);
     EXPECT_EQ(a[i].view_alignment, b[i].view_alignment);
@@ -815,14 +821,20 @@ TEST(ScannerProtocolTest, AnswerCarriesEveryDeviceFieldAndAStatus) {
   d.details = "driver 9; OpenCL 3.0";
   d.memory_bytes = 123456789012ULL;
   d.kind = DeviceKind::kAccelerator;
-  d.host_memory = false;
-  d.host_alias_buffers = true;
+  d.memory_model = MemoryModel::kAliased;
+  d.native_type = NativeDeviceType::kOpenCL;
+  d.native_index = 3;
+  d.addressable_handles = false;
   d.supports_fp64 = false;
   d.has_pinned_host = true;
   d.view_alignment = 128;
   sent.devices = {d, d};
   sent.devices[0].index = 0;
   sent.devices[0].kind = DeviceKind::kGpu;
+  sent.devices[0].memory_model = MemoryModel::kSeparate;
+  sent.devices[0].native_type = NativeDeviceType::kCuda;
+  sent.devices[0].native_index = 1;
+  sent.devices[0].addressable_handles = true;
   sent.objects = {"/lib/a.so", "/lib/b.so"};
   const std::string answer = encode_probe_result(sent);
   EXPECT_EQ(answer.rfind("blobrt-plugin-scanner protocol=" + std::to_string(kScannerProtocol) + "\nstatus=usable\n", 0),
@@ -844,9 +856,19 @@ TEST(ScannerProtocolTest, AnswerCarriesEveryDeviceFieldAndAStatus) {
     EXPECT_EQ(back->status, status);
     EXPECT_EQ(back->reason, "why");
   }
-  EXPECT_FALSE(decode_probe_result("blobrt-plugin-scanner protocol=3\nstatus=fine\nend\n"));
-  EXPECT_FALSE(decode_probe_result("blobrt-plugin-scanner protocol=3\nreason=no status\nend\n"));
-  EXPECT_FALSE(decode_probe_result("blobrt-plugin-scanner protocol=3\nstatus=usable\ndevice=0\tcpu\tx\nend\n"));
+  EXPECT_FALSE(decode_probe_result("blobrt-plugin-scanner protocol=4\nstatus=fine\nend\n"));
+  EXPECT_FALSE(decode_probe_result("blobrt-plugin-scanner protocol=4\nreason=no status\nend\n"));
+  EXPECT_FALSE(decode_probe_result("blobrt-plugin-scanner protocol=4\nstatus=usable\ndevice=0\tcpu\tx\nend\n"));
+  // A whole device line reads; the same line with a memory model that is not one does not.
+  const std::string head = "blobrt-plugin-scanner protocol=4\nstatus=usable\ndevice=0\tcpu\t1\t";
+  const std::string tail = "\t1\t0\t1\t1\t0\t64\tname\tdetails\nend\n";
+  std::optional<ProbeVerdict> shared = decode_probe_result(head + "shared" + tail);
+  ASSERT_TRUE(shared);
+  ASSERT_EQ(shared->devices.size(), 1u);
+  EXPECT_EQ(shared->devices[0].memory_model, MemoryModel::kShared);
+  EXPECT_EQ(shared->devices[0].native_type, NativeDeviceType::kCpu);
+  EXPECT_TRUE(shared->devices[0].addressable_handles);
+  EXPECT_FALSE(decode_probe_result(head + "unified" + tail));
 }
 
 // The inventory built from the cache (no scanner started, no plugin loaded) is the one the
@@ -892,7 +914,7 @@ TEST(VerdictCacheTest, CachedInventoryEqualsTheFreshOne) {
   ASSERT_TRUE(simgpu.usable) << simgpu.reason;
   EXPECT_FALSE(simgpu.library_version.empty());
   EXPECT_EQ(simgpu.devices.at(0).backend, "simgpu");
-  EXPECT_FALSE(simgpu.devices.at(0).host_memory);  // its memory is its own
+  EXPECT_EQ(simgpu.devices.at(0).memory_model, MemoryModel::kSeparate);  // its memory is its own
   EXPECT_EQ(fresh.inventory.plugins[0].reason, "initialisation failed: simulated driver initialisation failure (code 42)");
 }
 
@@ -900,7 +922,7 @@ TEST(VerdictCacheTest, CachedInventoryEqualsTheFreshOne) {
 // answer still holds: another device count, or a library that will not load now, is a
 // clear error (auto then skips to the next candidate, runtime.cpp).
 TEST(LoaderTest, LoadOnDemandRechecksTheProbesAnswer) {
-  const std::string device = "device=0\\tcpu\\t0\\t0\\t0\\t0\\t0\\t0\\tfake\\tfake details";
+  const std::string device = "device=0\\tcpu\\t0\\tseparate\\t0\\t0\\t0\\t0\\t0\\t0\\tfake\\tfake details";
   FakeScanner two("two_devices", "printf 'blobrt-plugin-scanner protocol=" + std::to_string(kScannerProtocol) +
                                      "\\nstatus=usable\\nlibrary_version=v\\n" + device + "\\n" + device +
                                      "\\nend\\n' >&3");

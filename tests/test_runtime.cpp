@@ -122,7 +122,7 @@ std::string expected_host_math() {
   for (const auto& p : inventory().plugins) {
     if (!p.usable || p.priority <= best) continue;
     for (const auto& d : p.devices) {
-      if (d.memory_model() == MemoryModel::kShared) {
+      if (d.memory_model == MemoryModel::kShared) {
         best = p.priority;
         id = d.id();
         break;
@@ -141,7 +141,7 @@ TEST(RuntimeTest, HostMathDeviceIsTheHighestPriorityHostMemoryDevice) {
   select_backend("simgpu");
   std::shared_ptr<Device> math = host_math_device();
   ASSERT_TRUE(math);
-  EXPECT_EQ(math->description().memory_model(), MemoryModel::kShared) << math->description().id();
+  EXPECT_EQ(math->description().memory_model, MemoryModel::kShared) << math->description().id();
   EXPECT_EQ(math->description().id(), expected_host_math());
   if (has_plugin("blis")) EXPECT_EQ(math->description().id(), "blis:0");
   EXPECT_EQ(host_math_device(), math);        // opened once, cached

@@ -157,7 +157,7 @@ TEST_P(SyncedMemoryTest, BytesCopiedOnlyWhenTheDeviceHasItsOwnMemory) {
     EXPECT_EQ(c.host_to_device, 0u);
     EXPECT_EQ(c.device_to_host, 0u);
     EXPECT_EQ(mem.cpu_data(), mem.gpu_data());  // one allocation for both mirrors
-  } else if (device().description().host_alias_buffers) {
+  } else if (device().description().memory_model == MemoryModel::kAliased) {
     // The mirror is the memory behind the buffer: transitions map/unmap, copy nothing.
     EXPECT_EQ(c.host_to_device, 0u);
     EXPECT_EQ(c.device_to_host, 0u);

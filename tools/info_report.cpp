@@ -16,7 +16,14 @@ json device_report(const DeviceDescription& d) {
           {"details", string_or_null(d.details)},
           {"type", to_string(d.kind)},
           {"memory_bytes", d.memory_bytes},
-          {"memory_model", to_string(d.memory_model())},
+          {"memory_model", to_string(d.memory_model)},
+          // What the device natively is (DLPack's device type and id) and what its handles allow.
+          {"native_type", d.native_type == NativeDeviceType::kUnknown ? json(nullptr) : json(to_string(d.native_type))},
+          {"dlpack_device", d.native_type == NativeDeviceType::kUnknown
+                                ? json(nullptr)
+                                : json::array({static_cast<int>(d.native_type), d.native_index})},
+          {"addressable_handles", d.addressable_handles},
+          {"view_alignment", d.view_alignment},
           {"supports_fp64", d.supports_fp64},
           {"has_pinned_host", d.has_pinned_host}};
 }

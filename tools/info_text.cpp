@@ -32,6 +32,10 @@ void device_text(std::ostringstream& s, const json& d) {
     << (model == "aliased" ? " (buffers in host memory: mirrors without copies)" : "")
     << (d["supports_fp64"].get<bool>() ? ", fp64" : ", no fp64")
     << (d["has_pinned_host"].get<bool>() ? ", pinned host memory" : "") << "\n";
+  s << "      native " << (d["native_type"].is_null() ? "unknown" : text(d["native_type"]))
+    << (d["addressable_handles"].get<bool>() ? ", handles are addresses" : ", opaque handles")
+    << (d["view_alignment"].get<std::uint64_t>() ? ", views at " + std::to_string(d["view_alignment"].get<std::uint64_t>()) + " B" : ", no views")
+    << "\n";
   if (!d["details"].is_null()) s << "      " << text(d["details"]) << "\n";
 }
 

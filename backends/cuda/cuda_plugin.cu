@@ -104,6 +104,8 @@ void close_device(void* context) {
   DeviceScope on_device(c->device);
   cudaStreamSynchronize(c->stream);
   cublasDestroy(c->blas);
+  // DLPack's kDLCUDA with the CUDA ordinal; handles are device pointers (offsets are addresses).
+  kit::set_native(out, BLOBRT_NATIVE_CUDA, index, true);
   cudaStreamDestroy(c->stream);
   delete c;
 }

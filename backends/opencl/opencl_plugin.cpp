@@ -154,6 +154,8 @@ bool uses_host_memory_in_place(cl_context context, cl_command_queue queue, size_
                clEnqueueReadBuffer(queue, mem, CL_TRUE, bytes / 2 - 1, 1, &seen[0], 0, nullptr, nullptr) == CL_SUCCESS &&
                clEnqueueReadBuffer(queue, mem, CL_TRUE, bytes - 1, 1, &seen[1], 0, nullptr, nullptr) == CL_SUCCESS &&
                seen[0] == pattern && seen[1] == 0x33;
+  // DLPack's kDLOpenCL; a cl_mem is an object, not an address: parts of it are views.
+  kit::set_native(out, BLOBRT_NATIVE_OPENCL, index, false);
     clReleaseMemObject(mem);
   }
   std::free(host);

@@ -187,7 +187,11 @@ bool cuda_aware_mpi() {
 #endif
 }
 
-bool is_cuda(const DeviceDescription& d) { return d.backend == "cuda" && d.view_alignment > 0; }
+// NCCL and CUDA-aware MPI take CUDA device pointers: the device must say it is CUDA memory
+// (DLPack's kDLCUDA) and that its handles are addresses; its views lay out a bucket.
+bool is_cuda(const DeviceDescription& d) {
+  return d.native_type == NativeDeviceType::kCuda && d.addressable_handles && d.view_alignment > 0;
+}
 
 // NCCL's unique id from rank 0, then ncclCommInitRank everywhere. Every rank reports
 // whether it succeeded, so all fall back together.
@@ -222,7 +226,7 @@ void* try_nccl(MPI_Comm comm, const DeviceDescription& d, std::string& why_not) 
 EngineReport plan_engine(const DeviceDescription& d) {
   EngineReport r;
   r.device = d.id();
-  switch (d.memory_model()) {
+  switch (d.memory_model) {
     case MemoryModel::kShared:
       r.engine = "mpi in place";
       r.details = "device memory is host memory: MPI reduces it directly, no copies";
@@ -278,7 +282,7 @@ std::unique_ptr<Engine> choose_engine(const std::shared_ptr<Device>& device, MPI
     if (cuda_aware_mpi()) return std::make_unique<CudaAwareMpiEngine>(device, comm, report);
     return std::make_unique<HostRoundTripEngine>(device, comm, report, false);
   }
-  switch (d.memory_model()) {
+  switch (d.memory_model) {
     case MemoryModel::kShared: return std::make_unique<InPlaceEngine>(device, comm, report);
     case MemoryModel::kAliased:
       return std::make_unique<HostRoundTripEngine>(device, comm, report, d.view_alignment != 0);

@@ -276,7 +276,7 @@ class Runtime {
     for (const PluginReport& p : inv.plugins) {
       if (!p.usable) continue;
       for (const DeviceDescription& d : p.devices) {
-        if (d.memory_model() == MemoryModel::kShared) candidates.emplace_back(&p, d.index);
+        if (d.memory_model == MemoryModel::kShared) candidates.emplace_back(&p, d.index);
       }
     }
     std::stable_sort(candidates.begin(), candidates.end(),

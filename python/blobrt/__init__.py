@@ -56,8 +56,8 @@ def info() -> dict[str, Any]:
 
 def devices() -> list[dict[str, Any]]:
     """Every usable device, host first: a dict each with the keys of `info()`'s devices (id,
-    backend, index, name, details, type, memory_bytes, memory_model, supports_fp64,
-    has_pinned_host)."""
+    backend, index, name, details, type, memory_bytes, memory_model, native_type, dlpack_device,
+    addressable_handles, view_alignment, supports_fp64, has_pinned_host)."""
     return [d for p in info()["plugins"] if p["usable"] for d in p["devices"]]
 
 

@@ -217,16 +217,14 @@ nb::object device_view(Blob<T>& blob, bool diff, PyBlob::ViewCache& cache) {
   const std::shared_ptr<SyncedMemory>& mem0 = diff ? blob.diff() : blob.data();
   if (!mem0) detail::fail("blobrt.Blob: no memory (shape ", blob.shape_string(), ")");
   const DeviceDescription& d = mem0->device()->description();
-  int device_type = 0;
-  if (d.host_memory) {
-    device_type = nb::device::cpu::value;
-  } else if (d.backend == "cuda") {
-    device_type = nb::device::cuda::value;
-  } else {
+  // DLPack names memory by its native device type and index; it needs handles that are
+  // addresses (a data pointer plus byte_offset), which an OpenCL cl_mem is not.
+  const int device_type = static_cast<int>(d.native_type);
+  if (d.native_type == NativeDeviceType::kUnknown || !d.addressable_handles) {
     detail::fail_as<UnsupportedError>(
         "blobrt.Blob.device_", diff ? "diff" : "data", ": ", d.id(), " (", d.name,
-        ") cannot be exported through DLPack: its buffers are opaque handles (an OpenCL buffer "
-        "is a cl_mem, not an address); use .", diff ? "diff" : "data", " for the host side instead");
+        ") cannot be exported through DLPack: its buffers are opaque handles, not addresses (native type ",
+        to_string(d.native_type), "); use .", diff ? "diff" : "data", " for the host side instead");
   }
   T* p = diff ? blob.mutable_gpu_diff() : blob.mutable_gpu_data();
   if (cache.holds(mem0.get(), p, blob.shape())) return cache.array;
@@ -234,7 +232,7 @@ nb::object device_view(Blob<T>& blob, bool diff, PyBlob::ViewCache& cache) {
   DeviceArray out;
   out.device = mem0->device();
   out.device_type = device_type;
-  out.device_id = device_type == nb::device::cpu::value ? 0 : d.index;
+  out.device_id = d.native_index;
   out.shape = blob.shape();
   out.is_double = std::is_same_v<T, double>;
   out.device_name = d.id();

@@ -206,7 +206,7 @@ TEST_F(DistTest, HostMemoryDevicesReduceInPlaceWithoutCopies) {
   // Every rank reduces (the collectives must match); the checks are for the ranks whose
   // device keeps its memory in host memory and offers views.
   const DeviceDescription& d = active_device()->description();
-  const bool in_host_memory = d.memory_model() != MemoryModel::kSeparate && d.view_alignment != 0;
+  const bool in_host_memory = d.memory_model != MemoryModel::kSeparate && d.view_alignment != 0;
   Params params;
   Communicator comm;
   fill_diffs(params.list, comm.rank());
@@ -220,7 +220,7 @@ TEST_F(DistTest, HostMemoryDevicesReduceInPlaceWithoutCopies) {
   if (!in_host_memory) return;  // staged by design
   EXPECT_EQ(comm.last_stats().bytes_staged, 0u) << where();
   EXPECT_EQ(transfer_counters().host_to_device + transfer_counters().device_to_host, 0u) << where();
-  if (d.memory_model() == MemoryModel::kShared) {
+  if (d.memory_model == MemoryModel::kShared) {
     // Caffe's layout: the float diffs lie one after another in one allocation.
     const char* first = reinterpret_cast<const char*>(params.f[0]->cpu_diff());
     const char* next = reinterpret_cast<const char*>(params.f[2]->cpu_diff());  // f[1] is empty
@@ -326,7 +326,7 @@ TEST_F(DistTest, EngineIsNamedForTheActiveDevice) {
   comm.allreduce_diffs({&a});
   const EngineReport r = comm.engine();
   EXPECT_EQ(r.device, active_device()->description().id());
-  const MemoryModel m = active_device()->description().memory_model();
+  const MemoryModel m = active_device()->description().memory_model;
   if (m == MemoryModel::kShared) EXPECT_EQ(r.engine, "mpi in place");
   if (m == MemoryModel::kAliased) EXPECT_EQ(r.engine, "mpi on host aliases");
   if (m == MemoryModel::kSeparate) EXPECT_EQ(r.engine, "mpi via host staging");
@@ -424,17 +424,24 @@ TEST(NcclPart, LoadsWhereBuiltOrSaysWhyNot) {
   }
   ASSERT_TRUE(r.loaded) << r.reason;
   EXPECT_EQ(r.version.rfind("NCCL 2.", 0), 0u) << r.version;
+  // The engine follows what the device says it is, whatever its plugin is called.
   DeviceDescription cuda;
-  cuda.backend = "cuda";
+  cuda.backend = "any-name";
+  cuda.native_type = NativeDeviceType::kCuda;
+  cuda.addressable_handles = true;
   cuda.view_alignment = 256;
   cuda.kind = DeviceKind::kGpu;
   const EngineReport plan = plan_engine(cuda);
   EXPECT_EQ(plan.engine, "nccl") << plan.details;
   EXPECT_NE(plan.details.find(r.version), std::string::npos) << plan.details;
   DeviceDescription other_gpu = cuda;
-  other_gpu.backend = "opencl";
+  other_gpu.native_type = NativeDeviceType::kOpenCL;
+  other_gpu.addressable_handles = false;
   other_gpu.has_pinned_host = true;
   EXPECT_EQ(plan_engine(other_gpu).engine, "mpi via host staging");
+  DeviceDescription named_cuda = other_gpu;  // a name is not a device type
+  named_cuda.backend = "cuda";
+  EXPECT_EQ(plan_engine(named_cuda).engine, "mpi via host staging");
 }
 
 }  // namespace

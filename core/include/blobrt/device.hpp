@@ -29,6 +29,15 @@ const char* to_string(DeviceKind kind) noexcept;
 enum class MemoryModel { kShared, kAliased, kSeparate };
 const char* to_string(MemoryModel model) noexcept;
 
+// What a device natively is, numbered as DLPack's DLDeviceType (plugin_abi.h,
+// BLOBRT_NATIVE_*), so a value can be handed to DLPack as it is. kUnknown: the plugin did
+// not say and its handles are not host pointers.
+enum class NativeDeviceType : std::int32_t {
+  kUnknown = 0, kCpu = 1, kCuda = 2, kCudaHost = 3, kOpenCL = 4, kVulkan = 7, kMetal = 8, kVpi = 9, kRocm = 10,
+  kRocmHost = 11, kExtDev = 12, kCudaManaged = 13, kOneApi = 14, kWebGpu = 15, kHexagon = 16, kMaia = 17
+};
+const char* to_string(NativeDeviceType type) noexcept;  // "cpu", "cuda", "opencl", ..., "unknown"
+
 // Caffe's math beyond level 1 (plugin_abi.h, ABI 1.2, has the semantics of each).
 enum class Precision { kFloat32 = 0, kFloat64 = 1 };
 enum class Transpose { kNo = 0, kYes = 1 };
@@ -38,23 +47,27 @@ enum class ElementwiseOp {
 };
 const char* to_string(ElementwiseOp op) noexcept;
 
+// What a device is and what its handles allow. The core and every consumer decide by
+// these, never by the backend's name (a new backend needs no change outside backends/).
 struct DeviceDescription {
-  std::string backend;          // "host", "blis", "opencl", "cuda", ...
+  std::string backend;          // the plugin's name: for people and for selection only
   int index = 0;                // device index within the backend
   std::string name;             // device name as the library reports it
   std::string details;          // driver / capability / version text
   std::uint64_t memory_bytes = 0;
   DeviceKind kind = DeviceKind::kCpu;
-  bool host_memory = false;     // handles are host pointers: no host<->device copies
-  bool host_alias_buffers = false;  // buffers live in host memory lent via host_alias()
+  MemoryModel memory_model = MemoryModel::kSeparate;
+  // DLPack's (device_type, device_id) for this device's buffers: the CUDA ordinal for CUDA.
+  NativeDeviceType native_type = NativeDeviceType::kUnknown;
+  int native_index = 0;
+  // A handle plus a byte offset is a handle into the same buffer (host or CUDA pointers),
+  // so a consumer (DLPack export, NCCL) may address part of a buffer without view().
+  bool addressable_handles = false;
   bool supports_fp64 = true;
   bool has_pinned_host = false;
   // view() takes byte offsets that are multiples of this; 0 when the device has no views.
   std::size_t view_alignment = 0;
   std::string id() const { return backend + ":" + std::to_string(index); }
-  MemoryModel memory_model() const {
-    return host_memory ? MemoryModel::kShared : host_alias_buffers ? MemoryModel::kAliased : MemoryModel::kSeparate;
-  }
 };
 
 class Device {

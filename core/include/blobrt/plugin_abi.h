@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 #define BLOBRT_PLUGIN_ABI_MAJOR 1
-#define BLOBRT_PLUGIN_ABI_MINOR 2
+#define BLOBRT_PLUGIN_ABI_MINOR 3
 #define BLOBRT_PLUGIN_ENTRY_SYMBOL "blobrt_plugin_entry_v1"
 
 #define BLOBRT_ERROR_MESSAGE_SIZE 1024
@@ -76,7 +76,40 @@ typedef struct blobrt_device_properties {
   int32_t host_alias_buffers; /* 1: host_alias() returns the host memory behind buffers */
   /* ABI 1.1: the byte offsets view() accepts are multiples of this (0: no views). */
   uint64_t view_alignment;
+  /* ABI 1.3: what the device natively is, for whoever hands its buffers on (DLPack, NCCL):
+   * a DLPack device type (BLOBRT_NATIVE_*, DLPack's DLDeviceType numbers) and the device's
+   * number in that type's own numbering (DLPack's device_id: the CUDA ordinal, ...).
+   * BLOBRT_NATIVE_UNKNOWN (0, what an older plugin leaves) lets the core decide: CPU for a
+   * device whose handles are host pointers, unknown otherwise. */
+  int32_t native_type;
+  int32_t native_index;
+  /* ABI 1.3: 1 when a handle plus a byte offset is itself a valid handle into the same
+   * buffer (handles are addresses in one flat space: host or CUDA pointers); 0 when handles
+   * are objects (an OpenCL cl_mem). An older plugin leaves 0; the core then takes 1 for
+   * host-pointer handles. */
+  int32_t addressable_handles;
 } blobrt_device_properties;
+
+/* Device types, numbered as DLPack's DLDeviceType (dlpack.h), so that a value can be handed
+ * to DLPack as it is. */
+enum {
+  BLOBRT_NATIVE_UNKNOWN = 0,
+  BLOBRT_NATIVE_CPU = 1,           /* kDLCPU */
+  BLOBRT_NATIVE_CUDA = 2,          /* kDLCUDA */
+  BLOBRT_NATIVE_CUDA_HOST = 3,     /* kDLCUDAHost */
+  BLOBRT_NATIVE_OPENCL = 4,        /* kDLOpenCL */
+  BLOBRT_NATIVE_VULKAN = 7,        /* kDLVulkan */
+  BLOBRT_NATIVE_METAL = 8,         /* kDLMetal */
+  BLOBRT_NATIVE_VPI = 9,           /* kDLVPI */
+  BLOBRT_NATIVE_ROCM = 10,         /* kDLROCM */
+  BLOBRT_NATIVE_ROCM_HOST = 11,    /* kDLROCMHost */
+  BLOBRT_NATIVE_EXT_DEV = 12,      /* kDLExtDev */
+  BLOBRT_NATIVE_CUDA_MANAGED = 13, /* kDLCUDAManaged */
+  BLOBRT_NATIVE_ONE_API = 14,      /* kDLOneAPI */
+  BLOBRT_NATIVE_WEBGPU = 15,       /* kDLWebGPU */
+  BLOBRT_NATIVE_HEXAGON = 16,      /* kDLHexagon */
+  BLOBRT_NATIVE_MAIA = 17          /* kDLMAIA */
+};
 
 /* ABI 1.2: Caffe's math beyond level 1 (math_functions.hpp). */
 enum { BLOBRT_FLOAT32 = 0, BLOBRT_FLOAT64 = 1 };   /* precision of gemm, gemv, elementwise */
@@ -245,7 +278,9 @@ typedef struct blobrt_plugin_v1 {
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_0_SIZE == BLOBRT_PLUGIN_END_OF(synchronize), v1_0_size);
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_1_SIZE == BLOBRT_PLUGIN_END_OF(release_view), v1_1_size);
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_2_SIZE == BLOBRT_PLUGIN_END_OF(elementwise), v1_2_size);
-BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_2_SIZE == sizeof(blobrt_plugin_v1), v1_2_is_current);
+/* 1.3 added no entry (it added device-properties fields): its table is 1.2's size. */
+#define BLOBRT_PLUGIN_V1_3_SIZE BLOBRT_PLUGIN_V1_2_SIZE
+BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_3_SIZE == sizeof(blobrt_plugin_v1), v1_3_is_current);
 /* Every entry lies inside the size of the version that added it. */
 #define BLOBRT_PLUGIN_CHECK_SINCE_(presence, since, return_type, name, parameters) \
   BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_END_OF(name) <= BLOBRT_PLUGIN_V##since##_SIZE, name##_since);

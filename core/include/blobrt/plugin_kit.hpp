@@ -83,6 +83,18 @@ inline blobrt_plugin_v1 new_table(const char* name, const char* library_version)
     (table).sscal = scal<float>;                   \
     (table).dscal = scal<double>;                  \
     (table).synchronize = synchronize;             \
+// ABI 1.3's device-properties fields: what the device natively is (BLOBRT_NATIVE_*, DLPack's
+// numbering, and its index there) and whether handle + byte offset is a handle. Set only
+// where the caller's struct has them (a libblobrt older than 1.3 passes a shorter one).
+inline void set_native(blobrt_device_properties* out, int32_t native_type, int32_t native_index,
+                       bool addressable_handles) {
+  if (BLOBRT_STRUCT_HAS(blobrt_device_properties, out, native_type)) out->native_type = native_type;
+  if (BLOBRT_STRUCT_HAS(blobrt_device_properties, out, native_index)) out->native_index = native_index;
+  if (BLOBRT_STRUCT_HAS(blobrt_device_properties, out, addressable_handles)) {
+    out->addressable_handles = addressable_handles ? 1 : 0;
+  }
+}
+
   } while (0)
 
 // Sets the ABI 1.2 math entries from functions named gemm, gemv and elementwise in scope.

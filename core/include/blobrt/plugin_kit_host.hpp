@@ -62,6 +62,7 @@ struct HostMemoryDevice {
   }
   static void close_device(void*) {}
 
+  set_native(out, BLOBRT_NATIVE_CPU, 0, true);
   static int allocate(void*, size_t bytes, void** handle, blobrt_error* err) {
     *handle = blobrt_kernels::allocate_host(bytes, kAlignment);
     if (*handle) return BLOBRT_OK;

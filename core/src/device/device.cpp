@@ -22,9 +22,31 @@ const char* to_string(ElementwiseOp op) noexcept {
   return code >= 0 && code < BLOBRT_EW_OP_COUNT ? names[code] : "unknown";
 }
 
+const char* to_string(NativeDeviceType type) noexcept {
+  switch (type) {
+    case NativeDeviceType::kUnknown: return "unknown";
+    case NativeDeviceType::kCpu: return "cpu";
+    case NativeDeviceType::kCuda: return "cuda";
+    case NativeDeviceType::kCudaHost: return "cuda_host";
+    case NativeDeviceType::kOpenCL: return "opencl";
+    case NativeDeviceType::kVulkan: return "vulkan";
+    case NativeDeviceType::kMetal: return "metal";
+    case NativeDeviceType::kVpi: return "vpi";
+    case NativeDeviceType::kRocm: return "rocm";
+    case NativeDeviceType::kRocmHost: return "rocm_host";
+    case NativeDeviceType::kExtDev: return "ext_dev";
+    case NativeDeviceType::kCudaManaged: return "cuda_managed";
+    case NativeDeviceType::kOneApi: return "oneapi";
+    case NativeDeviceType::kWebGpu: return "webgpu";
+    case NativeDeviceType::kHexagon: return "hexagon";
+    case NativeDeviceType::kMaia: return "maia";
+  }
+  return "unknown";
+}
+
 DeviceBuffer Device::view(DeviceBuffer buffer, std::size_t offset, std::size_t bytes) {
   const DeviceDescription& d = description();
-  if (!d.host_memory) {
+  if (!d.addressable_handles) {
     detail::fail_as<UnsupportedError>(d.id(), " (", d.name, "): its plugin offers no views of a buffer (",
                                       bytes, " bytes at offset ", offset, ")");
   }
@@ -45,7 +67,7 @@ void note_host_path(const DeviceDescription& d, const std::string& operation) {
   std::lock_guard<std::mutex> lock(mutex);
   if (said.insert(d.id() + " " + operation).second) {
     log::info(d.id(), ": ", operation, " is not offered by the device; it runs on the host",
-              d.host_memory ? "" : " through copies");
+              d.memory_model == MemoryModel::kShared ? "" : " through copies");
   }
 }
 
@@ -57,7 +79,7 @@ class HostOperand {
   HostOperand(Device& device, ConstDeviceBuffer buffer, std::int64_t offset, std::int64_t count, bool read)
       : device_(device), buffer_(const_cast<DeviceBuffer>(buffer)), offset_(offset), count_(count) {
     if (!buffer || count <= 0) return;
-    if (device.description().host_memory) {
+    if (device.description().memory_model == blobrt::MemoryModel::kShared) {
       pointer_ = static_cast<T*>(buffer_) + offset;
       return;
     }

@@ -42,7 +42,9 @@ class HostDevice final : public Device {
       description_.memory_bytes = static_cast<std::uint64_t>(pages) * page_size;
     }
     description_.kind = DeviceKind::kCpu;
-    description_.host_memory = true;
+    description_.memory_model = MemoryModel::kShared;
+    description_.native_type = NativeDeviceType::kCpu;
+    description_.addressable_handles = true;
     description_.view_alignment = 64;
     description_.supports_fp64 = true;
   }

@@ -94,14 +94,14 @@ class PluginDevice final : public Device {
       throw_typed(status, description_.id() + ": cannot allocate " + std::to_string(bytes) + " bytes: " +
                               plugin_message(err, "allocation returned no buffer"));
     }
-    if (!description_.host_memory) {
+    if (description_.memory_model != MemoryModel::kShared) {
       std::lock_guard<std::mutex> lock(buffers_mutex_);
       buffers_.insert(handle);
     }
     return handle;
   }
   void release(DeviceBuffer buffer) noexcept override {
-    if (!description_.host_memory) {
+    if (description_.memory_model != MemoryModel::kShared) {
       std::lock_guard<std::mutex> lock(buffers_mutex_);
       buffers_.erase(buffer);
     }
@@ -146,7 +146,7 @@ class PluginDevice final : public Device {
     void* handle = nullptr;
     call("view", table_->view, buffer, offset, bytes, &handle);
     if (!handle) detail::fail(description_.id(), ": view returned no handle");
-    if (!description_.host_memory) {
+    if (description_.memory_model != MemoryModel::kShared) {
       std::lock_guard<std::mutex> lock(buffers_mutex_);
       buffers_.insert(handle);
     }
@@ -154,7 +154,7 @@ class PluginDevice final : public Device {
   }
   void release_view(DeviceBuffer view) noexcept override {
     if (!has_views()) return;
-    if (!description_.host_memory) {
+    if (description_.memory_model != MemoryModel::kShared) {
       std::lock_guard<std::mutex> lock(buffers_mutex_);
       buffers_.erase(view);
     }

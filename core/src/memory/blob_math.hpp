@@ -20,7 +20,7 @@ inline bool on_device(const SyncedMemory& mem) {
 // pointers, that device when its memory is host memory, else the built-in host device.
 inline Device& math_device(const SyncedMemory& mem, bool device_side) {
   const auto& device = mem.device();
-  return device_side || device->description().host_memory ? *device : *device_source::host();
+  return device_side || device->description().memory_model == blobrt::MemoryModel::kShared ? *device : *device_source::host();
 }
 
 // An operation between memories of two devices is an error, as in Caffe (memory stays on

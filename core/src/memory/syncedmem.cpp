@@ -14,7 +14,7 @@ SyncedMemory::SyncedMemory() : SyncedMemory(0) {}
 
 SyncedMemory::SyncedMemory(std::size_t size)
     : device_(device_source::current()),
-      model_(device_->description().memory_model()),
+      model_(device_->description().memory_model),
       size_(size) {}
 
 SyncedMemory::~SyncedMemory() {

@@ -1,8 +1,9 @@
 // A DeviceDescription as one line of tab-separated fields, as the scanner answers it
 // (`device=` lines, child_probe.hpp) and the verdict cache keeps it (verdict_cache.hpp):
-//   index kind memory_bytes host_memory host_alias_buffers supports_fp64 has_pinned_host
-//   view_alignment name details
-// kind is cpu|gpu|accelerator, the flags 0|1; name and details are the plugin's text on one
+//   index kind memory_bytes memory_model native_type native_index addressable_handles
+//   supports_fp64 has_pinned_host view_alignment name details
+// kind is cpu|gpu|accelerator, memory_model shared|aliased|separate, native_type DLPack's
+// device type number, the flags 0|1; name and details are the plugin's text on one
 // line (one_line(): no tab or line break is left in them). The backend is not in it: it is
 // the manifest's name.
 #ifndef BLOBRT_DEVICE_RECORD_HPP
@@ -19,14 +20,16 @@
 
 namespace blobrt {
 
-inline constexpr std::size_t kDeviceRecordFields = 10;
+inline constexpr std::size_t kDeviceRecordFields = 12;
 
 inline std::string device_record(const DeviceDescription& d) {
   const char* kind = d.kind == DeviceKind::kGpu ? "gpu" : d.kind == DeviceKind::kAccelerator ? "accelerator" : "cpu";
   auto flag = [](bool b) { return b ? "1" : "0"; };
-  return std::to_string(d.index) + '\t' + kind + '\t' + std::to_string(d.memory_bytes) + '\t' + flag(d.host_memory) +
-         '\t' + flag(d.host_alias_buffers) + '\t' + flag(d.supports_fp64) + '\t' + flag(d.has_pinned_host) + '\t' +
-         std::to_string(d.view_alignment) + '\t' + one_line(d.name) + '\t' + one_line(d.details);
+  return std::to_string(d.index) + '\t' + kind + '\t' + std::to_string(d.memory_bytes) + '\t' +
+         to_string(d.memory_model) + '\t' + std::to_string(static_cast<int>(d.native_type)) + '\t' +
+         std::to_string(d.native_index) + '\t' + flag(d.addressable_handles) + '\t' + flag(d.supports_fp64) + '\t' +
+         flag(d.has_pinned_host) + '\t' + std::to_string(d.view_alignment) + '\t' + one_line(d.name) + '\t' +
+         one_line(d.details);
 }
 
 // Fields [at, at + kDeviceRecordFields) of `f` as a device of `backend`; nullopt if any is
@@ -47,12 +50,16 @@ inline std::optional<DeviceDescription> parse_device_record(const std::vector<st
   };
   DeviceDescription d;
   d.backend = backend;
-  unsigned long long index = 0, memory = 0, alignment = 0;
-  if (!number(f[at], &index) || index > 1u << 20 || !number(f[at + 2], &memory) || !number(f[at + 7], &alignment)) {
+  unsigned long long index = 0, memory = 0, native_type = 0, native_index = 0, alignment = 0;
+  if (!number(f[at], &index) || index > 1u << 20 || !number(f[at + 2], &memory) || !number(f[at + 4], &native_type) ||
+      native_type > 1u << 16 || !number(f[at + 5], &native_index) || native_index > 1u << 20 ||
+      !number(f[at + 9], &alignment)) {
     return std::nullopt;
   }
   d.index = static_cast<int>(index);
   d.memory_bytes = memory;
+  d.native_type = static_cast<NativeDeviceType>(native_type);
+  d.native_index = static_cast<int>(native_index);
   d.view_alignment = static_cast<std::size_t>(alignment);
   const std::string& kind = f[at + 1];
   if (kind == "cpu") {
@@ -64,12 +71,22 @@ inline std::optional<DeviceDescription> parse_device_record(const std::vector<st
   } else {
     return std::nullopt;
   }
-  if (!flag(f[at + 3], &d.host_memory) || !flag(f[at + 4], &d.host_alias_buffers) ||
-      !flag(f[at + 5], &d.supports_fp64) || !flag(f[at + 6], &d.has_pinned_host)) {
+  const std::string& model = f[at + 3];
+  if (model == "shared") {
+    d.memory_model = MemoryModel::kShared;
+  } else if (model == "aliased") {
+    d.memory_model = MemoryModel::kAliased;
+  } else if (model == "separate") {
+    d.memory_model = MemoryModel::kSeparate;
+  } else {
     return std::nullopt;
   }
-  d.name = f[at + 8];
-  d.details = f[at + 9];
+  if (!flag(f[at + 6], &d.addressable_handles) || !flag(f[at + 7], &d.supports_fp64) ||
+      !flag(f[at + 8], &d.has_pinned_host)) {
+    return std::nullopt;
+  }
+  d.name = f[at + 10];
+  d.details = f[at + 11];
   return d;
 }
 

@@ -1,5 +1,6 @@
 #include "plugin_library.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <filesystem>
 #include <system_error>
@@ -91,15 +92,28 @@ DeviceDescription describe(const PluginReport& report, int index,
   d.kind = p.kind == BLOBRT_DEVICE_KIND_GPU           ? DeviceKind::kGpu
            : p.kind == BLOBRT_DEVICE_KIND_ACCELERATOR ? DeviceKind::kAccelerator
                                                       : DeviceKind::kCpu;
-  d.host_memory = p.host_memory != 0;
+  // ABI 1.x says the memory model with two flags; the core keeps one value.
+  d.memory_model = p.host_memory ? MemoryModel::kShared
+                   : p.host_alias_buffers && table_has_alias ? MemoryModel::kAliased
+                                                             : MemoryModel::kSeparate;
   d.supports_fp64 = p.supports_fp64 != 0;
   d.has_pinned_host = p.has_pinned_host != 0;
-  d.host_alias_buffers = p.host_alias_buffers != 0 && table_has_alias;
+  // ABI 1.3: native type and handle arithmetic. An older plugin (or one that does not say)
+  // leaves them 0; host-pointer handles are then CPU memory that pointer arithmetic works on.
+  const bool says_native = BLOBRT_STRUCT_HAS(blobrt_device_properties, &p, native_type) &&
+                           p.native_type != BLOBRT_NATIVE_UNKNOWN;
+  const bool host_pointers = d.memory_model == MemoryModel::kShared;
+  d.native_type = says_native ? static_cast<NativeDeviceType>(p.native_type)
+                  : host_pointers ? NativeDeviceType::kCpu
+                                  : NativeDeviceType::kUnknown;
+  d.native_index = says_native && BLOBRT_STRUCT_HAS(blobrt_device_properties, &p, native_index) ? std::max(p.native_index, 0) : 0;
+  d.addressable_handles = host_pointers || (BLOBRT_STRUCT_HAS(blobrt_device_properties, &p, addressable_handles) &&
+                                            p.addressable_handles != 0);
   // Views (ABI 1.1): where the plugin offers them, at its alignment; on host-memory
   // devices the core makes them itself (pointer arithmetic), cache-line aligned.
   if (table_has_views && BLOBRT_STRUCT_HAS(blobrt_device_properties, &p, view_alignment)) {
     d.view_alignment = p.view_alignment ? static_cast<std::size_t>(p.view_alignment) : 1;
-  } else if (d.host_memory) {
+  } else if (host_pointers) {
     d.view_alignment = 64;
   }
   return d;

@@ -27,7 +27,7 @@ namespace {
 
 // The first line; a file from another format, another libblobrt or another plugin ABI is
 // ignored (its checks, and so its verdicts, may differ).
-const std::string kHeader = std::string("blobrt-plugin-verdicts 4 ") + BLOBRT_VERSION + " abi " +
+const std::string kHeader = std::string("blobrt-plugin-verdicts 5 ") + BLOBRT_VERSION + " abi " +
                             std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR);
 constexpr std::size_t kMaxFileBytes = 1 << 20;
 

@@ -212,7 +212,7 @@ class Caffe {
     std::clog << "Device id:                     " << d.id() << "\n"
               << "Name:                          " << d.name << "\n"
               << "Kind:                          " << blobrt::to_string(d.kind) << "\n"
-              << "Memory model:                  " << blobrt::to_string(d.memory_model()) << "\n"
+              << "Memory model:                  " << blobrt::to_string(d.memory_model) << "\n"
               << "Total memory:                  " << d.memory_bytes << "\n"
               << "Double precision:              " << (d.supports_fp64 ? "Yes" : "No") << "\n"
               << "Details:                       " << d.details << std::endl;

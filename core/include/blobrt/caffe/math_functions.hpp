@@ -338,7 +338,7 @@ void caffe_gpu_axpby(const int N, const Dtype alpha, const Dtype* X, const Dtype
 inline void caffe_gpu_memcpy(const std::size_t N, const void* X, void* Y) {
   if (X == Y || N == 0) return;
   blobrt::Device& device = *blobrt::active_device();
-  if (device.description().host_memory) {
+  if (device.description().memory_model == blobrt::MemoryModel::kShared) {
     std::memcpy(Y, X, N);
     return;
   }
