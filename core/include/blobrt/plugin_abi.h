@@ -22,7 +22,9 @@
  *
  * Buffers are opaque handles (void*): a device pointer for CUDA and CPU backends,
  * a cl_mem for OpenCL. Offsets are always passed separately (bytes for copies and
- * memset, elements for the BLAS operations); the core never does arithmetic on a handle.
+ * memset, elements for the BLAS operations). The core does arithmetic on a handle only
+ * where the device says its handles are addresses (addressable_handles, ABI 1.3; a
+ * host-memory device's are); otherwise parts of a buffer are the plugin's view()s.
  */
 #ifndef BLOBRT_PLUGIN_ABI_H
 #define BLOBRT_PLUGIN_ABI_H
