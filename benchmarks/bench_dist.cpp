@@ -9,12 +9,12 @@
 #include <mpi.h>
 
 #include <cstdio>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "bench_cli.hpp"
 #include "blobrt/blob.hpp"
 #include "blobrt/dist/communicator.hpp"
 #include "blobrt/runtime.hpp"
@@ -153,17 +153,15 @@ class Silent : public benchmark::BenchmarkReporter {
 }  // namespace
 
 int main(int argc, char** argv) {
+  const blobrt::bench::Driver driver{
+      "blobrt-bench-dist",
+      "libblobrt-dist's allreduce against the raw MPI call, on ResNet-50's parameters "
+      "(mpirun -np N blobrt-bench-dist ...)",
+      blobrt::version(), &smoke};
+  std::vector<std::string> args;
+  // Before MPI starts: a usage error ends every rank with exit 2, without MPI_Abort.
+  if (const auto exit_code = blobrt::bench::parse_command_line(argc, argv, driver, args)) return *exit_code;
   blobrt::dist::MpiSession mpi(&argc, &argv);
-  std::vector<char*> args;
-  for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--blobrt_smoke") == 0) {
-      smoke = true;
-    } else {
-      args.push_back(argv[i]);
-    }
-  }
-  int count = static_cast<int>(args.size());
-  benchmark::Initialize(&count, args.data());
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -185,6 +183,13 @@ int main(int argc, char** argv) {
             ->Arg(25 << 20)
             ->Arg(1 << 30));
 
+  if (const auto names = blobrt::bench::matching(argv[0], args)) {
+    if (names->empty()) return rank == 0 ? blobrt::bench::no_match(driver, args) : 1;
+    if (rank == 0) {
+      blobrt::bench::print_plan(driver, args, *names,
+                                std::to_string(iterations) + " iterations per run, each as long as the slowest rank");
+    }
+  }
   Recorder recorder;
   Silent silent;
   if (rank == 0) {

@@ -1,24 +1,23 @@
 // blobrt-bench: every benchmark and every reference it is divided by, in one run.
 //   blobrt-bench --benchmark_out=results.json --benchmark_out_format=json
 //   blobrt-bench --blobrt_smoke          # CI: tiny sizes, seconds, no assertions on time
+//   blobrt-bench --help                  # ours, then Google Benchmark's flags
 // tools/bench_report.py turns the JSON into the ratio table and the plot.
-#include <cstring>
+#include <string>
 #include <vector>
 
+#include "bench_cli.hpp"
 #include "bench_common.hpp"
+#include "blobrt/runtime.hpp"
 
 int main(int argc, char** argv) {
-  std::vector<char*> args;
-  for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--blobrt_smoke") == 0) {
-      blobrt::bench::set_smoke(true);
-    } else {
-      args.push_back(argv[i]);
-    }
-  }
-  int count = static_cast<int>(args.size());
-  benchmark::Initialize(&count, args.data());
-  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 2;
+  bool smoke = false;
+  const blobrt::bench::Driver driver{
+      "blobrt-bench", "Every blobrt benchmark and every reference it is divided by (docs/performance.md)",
+      blobrt::version(), &smoke};
+  std::vector<std::string> args;
+  if (const auto exit_code = blobrt::bench::parse_command_line(argc, argv, driver, args)) return *exit_code;
+  blobrt::bench::set_smoke(smoke);
   blobrt::bench::register_probe();
 #ifndef BLOBRT_BENCH_NO_RAW
   blobrt::bench::register_raw();
@@ -32,6 +31,10 @@ int main(int argc, char** argv) {
   blobrt::bench::register_proto();
   blobrt::bench::register_team();
   blobrt::bench::register_caffe_mlp();
+  if (const auto names = blobrt::bench::matching(argv[0], args)) {
+    if (names->empty()) return blobrt::bench::no_match(driver, args);
+    blobrt::bench::print_plan(driver, args, *names, "more where one iteration outlasts it, and setup");
+  }
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

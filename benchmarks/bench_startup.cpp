@@ -7,7 +7,7 @@
 // startup/ratio alternates the two and reports all-three / blis-only as time_ratio and
 // rss_ratio; the target is both within 1.10. foreign_libs counts the OpenCL/CUDA libraries
 // the child had mapped (its exit status): 0 is the target.
-//   blobrt-bench-startup [--benchmark_min_time=...]
+//   blobrt-bench-startup [--benchmark_min_time=...]    (--help: the options)
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -18,6 +18,8 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "bench_cli.hpp"
 
 #include <spawn.h>
 #include <sys/resource.h>
@@ -143,4 +145,18 @@ BENCHMARK_CAPTURE(BM_Startup, blis_opencl_cuda, kAll)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_StartupRatio)->Name("startup/ratio")->UseManualTime()->Unit(benchmark::kMillisecond);
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  const blobrt::bench::Driver driver{
+      "blobrt-bench-startup",
+      "What a process pays at start for the plugins it does not use: blis alone against blis, opencl and cuda",
+      BLOBRT_VERSION};
+  std::vector<std::string> args;
+  if (const auto exit_code = blobrt::bench::parse_command_line(argc, argv, driver, args)) return *exit_code;
+  if (const auto names = blobrt::bench::matching(argv[0], args)) {
+    if (names->empty()) return blobrt::bench::no_match(driver, args);
+    blobrt::bench::print_plan(driver, args, *names, "more where one iteration outlasts it, and the untimed start that fills each verdict cache");
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

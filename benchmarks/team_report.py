@@ -10,6 +10,7 @@ loaded/one is the target (<= 1.5: with every other core busy, no slower than one
 thread). OLD.json, a full run from before the team (docs/performance-results.json of
 that time), adds the host device's figure then: team/old compares the quiet figures.
 """
+import argparse
 import json
 import sys
 
@@ -32,8 +33,13 @@ def best_times(path):
 
 
 def main():
-    new = best_times(sys.argv[1])
-    old = best_times(sys.argv[2]) if len(sys.argv) > 2 else {}
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="Exit codes: 0 loaded/one within 1.5; 1 above it; 2 usage error.")
+    parser.add_argument("results", help="blobrt-bench JSON with the team/ benchmarks")
+    parser.add_argument("old", nargs="?", help="a full run from before the team, for the old columns")
+    args = parser.parse_args()
+    new = best_times(args.results)
+    old = best_times(args.old) if args.old else {}
     rows = sorted({tuple(k.split("/")[2:]) for k in new if k.startswith("team/")},
                   key=lambda r: (int(r[2]), r[0]))
     print("| op | n | one thread (us) | team (us) | loaded team (us) | loaded one (us) | loaded / one |"
