@@ -28,7 +28,43 @@ namespace kit = blobrt::plugin_kit;
 
 using namespace blobrt_cuda;
 
-int device_count(int32_t* count, blobrt_error* err) {
+template <typename T>
+int axpy(void* context, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err);
+template <typename T>
+int dot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error* err);
+template <typename T>
+int asum(void* context, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err);
+template <typename T>
+int scal(void* context, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* err);
+
+// The plugin's entry points, named as the table's fields: kit::table_of sets each one. No
+// host_alias: device memory is separate.
+struct Cuda {
+  static int device_count(int32_t* count, blobrt_error* err);
+  static int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err);
+  static int open_device(int32_t index, void** context, blobrt_error* err);
+  static void close_device(void* context);
+  static int allocate(void* context, size_t bytes, void** handle, blobrt_error* err);
+  static void release(void* context, void* handle);
+  static int view(void* context, void* buffer, size_t offset, size_t bytes, void** handle, blobrt_error* err);
+  static void release_view(void* context, void* handle);
+  static int host_allocate(void* context, size_t bytes, void** pointer, blobrt_error* err);
+  static void host_release(void* context, void* pointer);
+  static int copy_to_device(void* context, const void* host, void* dst, size_t offset, size_t bytes,
+                            blobrt_error* err);
+  static int copy_to_host(void* context, const void* src, size_t offset, void* host, size_t bytes, blobrt_error* err);
+  static int copy_device(void* context, const void* src, size_t src_offset, void* dst, size_t dst_offset,
+                         size_t bytes, blobrt_error* err);
+  static int memset(void* context, void* dst, size_t offset, int32_t value, size_t bytes, blobrt_error* err);
+  BLOBRT_KIT_LEVEL1_FROM_TEMPLATES  // axpy, dot, asum, scal below
+  static int synchronize(void* context, blobrt_error* err);
+  // ABI 1.2: Caffe's gemm, gemv and element-wise family (gemm_gemv.cu, elementwise.cu).
+  static constexpr auto gemm = blobrt_cuda::gemm;
+  static constexpr auto gemv = blobrt_cuda::gemv;
+  static constexpr auto elementwise = blobrt_cuda::elementwise;
+};
+
+int Cuda::device_count(int32_t* count, blobrt_error* err) {
   int n = 0;
   cudaError_t status = cudaGetDeviceCount(&n);
   if (status != cudaSuccess) {
@@ -54,7 +90,7 @@ std::string versions() {
   return text;
 }
 
-int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err) {
+int Cuda::device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err) {
   cudaDeviceProp prop;
   CUDA_CHECK(cudaGetDeviceProperties(&prop, index), "cudaGetDeviceProperties");
   kit::set_text(out->name, "%s", prop.name);
@@ -68,10 +104,12 @@ int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error
   out->has_pinned_host = 1;
   out->host_alias_buffers = 0;
   if (BLOBRT_STRUCT_HAS(blobrt_device_properties, out, view_alignment)) out->view_alignment = 256;  // cudaMalloc's
+  // DLPack's kDLCUDA with the CUDA ordinal; handles are device pointers (offsets are addresses).
+  kit::set_native(out, BLOBRT_NATIVE_CUDA, index, true);
   return BLOBRT_OK;
 }
 
-int open_device(int32_t index, void** context, blobrt_error* err) {
+int Cuda::open_device(int32_t index, void** context, blobrt_error* err) {
   auto* c = new Context;
   c->device = index;
   DeviceScope on_device(index);  // the stream and cuBLAS handle belong to it; the caller's comes back
@@ -99,25 +137,23 @@ int open_device(int32_t index, void** context, blobrt_error* err) {
   return BLOBRT_OK;
 }
 
-void close_device(void* context) {
+void Cuda::close_device(void* context) {
   Context* c = as_context(context);
   DeviceScope on_device(c->device);
   cudaStreamSynchronize(c->stream);
   cublasDestroy(c->blas);
-  // DLPack's kDLCUDA with the CUDA ordinal; handles are device pointers (offsets are addresses).
-  kit::set_native(out, BLOBRT_NATIVE_CUDA, index, true);
   cudaStreamDestroy(c->stream);
   delete c;
 }
 
-int allocate(void* context, size_t bytes, void** handle, blobrt_error* err) {
+int Cuda::allocate(void* context, size_t bytes, void** handle, blobrt_error* err) {
   Context* c = as_context(context);
   ON_DEVICE(c);
   CUDA_CHECK(cudaMalloc(handle, bytes), "cudaMalloc");
   return BLOBRT_OK;
 }
 
-void release(void* context, void* handle) {
+void Cuda::release(void* context, void* handle) {
   Context* c = as_context(context);
   DeviceScope on_device(c->device);
   cudaStreamSynchronize(c->stream);  // nothing queued may still use it
@@ -125,25 +161,26 @@ void release(void* context, void* handle) {
 }
 
 // Handles are device pointers: a view is the pointer at the offset, and owns nothing.
-int view(void*, void* buffer, size_t offset, size_t, void** handle, blobrt_error*) {
+int Cuda::view(void*, void* buffer, size_t offset, size_t, void** handle, blobrt_error*) {
   *handle = static_cast<char*>(buffer) + offset;
   return BLOBRT_OK;
 }
-void release_view(void*, void*) {}
+void Cuda::release_view(void*, void*) {}
 
-int host_allocate(void* context, size_t bytes, void** pointer, blobrt_error* err) {
+int Cuda::host_allocate(void* context, size_t bytes, void** pointer, blobrt_error* err) {
   Context* c = as_context(context);
   ON_DEVICE(c);
   CUDA_CHECK(cudaMallocHost(pointer, bytes), "cudaMallocHost");
   return BLOBRT_OK;
 }
 
-void host_release(void* context, void* pointer) {
+void Cuda::host_release(void* context, void* pointer) {
   DeviceScope on_device(as_context(context)->device);
   cudaFreeHost(pointer);
 }
 
-int copy_to_device(void* context, const void* host, void* dst, size_t offset, size_t bytes, blobrt_error* err) {
+int Cuda::copy_to_device(void* context, const void* host, void* dst, size_t offset, size_t bytes,
+                         blobrt_error* err) {
   Context* c = as_context(context);
   if (bytes == 0) return BLOBRT_OK;
   ON_DEVICE(c);
@@ -153,7 +190,8 @@ int copy_to_device(void* context, const void* host, void* dst, size_t offset, si
   return BLOBRT_OK;
 }
 
-int copy_to_host(void* context, const void* src, size_t offset, void* host, size_t bytes, blobrt_error* err) {
+int Cuda::copy_to_host(void* context, const void* src, size_t offset, void* host, size_t bytes,
+                       blobrt_error* err) {
   Context* c = as_context(context);
   if (bytes == 0) return BLOBRT_OK;
   ON_DEVICE(c);
@@ -162,8 +200,8 @@ int copy_to_host(void* context, const void* src, size_t offset, void* host, size
   return BLOBRT_OK;
 }
 
-int copy_device(void* context, const void* src, size_t src_offset, void* dst, size_t dst_offset, size_t bytes,
-                blobrt_error* err) {
+int Cuda::copy_device(void* context, const void* src, size_t src_offset, void* dst, size_t dst_offset,
+                      size_t bytes, blobrt_error* err) {
   Context* c = as_context(context);
   if (bytes == 0) return BLOBRT_OK;
   ON_DEVICE(c);
@@ -173,7 +211,7 @@ int copy_device(void* context, const void* src, size_t src_offset, void* dst, si
   return BLOBRT_OK;
 }
 
-int memset_(void* context, void* dst, size_t offset, int32_t value, size_t bytes, blobrt_error* err) {
+int Cuda::memset(void* context, void* dst, size_t offset, int32_t value, size_t bytes, blobrt_error* err) {
   Context* c = as_context(context);
   if (bytes == 0) return BLOBRT_OK;
   ON_DEVICE(c);
@@ -246,7 +284,7 @@ int scal(void* context, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* e
   return BLOBRT_OK;
 }
 
-int synchronize(void* context, blobrt_error* err) {
+int Cuda::synchronize(void* context, blobrt_error* err) {
   Context* c = as_context(context);
   ON_DEVICE(c);
   CUDA_CHECK(cudaStreamSynchronize(c->stream), "cudaStreamSynchronize");
@@ -268,21 +306,4 @@ std::string library_version() {
 
 }  // namespace
 
-extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(uint32_t host_abi_major) {
-  if (host_abi_major != BLOBRT_PLUGIN_ABI_MAJOR) return nullptr;
-  static const std::string version = library_version();
-  static const blobrt_plugin_v1 table = [] {
-    blobrt_plugin_v1 t = kit::new_table("cuda", version.c_str());
-    BLOBRT_KIT_SET_REQUIRED(t);
-    t.host_allocate = host_allocate;
-    t.host_release = host_release;
-    // No host_alias: device memory is separate.
-    t.view = view;
-    t.release_view = release_view;
-    t.gemm = blobrt_cuda::gemm;  // ABI 1.2: Caffe's gemm, gemv and element-wise family
-    t.gemv = blobrt_cuda::gemv;
-    t.elementwise = blobrt_cuda::elementwise;
-    return t;
-  }();
-  return &table;
-}
+BLOBRT_PLUGIN_DEFINE(Cuda, "cuda", library_version())

@@ -34,6 +34,42 @@ namespace kit = blobrt::plugin_kit;
 
 using namespace blobrt_opencl;
 
+template <typename T>
+int axpy(void* context, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err);
+template <typename T>
+int scal(void* context, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* err);
+template <typename T>
+int dot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error* err);
+template <typename T>
+int asum(void* context, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err);
+
+// The plugin's entry points, named as the table's fields: kit::table_of sets each one.
+struct OpenCl {
+  static int device_count(int32_t* count, blobrt_error* err);
+  static int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err);
+  static int open_device(int32_t index, void** context, blobrt_error* err);
+  static void close_device(void* context);
+  static int allocate(void* context, size_t bytes, void** handle, blobrt_error* err);
+  static void release(void* context, void* handle);
+  static int host_allocate(void* context, size_t bytes, void** pointer, blobrt_error* err);
+  static void host_release(void* context, void* pointer);
+  static void* host_alias(void* context, const void* handle);
+  static int view(void* context, void* buffer, size_t offset, size_t bytes, void** handle, blobrt_error* err);
+  static void release_view(void* context, void* handle);
+  static int copy_to_device(void* context, const void* host, void* dst, size_t offset, size_t bytes,
+                            blobrt_error* err);
+  static int copy_to_host(void* context, const void* src, size_t offset, void* host, size_t bytes, blobrt_error* err);
+  static int copy_device(void* context, const void* src, size_t src_offset, void* dst, size_t dst_offset,
+                         size_t bytes, blobrt_error* err);
+  static int memset(void* context, void* dst, size_t offset, int32_t value, size_t bytes, blobrt_error* err);
+  BLOBRT_KIT_LEVEL1_FROM_TEMPLATES  // axpy, dot, asum, scal below
+  static int synchronize(void* context, blobrt_error* err);
+  // ABI 1.2: Caffe's gemm, gemv and element-wise family (gemm_gemv.cpp, elementwise.cpp).
+  static constexpr auto gemm = blobrt_opencl::gemm;
+  static constexpr auto gemv = blobrt_opencl::gemv;
+  static constexpr auto elementwise = blobrt_opencl::elementwise;
+};
+
 struct DeviceEntry {
   cl_platform_id platform;
   cl_device_id device;
@@ -88,14 +124,14 @@ const Enumeration& enumeration() {
   return result;
 }
 
-int device_count(int32_t* count, blobrt_error* err) {
+int OpenCl::device_count(int32_t* count, blobrt_error* err) {
   const Enumeration& e = enumeration();
   *count = static_cast<int32_t>(e.devices.size());
   if (e.devices.empty()) blobrt_fail(err, BLOBRT_OK, "%s", e.reason.c_str());
   return BLOBRT_OK;
 }
 
-int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err) {
+int OpenCl::device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err) {
   const Enumeration& e = enumeration();
   if (int status = kit::check_index(err, "OpenCL", index, e.devices.size())) return status;
   const DeviceEntry& entry = e.devices[index];
@@ -118,6 +154,8 @@ int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error
   out->supports_fp64 = device_value<cl_device_fp_config>(d, CL_DEVICE_DOUBLE_FP_CONFIG) != 0;
   out->has_pinned_host = unified ? 0 : 1;
   out->host_alias_buffers = unified ? 1 : 0;
+  // DLPack's kDLOpenCL; a cl_mem is an object, not an address: parts of it are views.
+  kit::set_native(out, BLOBRT_NATIVE_OPENCL, index, false);
   // Sub-buffer origins must be multiples of CL_DEVICE_MEM_BASE_ADDR_ALIGN (in bits).
   if (BLOBRT_STRUCT_HAS(blobrt_device_properties, out, view_alignment)) {
     out->view_alignment = std::max<cl_uint>(device_value<cl_uint>(d, CL_DEVICE_MEM_BASE_ADDR_ALIGN) / 8, 1);
@@ -154,8 +192,6 @@ bool uses_host_memory_in_place(cl_context context, cl_command_queue queue, size_
                clEnqueueReadBuffer(queue, mem, CL_TRUE, bytes / 2 - 1, 1, &seen[0], 0, nullptr, nullptr) == CL_SUCCESS &&
                clEnqueueReadBuffer(queue, mem, CL_TRUE, bytes - 1, 1, &seen[1], 0, nullptr, nullptr) == CL_SUCCESS &&
                seen[0] == pattern && seen[1] == 0x33;
-  // DLPack's kDLOpenCL; a cl_mem is an object, not an address: parts of it are views.
-  kit::set_native(out, BLOBRT_NATIVE_OPENCL, index, false);
     clReleaseMemObject(mem);
   }
   std::free(host);
@@ -184,7 +220,7 @@ int kernel_choice(bool* clblast_only, blobrt_error* err) {
   return BLOBRT_OK;
 }
 
-int open_device(int32_t index, void** context, blobrt_error* err) {
+int OpenCl::open_device(int32_t index, void** context, blobrt_error* err) {
   const Enumeration& e = enumeration();
   if (int status = kit::check_index(err, "OpenCL", index, e.devices.size())) return status;
   bool clblast_only = false;
@@ -220,7 +256,7 @@ int open_device(int32_t index, void** context, blobrt_error* err) {
   return BLOBRT_OK;
 }
 
-void close_device(void* context) {
+void OpenCl::close_device(void* context) {
   Context* c = as_context(context);
   clFinish(c->queue);
   for (auto& [pointer, mem] : c->pinned) {
@@ -240,7 +276,7 @@ void close_device(void* context) {
   delete c;
 }
 
-int allocate(void* context, size_t bytes, void** handle, blobrt_error* err) {
+int OpenCl::allocate(void* context, size_t bytes, void** handle, blobrt_error* err) {
   Context* c = as_context(context);
   if (bytes > c->max_alloc) {
     return blobrt_fail(err, BLOBRT_ERR_OUT_OF_MEMORY,
@@ -266,7 +302,7 @@ int allocate(void* context, size_t bytes, void** handle, blobrt_error* err) {
   return BLOBRT_OK;
 }
 
-void release(void* context, void* handle) {
+void OpenCl::release(void* context, void* handle) {
   Context* c = as_context(context);
   void* host = c->unified ? backing_host_pointer(handle) : nullptr;
   if (host) clFinish(c->queue);  // no queued command may still use the memory we free
@@ -276,7 +312,7 @@ void release(void* context, void* handle) {
 
 // A view is a sub-buffer: on a unified device its CL_MEM_HOST_PTR is the parent's host
 // memory at the offset, so host_alias and the map/unmap transitions work on it unchanged.
-int view(void*, void* buffer, size_t offset, size_t bytes, void** handle, blobrt_error* err) {
+int OpenCl::view(void*, void* buffer, size_t offset, size_t bytes, void** handle, blobrt_error* err) {
   cl_buffer_region region{offset, bytes ? bytes : 1};
   cl_int status = CL_SUCCESS;
   cl_mem sub = clCreateSubBuffer(as_mem(buffer), CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &status);
@@ -284,9 +320,9 @@ int view(void*, void* buffer, size_t offset, size_t bytes, void** handle, blobrt
   *handle = sub;
   return BLOBRT_OK;
 }
-void release_view(void*, void* handle) { clReleaseMemObject(as_mem(handle)); }  // the parent owns the memory
+void OpenCl::release_view(void*, void* handle) { clReleaseMemObject(as_mem(handle)); }  // the parent owns the memory
 
-int host_allocate(void* context, size_t bytes, void** pointer, blobrt_error* err) {
+int OpenCl::host_allocate(void* context, size_t bytes, void** pointer, blobrt_error* err) {
   Context* c = as_context(context);
   cl_int status = CL_SUCCESS;
   cl_mem mem = clCreateBuffer(c->context, CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, bytes ? bytes : 1, nullptr, &status);
@@ -303,7 +339,7 @@ int host_allocate(void* context, size_t bytes, void** pointer, blobrt_error* err
   return BLOBRT_OK;
 }
 
-void host_release(void* context, void* pointer) {
+void OpenCl::host_release(void* context, void* pointer) {
   Context* c = as_context(context);
   cl_mem mem = nullptr;
   {
@@ -318,7 +354,7 @@ void host_release(void* context, void* pointer) {
   clReleaseMemObject(mem);
 }
 
-void* host_alias(void* context, const void* handle) {
+void* OpenCl::host_alias(void* context, const void* handle) {
   return as_context(context)->unified ? backing_host_pointer(handle) : nullptr;
 }
 
@@ -346,7 +382,8 @@ bool is_alias(Context* c, const void* handle, size_t offset, const void* host) {
   return backing && backing + offset == host;
 }
 
-int copy_to_device(void* context, const void* host, void* dst, size_t offset, size_t bytes, blobrt_error* err) {
+int OpenCl::copy_to_device(void* context, const void* host, void* dst, size_t offset, size_t bytes,
+                           blobrt_error* err) {
   Context* c = as_context(context);
   if (bytes == 0) return BLOBRT_OK;
   if (is_alias(c, dst, offset, host)) return sync_alias(c, as_mem(dst), offset, bytes, CL_MAP_WRITE_INVALIDATE_REGION, err);
@@ -360,7 +397,8 @@ int copy_to_device(void* context, const void* host, void* dst, size_t offset, si
   return BLOBRT_OK;
 }
 
-int copy_to_host(void* context, const void* src, size_t offset, void* host, size_t bytes, blobrt_error* err) {
+int OpenCl::copy_to_host(void* context, const void* src, size_t offset, void* host, size_t bytes,
+                         blobrt_error* err) {
   Context* c = as_context(context);
   if (bytes == 0) return BLOBRT_OK;
   if (is_alias(c, src, offset, host)) return sync_alias(c, as_mem(src), offset, bytes, CL_MAP_READ, err);
@@ -374,8 +412,8 @@ int copy_to_host(void* context, const void* src, size_t offset, void* host, size
   return BLOBRT_OK;
 }
 
-int copy_device(void* context, const void* src, size_t src_offset, void* dst, size_t dst_offset, size_t bytes,
-                blobrt_error* err) {
+int OpenCl::copy_device(void* context, const void* src, size_t src_offset, void* dst, size_t dst_offset,
+                        size_t bytes, blobrt_error* err) {
   Context* c = as_context(context);
   if (bytes == 0) return BLOBRT_OK;
   const char* s = in_place(c, src, src_offset);
@@ -391,7 +429,7 @@ int copy_device(void* context, const void* src, size_t src_offset, void* dst, si
   return BLOBRT_OK;
 }
 
-int memset_(void* context, void* dst, size_t offset, int32_t value, size_t bytes, blobrt_error* err) {
+int OpenCl::memset(void* context, void* dst, size_t offset, int32_t value, size_t bytes, blobrt_error* err) {
   Context* c = as_context(context);
   if (bytes == 0) return BLOBRT_OK;
   if (char* d = in_place(c, dst, offset)) {
@@ -585,28 +623,11 @@ int asum(void* context, int64_t n, const void* x, int64_t xo, T* r, blobrt_error
   }, err);
 }
 
-int synchronize(void* context, blobrt_error* err) {
+int OpenCl::synchronize(void* context, blobrt_error* err) {
   CL_CHECK(clFinish(as_context(context)->queue), "clFinish");
   return BLOBRT_OK;
 }
 
 }  // namespace
 
-extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(uint32_t host_abi_major) {
-  if (host_abi_major != BLOBRT_PLUGIN_ABI_MAJOR) return nullptr;
-  static const blobrt_plugin_v1 table = [] {
-    blobrt_plugin_v1 t =
-        kit::new_table("opencl", "CLBlast " BLOBRT_CLBLAST_VERSION " over the OpenCL ICD loader");
-    BLOBRT_KIT_SET_REQUIRED(t);
-    t.host_allocate = host_allocate;
-    t.host_release = host_release;
-    t.host_alias = host_alias;
-    t.view = view;
-    t.release_view = release_view;
-    t.gemm = blobrt_opencl::gemm;  // ABI 1.2: Caffe's gemm, gemv and element-wise family
-    t.gemv = blobrt_opencl::gemv;
-    t.elementwise = blobrt_opencl::elementwise;
-    return t;
-  }();
-  return &table;
-}
+BLOBRT_PLUGIN_DEFINE(OpenCl, "opencl", "CLBlast " BLOBRT_CLBLAST_VERSION " over the OpenCL ICD loader")

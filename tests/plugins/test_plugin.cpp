@@ -111,7 +111,40 @@ char* bytes_of(const void* handle, size_t offset, size_t length, blobrt_error* e
   char* ptr = bytes_of(handle, offset, length, err, &ok_##ptr); \
   if (!ok_##ptr) return BLOBRT_ERR_INVALID_ARGUMENT;
 
-int device_count(int32_t* count, blobrt_error* err) {
+template <typename T>
+int axpy(void*, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err);
+template <typename T>
+int dot(void*, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error* err);
+template <typename T>
+int asum(void*, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err);
+template <typename T>
+int scal(void*, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* err);
+
+// The plugin's entry points, named as the table's fields: kit::table_of sets each one.
+struct Sim {
+  static int device_count(int32_t* count, blobrt_error* err);
+  static int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err);
+  static int open_device(int32_t index, void** context, blobrt_error* err);
+  static void close_device(void*) {}
+  static int allocate(void*, size_t bytes, void** handle, blobrt_error* err);
+  static void release(void*, void* handle);
+  static int copy_to_device(void*, const void* host, void* dst, size_t off, size_t bytes, blobrt_error* err);
+  static int copy_to_host(void*, const void* src, size_t off, void* host, size_t bytes, blobrt_error* err);
+  static int copy_device(void*, const void* src, size_t so, void* dst, size_t dof, size_t bytes, blobrt_error* err);
+  static int memset(void*, void* dst, size_t off, int32_t value, size_t bytes, blobrt_error* err);
+  BLOBRT_KIT_LEVEL1_FROM_TEMPLATES  // axpy, dot, asum, scal below
+  static int synchronize(void*, blobrt_error*) { return BLOBRT_OK; }
+#ifdef TEST_PLUGIN_MATH_UNSUPPORTED
+  static int gemm(void*, int32_t, int32_t, int32_t, int64_t m, int64_t n, int64_t k, double, const void*, int64_t,
+                  const void*, int64_t, double, void*, int64_t, blobrt_error* err);
+  static int gemv(void*, int32_t, int32_t, int64_t, int64_t, double, const void*, int64_t, const void*, int64_t,
+                  double, void*, int64_t, blobrt_error* err);
+  static int elementwise(void*, int32_t, int32_t op, int64_t, double, double, const void*, int64_t, const void*,
+                         int64_t, void*, int64_t, blobrt_error* err);
+#endif
+};
+
+int Sim::device_count(int32_t* count, blobrt_error* err) {
 #ifdef TEST_PLUGIN_NEEDS_GHOST
   (void)blobrt_ghost_function();
 #endif
@@ -148,7 +181,7 @@ int device_count(int32_t* count, blobrt_error* err) {
 #endif
 }
 
-int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err) {
+int Sim::device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err) {
   if (int status = blobrt::plugin_kit::check_index(err, TEST_PLUGIN_NAME, index, 1)) return status;
   blobrt::plugin_kit::set_text(out->name, "simulated discrete device (%s)", TEST_PLUGIN_NAME);
   blobrt::plugin_kit::set_text(out->details, "test plugin; opaque handles, separate memory");
@@ -167,7 +200,7 @@ int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error
   return BLOBRT_OK;
 }
 
-int open_device(int32_t index, void** context, blobrt_error* err) {
+int Sim::open_device(int32_t index, void** context, blobrt_error* err) {
   if (int status = blobrt::plugin_kit::check_index(err, TEST_PLUGIN_NAME, index, 1)) return status;
 #if defined(TEST_PLUGIN_OPEN_CRASH)
   std::raise(SIGSEGV);
@@ -189,9 +222,8 @@ int open_device(int32_t index, void** context, blobrt_error* err) {
   *context = nullptr;
   return BLOBRT_OK;
 }
-void close_device(void*) {}
 
-int allocate(void*, size_t bytes, void** handle, blobrt_error* err) {
+int Sim::allocate(void*, size_t bytes, void** handle, blobrt_error* err) {
   if (bytes > (1ull << 34)) {
     return blobrt_fail(err, BLOBRT_ERR_OUT_OF_MEMORY, "simulated device has no room for %zu bytes", bytes);
   }
@@ -203,29 +235,29 @@ int allocate(void*, size_t bytes, void** handle, blobrt_error* err) {
   *handle = reinterpret_cast<void*>(id);
   return BLOBRT_OK;
 }
-void release(void*, void* handle) {
+void Sim::release(void*, void* handle) {
   Memory& m = memory();
   std::lock_guard<std::mutex> lock(m.mutex);
   m.buffers.erase(reinterpret_cast<std::uintptr_t>(handle));
 }
 
-int copy_to_device(void*, const void* host, void* dst, size_t off, size_t bytes, blobrt_error* err) {
+int Sim::copy_to_device(void*, const void* host, void* dst, size_t off, size_t bytes, blobrt_error* err) {
   RESOLVE(d, dst, off, bytes);
   if (bytes) std::memcpy(d, host, bytes);
   return BLOBRT_OK;
 }
-int copy_to_host(void*, const void* src, size_t off, void* host, size_t bytes, blobrt_error* err) {
+int Sim::copy_to_host(void*, const void* src, size_t off, void* host, size_t bytes, blobrt_error* err) {
   RESOLVE(s, src, off, bytes);
   if (bytes) std::memcpy(host, s, bytes);
   return BLOBRT_OK;
 }
-int copy_device(void*, const void* src, size_t so, void* dst, size_t dof, size_t bytes, blobrt_error* err) {
+int Sim::copy_device(void*, const void* src, size_t so, void* dst, size_t dof, size_t bytes, blobrt_error* err) {
   RESOLVE(s, src, so, bytes);
   RESOLVE(d, dst, dof, bytes);
   if (bytes) std::memmove(d, s, bytes);
   return BLOBRT_OK;
 }
-int memset_(void*, void* dst, size_t off, int32_t value, size_t bytes, blobrt_error* err) {
+int Sim::memset(void*, void* dst, size_t off, int32_t value, size_t bytes, blobrt_error* err) {
   RESOLVE(d, dst, off, bytes);
   if (bytes) std::memset(d, value, bytes);
   return BLOBRT_OK;
@@ -287,20 +319,18 @@ int scal(void*, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* err) {
   return BLOBRT_OK;
 }
 
-int synchronize(void*, blobrt_error*) { return BLOBRT_OK; }
-
 #ifdef TEST_PLUGIN_MATH_UNSUPPORTED
-int gemm(void*, int32_t, int32_t, int32_t, int64_t m, int64_t n, int64_t k, double, const void*, int64_t,
-         const void*, int64_t, double, void*, int64_t, blobrt_error* err) {
+int Sim::gemm(void*, int32_t, int32_t, int32_t, int64_t m, int64_t n, int64_t k, double, const void*, int64_t,
+              const void*, int64_t, double, void*, int64_t, blobrt_error* err) {
   return blobrt_fail(err, BLOBRT_ERR_UNSUPPORTED, "gemm %lldx%lldx%lld not offered here", static_cast<long long>(m),
                      static_cast<long long>(n), static_cast<long long>(k));
 }
-int gemv(void*, int32_t, int32_t, int64_t, int64_t, double, const void*, int64_t, const void*, int64_t, double, void*,
-         int64_t, blobrt_error* err) {
+int Sim::gemv(void*, int32_t, int32_t, int64_t, int64_t, double, const void*, int64_t, const void*, int64_t,
+              double, void*, int64_t, blobrt_error* err) {
   return blobrt_fail(err, BLOBRT_ERR_UNSUPPORTED, "gemv not offered here");
 }
-int elementwise(void*, int32_t, int32_t op, int64_t, double, double, const void*, int64_t, const void*, int64_t,
-                void*, int64_t, blobrt_error* err) {
+int Sim::elementwise(void*, int32_t, int32_t op, int64_t, double, double, const void*, int64_t, const void*, int64_t,
+                     void*, int64_t, blobrt_error* err) {
   return blobrt_fail(err, BLOBRT_ERR_UNSUPPORTED, "element-wise operation %d not offered here", static_cast<int>(op));
 }
 #endif
@@ -310,14 +340,10 @@ int elementwise(void*, int32_t, int32_t op, int64_t, double, double, const void*
 #ifndef TEST_PLUGIN_NO_ENTRY
 extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(uint32_t) {
   static const blobrt_plugin_v1 table = [] {
-    blobrt_plugin_v1 t = blobrt::plugin_kit::new_table(TEST_PLUGIN_NAME, "test plugin 1.0");
+    blobrt_plugin_v1 t = blobrt::plugin_kit::table_of<Sim>(TEST_PLUGIN_NAME, "test plugin 1.0");
     t.abi_major = TEST_PLUGIN_TABLE_ABI;
 #ifdef TEST_PLUGIN_SMALL_TABLE
     t.struct_size = 16;
-#endif
-    BLOBRT_KIT_SET_REQUIRED(t);
-#ifdef TEST_PLUGIN_MATH_UNSUPPORTED
-    BLOBRT_KIT_SET_MATH(t);
 #endif
 #ifdef TEST_PLUGIN_NULL_OP
     t.sdot = nullptr;

@@ -8,19 +8,20 @@
 //    a compile error. BLOBRT_PLUGIN_DEFINE(Impl, name, version) defines the entry point
 //    with it. blobrt/plugin_kit_host.hpp's HostMemoryDevice is such a struct for devices
 //    whose memory is host memory: derive from it and write only what differs.
-//  - new_table() starts a function table with struct_size and the ABI version this kit was
-//    built with; the plugin then sets its entry points by name (never by position, so a
-//    field appended in a later minor version cannot shift them): BLOBRT_KIT_SET_REQUIRED
-//    sets the required ones from functions with the conventional names, both precisions
-//    of the level-1 operations from the templates axpy, dot, asum and scal.
-//  - BLOBRT_KIT_SET_MATH sets the optional ABI 1.2 entries gemm, gemv and elementwise
-//    from functions with those names; a plugin that offers only some sets them by hand
-//    (a NULL entry, or BLOBRT_ERR_UNSUPPORTED for one call, and the core runs that call on
-//    the host through copies). The core checks their arguments first, so an entry never
-//    sees negative sizes or offsets, an unknown precision or transpose, fp64 on a device
-//    without it, m = 0, n = 0, k = 0 or alpha = 0 (gemm/gemv), n = 0 (elementwise) or an
-//    element-wise code this libblobrt does not know. A code the plugin does not know (one
-//    a later minor adds, reaching an older plugin): answer UNSUPPORTED.
+//    A plugin whose entry points are not all defined in the struct declares them there and
+//    defines them below it (`int MyGpu::allocate(...) { ... }`). Level 1 written once for
+//    both precisions, as templates axpy, dot, asum and scal (members or not), becomes the
+//    eight fields with BLOBRT_KIT_LEVEL1_FROM_TEMPLATES in the struct.
+//    The optional entries a plugin does not have stay NULL (for gemm, gemv and elementwise
+//    the core then runs the call on the host through copies, as it does for a call one of
+//    them answers BLOBRT_ERR_UNSUPPORTED). The core checks the math entries' arguments
+//    first, so an entry never sees negative sizes or offsets, an unknown precision or
+//    transpose, fp64 on a device without it, m = 0, n = 0, k = 0 or alpha = 0 (gemm/gemv),
+//    n = 0 (elementwise) or an element-wise code this libblobrt does not know. A code the
+//    plugin does not know (one a later minor adds, reaching an older plugin): answer
+//    UNSUPPORTED.
+//  - new_table() starts a table with struct_size, the ABI version this kit was built with,
+//    the name and the version, all entries NULL: what table_of fills.
 //  - fail_call() turns a library's failed call into a status and the message
 //    "CALL returned NAME (DETAIL)"; a failed allocation becomes BLOBRT_ERR_OUT_OF_MEMORY,
 //    which the core throws as blobrt::OutOfMemoryError.
@@ -57,53 +58,17 @@ inline blobrt_plugin_v1 new_table(const char* name, const char* library_version)
   return table;
 }
 
-// Sets every required entry point from functions with the conventional names in scope:
-// device_count, device_properties, open_device, close_device, allocate, release,
-// copy_to_device, copy_to_host, copy_device, memset_ (so as not to clash with memset),
-// synchronize, and the templates axpy, dot, asum, scal for both precisions. The optional
-// ones (host_allocate, host_release, host_alias) stay NULL until the plugin sets them.
-#define BLOBRT_KIT_SET_REQUIRED(table)             \
-  do {                                             \
-    (table).device_count = device_count;           \
-    (table).device_properties = device_properties; \
-    (table).open_device = open_device;             \
-    (table).close_device = close_device;           \
-    (table).allocate = allocate;                   \
-    (table).release = release;                     \
-    (table).copy_to_device = copy_to_device;       \
-    (table).copy_to_host = copy_to_host;           \
-    (table).copy_device = copy_device;             \
-    (table).memset = memset_;                      \
-    (table).saxpy = axpy<float>;                   \
-    (table).daxpy = axpy<double>;                  \
-    (table).sdot = dot<float>;                     \
-    (table).ddot = dot<double>;                    \
-    (table).sasum = asum<float>;                   \
-    (table).dasum = asum<double>;                  \
-    (table).sscal = scal<float>;                   \
-    (table).dscal = scal<double>;                  \
-    (table).synchronize = synchronize;             \
-// ABI 1.3's device-properties fields: what the device natively is (BLOBRT_NATIVE_*, DLPack's
-// numbering, and its index there) and whether handle + byte offset is a handle. Set only
-// where the caller's struct has them (a libblobrt older than 1.3 passes a shorter one).
-inline void set_native(blobrt_device_properties* out, int32_t native_type, int32_t native_index,
-                       bool addressable_handles) {
-  if (BLOBRT_STRUCT_HAS(blobrt_device_properties, out, native_type)) out->native_type = native_type;
-  if (BLOBRT_STRUCT_HAS(blobrt_device_properties, out, native_index)) out->native_index = native_index;
-  if (BLOBRT_STRUCT_HAS(blobrt_device_properties, out, addressable_handles)) {
-    out->addressable_handles = addressable_handles ? 1 : 0;
-  }
-}
-
-  } while (0)
-
-// Sets the ABI 1.2 math entries from functions named gemm, gemv and elementwise in scope.
-#define BLOBRT_KIT_SET_MATH(table)       \
-  do {                                   \
-    (table).gemm = gemm;                 \
-    (table).gemv = gemv;                 \
-    (table).elementwise = elementwise;   \
-  } while (0)
+// In a struct for table_of: the level-1 fields of both precisions (saxpy ... dscal) from
+// the templates axpy, dot, asum and scal that name lookup finds there.
+#define BLOBRT_KIT_LEVEL1_FROM_TEMPLATES        \
+  static constexpr auto saxpy = axpy<float>;    \
+  static constexpr auto daxpy = axpy<double>;   \
+  static constexpr auto sdot = dot<float>;      \
+  static constexpr auto ddot = dot<double>;     \
+  static constexpr auto sasum = asum<float>;    \
+  static constexpr auto dasum = asum<double>;   \
+  static constexpr auto sscal = scal<float>;    \
+  static constexpr auto dscal = scal<double>;
 
 inline int fail_call(blobrt_error* err, bool out_of_memory, const char* call, const char* status_name,
                      const char* detail) {
@@ -116,6 +81,18 @@ inline int check_index(blobrt_error* err, const char* backend, int32_t index, st
   if (index >= 0 && static_cast<std::size_t>(index) < count) return BLOBRT_OK;
   return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "no %s device %d (found %zu)", backend,
                      static_cast<int>(index), count);
+}
+
+// ABI 1.3's device-properties fields: what the device natively is (BLOBRT_NATIVE_*, DLPack's
+// numbering, and its index there) and whether handle + byte offset is a handle. Set only
+// where the caller's struct has them (a libblobrt older than 1.3 passes a shorter one).
+inline void set_native(blobrt_device_properties* out, int32_t native_type, int32_t native_index,
+                       bool addressable_handles) {
+  if (BLOBRT_STRUCT_HAS(blobrt_device_properties, out, native_type)) out->native_type = native_type;
+  if (BLOBRT_STRUCT_HAS(blobrt_device_properties, out, native_index)) out->native_index = native_index;
+  if (BLOBRT_STRUCT_HAS(blobrt_device_properties, out, addressable_handles)) {
+    out->addressable_handles = addressable_handles ? 1 : 0;
+  }
 }
 
 template <std::size_t N>

@@ -1,5 +1,6 @@
-// The built-in "host" device: plain host memory and the kernels of blobrt_kernels/level1.hpp.
-// Always present, needs nothing outside libblobrt; the default when no plugin is usable.
+// The built-in "host" device: the plugin kit's host-memory device (blobrt/plugin_kit_host.hpp:
+// host memory, blobrt's kernels) as a Device. Always present, needs nothing outside
+// libblobrt; the default when no plugin is usable.
 #ifndef BLOBRT_HOST_DEVICE_HPP
 #define BLOBRT_HOST_DEVICE_HPP
 

@@ -1,5 +1,6 @@
-// Ordinary host memory for the host mirror and the host device: 64-byte aligned so the
-// vectorised kernels and BLAS get full cache lines, failure reported as blobrt::Error.
+// Ordinary host memory for the host mirror and the host device: the plugin kit's
+// (blobrt/plugin_kit_host.hpp, HostMemory), 64-byte aligned so the vectorised kernels and
+// BLAS get full cache lines, on huge pages when large; failure reported as blobrt::Error.
 #ifndef BLOBRT_HOST_MEMORY_HPP
 #define BLOBRT_HOST_MEMORY_HPP
 
