@@ -98,6 +98,12 @@ TEST(CliTest, InfoJson) {
       }
       if (p["name"] == "opencl") {
         EXPECT_EQ(d["native_type"], "opencl") << d.dump();
+      if (p["name"] == "cuda") {  // on a GPU node (the GPU bundle runs this suite there)
+        EXPECT_EQ(d["native_type"], "cuda") << d.dump();
+        EXPECT_EQ(d["dlpack_device"], nlohmann::json::array({2, d["index"].get<int>()})) << d.dump();
+        EXPECT_EQ(d["addressable_handles"], true) << d.dump();
+        EXPECT_EQ(d["memory_model"], "separate") << d.dump();
+      }
         EXPECT_EQ(d["dlpack_device"][0], 4) << d.dump();
         EXPECT_EQ(d["addressable_handles"], false) << d.dump();
         EXPECT_GT(d["view_alignment"].get<int>(), 0) << d.dump();
@@ -281,6 +287,83 @@ TEST(CliTest, AutoSkipsADeviceThatWillNotOpenEvenWhenTheCacheSaidUsable) {
 
 TEST(CliTest, InspectReferenceFile) {
   Outcome r =
+// The selection in `info --json` is the runtime's own record: each plugin passed over has
+// the code of its case, with auto and with a named backend, and the reason text.
+std::string stdout_of(const Outcome& r) { return r.out.substr(0, r.out.size() - r.err.size()); }
+
+const nlohmann::json* skip_of(const nlohmann::json& selection, const std::string& backend) {
+  for (const auto& k : selection["skipped"]) {
+    if (k["backend"] == backend) return &k;
+  }
+  return nullptr;
+}
+
+std::string code_of(const nlohmann::json& selection, const std::string& backend) {
+  const nlohmann::json* k = skip_of(selection, backend);
+  return k ? (*k)["code"].get<std::string>() : "(not skipped)";
+}
+
+TEST(CliTest, SelectionJsonHasAReasonCodeForEverySkip) {
+  testing::PluginDir dir("cli_codes");
+  for (const char* variant : {"zerodevices", "initfails", "openrefuses"}) dir.add(variant);
+  testing::PluginDir cache("cli_codes_home");
+  const std::string env = "XDG_CACHE_HOME=" + cache.str() + " BLOBRT_PLUGIN_PATH=" + dir.str();
+  auto selection = [&](const std::string& more, int rc) {
+    Outcome r = run(env + " " + more, "info --json");
+    EXPECT_EQ(r.rc, rc) << more << ": " << r.out;
+    const nlohmann::json info = nlohmann::json::parse(stdout_of(r), nullptr, false);
+    return info.is_discarded() ? nlohmann::json::object() : info["selection"];
+  };
+
+  // auto: the usable one is chosen, the others skipped for what they are.
+  nlohmann::json s = selection("", 0);
+  EXPECT_EQ(s["requested"], "auto") << s.dump();
+  EXPECT_EQ(s["origin"], "default") << s.dump();
+  EXPECT_EQ(s["chosen"]["device"], "openrefuses:0") << s.dump();
+  EXPECT_EQ(s["chosen"]["reason"], "priority 5") << s.dump();
+  EXPECT_EQ(code_of(s, "zerodevices"), "no_device") << s.dump();
+  EXPECT_EQ(code_of(s, "initfails"), "init_failed") << s.dump();
+  EXPECT_EQ(code_of(s, "host"), "builtin_last") << s.dump();
+  if (const nlohmann::json* k = skip_of(s, "zerodevices")) {
+    EXPECT_TRUE(contains((*k)["reason"].get<std::string>(), "0 devices: cudaGetDeviceCount")) << s.dump();
+    EXPECT_TRUE((*k)["device"].is_null()) << s.dump();
+  }
+  EXPECT_EQ(s["log"][0], "auto chose openrefuses:0 (priority 5)") << s.dump();
+
+  // Usable when probed (the cache remembers it), busy now: open_failed, on its device.
+  s = selection("BLOBRT_TEST_OPEN_REFUSES=1", 0);
+  EXPECT_EQ(s["chosen"]["device"], "host:0") << s.dump();
+  EXPECT_EQ(code_of(s, "openrefuses"), "open_failed") << s.dump();
+  if (const nlohmann::json* k = skip_of(s, "openrefuses")) {
+    EXPECT_EQ((*k)["device"], "openrefuses:0") << s.dump();
+    EXPECT_TRUE(contains((*k)["reason"].get<std::string>(), "usable when probed, but")) << s.dump();
+    EXPECT_TRUE(contains((*k)["reason"].get<std::string>(), "device busy (BLOBRT_TEST_OPEN_REFUSES is set)")) << s.dump();
+  }
+  // Busy when probed too: the plugin itself is not usable.
+  s = selection("BLOBRT_TEST_OPEN_REFUSES=1 BLOBRT_PLUGIN_CACHE=off", 0);
+  EXPECT_EQ(code_of(s, "openrefuses"), "will_not_open") << s.dump();
+
+  // A named backend: the others are not named; one that cannot be used has its own code.
+  s = selection("BLOBRT_BACKEND=openrefuses", 0);
+  EXPECT_EQ(s["requested"], "openrefuses") << s.dump();
+  EXPECT_EQ(s["origin"], "BLOBRT_BACKEND") << s.dump();
+  EXPECT_EQ(s["chosen"]["device"], "openrefuses:0") << s.dump();
+  EXPECT_EQ(s["chosen"]["reason"], "named by BLOBRT_BACKEND") << s.dump();
+  for (const char* other : {"host", "zerodevices", "initfails"}) EXPECT_EQ(code_of(s, other), "not_named") << s.dump();
+  const std::vector<std::pair<std::string, std::string>> failures = {
+      {"zerodevices", "no_device"}, {"initfails:0", "init_failed"}, {"openrefuses:2", "no_such_device"},
+      {"nosuch", "not_found"}};
+  for (const auto& [named, code] : failures) {
+    s = selection("BLOBRT_BACKEND=" + named, 1);
+    EXPECT_TRUE(s["chosen"].is_null()) << named << ": " << s.dump();
+    EXPECT_TRUE(contains(s["error"].is_string() ? s["error"].get<std::string>() : "", "'" + named + "'")) << s.dump();
+    ASSERT_EQ(s["skipped"].size(), 1u) << named << ": " << s.dump();
+    EXPECT_EQ(s["skipped"][0]["backend"], named.substr(0, named.find(':'))) << s.dump();
+    EXPECT_EQ(s["skipped"][0]["code"], code) << named << ": " << s.dump();
+  }
+  EXPECT_EQ(s["skipped"][0]["reason"], "no plugin with that name was found") << s.dump();
+}
+
       run("", "inspect '" + BLOBRT_TEST_PATH(BLOBRT_TEST_DATA_DIR) + "/ref_float_2x3x4x5_diff.binaryproto'");
   EXPECT_EQ(r.rc, 0) << r.out;
   EXPECT_TRUE(contains(r.out, "shape 2 3 4 5 (120), precision float")) << r.out;

@@ -41,12 +41,12 @@ find "$dir" -mindepth 1 -delete
 meson install -C "$build" --strip --no-rebuild --quiet --tags runtime,cuda,tests >/dev/null
 
 # Every shared library the bundle's programs and plugins need, except what any Linux with
-# an NVIDIA driver has (glibc) and what the GPU node must provide itself (CUDA, the driver).
+# an NVIDIA driver has (glibc) and what the GPU node must provide itself (CUDA, NCCL, the driver).
 # libstdc++/libgcc_s go to lib/cxx, used only where the node's own are older (run-on-gpu.sh).
 echo "== bundling runtime libraries"
 mkdir -p "$dir/lib/deps" "$dir/lib/cxx"
 system_lib='^(linux-vdso|ld-linux|libc\.so|libm\.so|libdl\.so|libpthread\.so|librt\.so|libresolv\.so|libutil\.so)'
-gpu_lib='^(libcuda\.so|libcudart\.so|libcublas\.so|libcublasLt\.so|libnvidia-)'
+gpu_lib='^(libcuda\.so|libcudart\.so|libcublas\.so|libcublasLt\.so|libnccl\.so|libnvidia-)'
 mapfile -t elves < <(find "$dir" -type f \( -perm -u+x -o -name '*.so*' \) -exec sh -c \
   'head -c 4 "$1" | grep -q "ELF" && echo "$1"' _ {} \;)
 declare -A wanted=()

@@ -93,6 +93,7 @@ suite_env=(
   BLOBRT_TOOL="$here/bin/blobrt"
   BLOBRT_DEMO="$here/bin/blobrt-caffe-demo"
   BLOBRT_CUDA_PLUGIN="$here/lib/blobrt/plugins.d/libblobrt-cuda.so"
+  BLOBRT_DIST_NCCL="$here/lib/blobrt/libblobrt-dist-nccl.so"  # test_nccl_part
   BLOBRT_THREAD_LIMIT_PROBE="$tests/thread_limit_probe"
   BLOBRT_EXIT_ORDER_PROBE="$tests/exit_order_probe"
 )
