@@ -27,6 +27,7 @@
 #include "blobrt_kernels/huge_pages.hpp"
 #include "blobrt_kernels/parallel.hpp"
 #include "blobrt/environment.hpp"
+#include "atomic_file.hpp"
 
 namespace blobrt {
 namespace {
@@ -110,13 +111,13 @@ mode_t current_umask() {
 
 // Writes through `write(fd)` into a temporary file beside the target, then swaps it in:
 // readers, and a process killed at any point, see the old file or the new one, never a
-// partial one. The target is `filename` with symbolic links followed; only a regular file
-// (or none) is ever replaced, and it keeps its mode and, where permitted, its owner. A
-// hard-linked target gets a new inode: its other names keep the old content
-// (docs/differences-from-caffe.md). The swap is renameat2(RENAME_EXCHANGE) and an unlink
-// of the old file, which avoids ext4's flush inside a rename over an existing file; that
-// flush is what protects against a power loss, so BLOBRT_SYNC_WRITES=1 makes it explicit:
-// fsync of the file, rename(), fsync of the directory (docs/hardening.md).
+// partial one (common/atomic_file.hpp). The target is `filename` with symbolic links
+// followed; only a regular file (or none) is ever replaced, and it keeps its mode and, where
+// permitted, its owner. A hard-linked target gets a new inode: its other names keep the old
+// content (docs/differences-from-caffe.md). The swap is renameat2(RENAME_EXCHANGE) and an
+// unlink of the old file, which avoids ext4's flush inside a rename over an existing file;
+// that flush is what protects against a power loss, so BLOBRT_SYNC_WRITES=1 makes it
+// explicit: fsync of the file, rename(), fsync of the directory (docs/hardening.md).
 template <typename Write>
 void write_atomically(const char* filename, Write write) {
   if (!filename) throw Error("WriteProto: null file name");
@@ -129,56 +130,28 @@ void write_atomically(const char* filename, Write write) {
     detail::fail("cannot write ", shown, ": it is ", file_kind(existing.st_mode),
                  ", not a regular file (nothing was changed)");
   }
-  std::size_t slash = target.rfind('/');
-  std::string directory = slash == std::string::npos ? "." : target.substr(0, slash + 1);
-  std::string base = slash == std::string::npos ? target : target.substr(slash + 1);
-  // A hidden name short enough for any file name the target itself could have.
-  std::string temporary = (slash == std::string::npos ? "" : directory) + "." + base.substr(0, 200) + ".tmp.XXXXXX";
-  int fd = ::mkstemp(temporary.data());
-  if (fd == -1) {
-    int error = errno;
-    detail::fail("cannot write ", shown, ": cannot create a temporary file in directory ", directory, " (",
+  atomic_file::Replacement file(target);
+  if (!file.created()) {
+    int error = file.creation_error();
+    detail::fail("cannot write ", shown, ": cannot create a temporary file in directory ", file.directory(), " (",
                  std::strerror(error), error == EACCES || error == EROFS ? "; the directory must be writable" : "",
                  ")");
   }
-  auto fail_and_remove = [&](const std::string& step, int error) {
-    ::close(fd);
-    ::unlink(temporary.c_str());
+  auto fail = [&](const std::string& step, int error) {
     detail::fail("cannot write ", shown, ": ", step, " failed (", std::strerror(error), ")");
   };
-  // mkstemp creates 0600: give the file the old one's mode and owner, or what open() would.
+  // mkostemp creates 0600: give the file the old one's mode and owner, or what open() would.
   mode_t mode = exists ? (existing.st_mode & 07777) : (0666 & ~current_umask());
-  if (::fchmod(fd, mode) != 0) fail_and_remove("fchmod", errno);
+  if (::fchmod(file.fd(), mode) != 0) fail("fchmod", errno);
   if (exists && (existing.st_uid != ::geteuid() || existing.st_gid != ::getegid()) &&
-      ::fchown(fd, existing.st_uid, existing.st_gid) != 0 && errno != EPERM) {
-    fail_and_remove("fchown", errno);
+      ::fchown(file.fd(), existing.st_uid, existing.st_gid) != 0 && errno != EPERM) {
+    fail("fchown", errno);
   }
   std::string step;
-  int error = write(fd, &step);
-  if (!step.empty()) fail_and_remove(step, error);
+  int error = write(file.fd(), &step);
+  if (!step.empty()) fail(step, error);
   auto sync = environment::get("BLOBRT_SYNC_WRITES");
-  bool durable = sync && *sync == "1";
-  if (durable && ::fsync(fd) != 0) fail_and_remove("fsync", errno);
-  if (::close(fd) != 0) {
-    int saved = errno;
-    ::unlink(temporary.c_str());
-    detail::fail("cannot write ", shown, ": close failed (", std::strerror(saved), ")");
-  }
-  bool swapped = !durable && ::renameat2(AT_FDCWD, temporary.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0;
-  if (swapped) {
-    ::unlink(temporary.c_str());  // now the old content
-  } else if (::rename(temporary.c_str(), target.c_str()) != 0) {  // no target yet, or no RENAME_EXCHANGE
-    int saved = errno;
-    ::unlink(temporary.c_str());
-    detail::fail("cannot write ", shown, ": rename failed (", std::strerror(saved), ")");
-  }
-  if (durable) {
-    int dir = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dir >= 0) {
-      ::fsync(dir);
-      ::close(dir);
-    }
-  }
+  if (atomic_file::Failure failed = file.commit(sync && *sync == "1")) fail(failed.step, failed.error);
 }
 
 // Serialises a message into fd through protobuf's own stream, in 1 MiB blocks: no copy of

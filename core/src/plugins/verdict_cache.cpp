@@ -17,6 +17,7 @@
 #include "blobrt_config.h"
 #include "blobrt/plugin_abi.h"
 #include "blobrt/environment.hpp"
+#include "atomic_file.hpp"
 #include "device_record.hpp"
 #include "log.hpp"
 #include "plugin_text.hpp"
@@ -243,10 +244,10 @@ void VerdictCache::save() const {
     log::info("plugin verdict cache not written: ", why);
     return;
   }
-  std::string temporary = path_ + ".XXXXXX";
-  int fd = ::mkostemp(temporary.data(), O_CLOEXEC);
-  if (fd < 0) {
-    log::debug("plugin verdict cache not written: ", temporary, ": ", std::strerror(errno));
+  atomic_file::Replacement file(path_);  // a reader sees the old file or the new one
+  if (!file.created()) {
+    log::debug("plugin verdict cache not written: no temporary file in ", directory, ": ",
+               std::strerror(file.creation_error()));
     return;
   }
   std::string text = kHeader + '\n';
@@ -254,12 +255,11 @@ void VerdictCache::save() const {
     // Entries of manifests that are gone are dropped: the file stays small.
     if (fingerprint(manifest) != "absent") text += manifest + '\t' + fields + '\n';
   }
-  bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  written = ::close(fd) == 0 && written;
-  // rename() replaces atomically: a concurrent reader sees the old file or the new one.
-  if (!written || ::rename(temporary.c_str(), path_.c_str()) != 0) {
-    log::debug("plugin verdict cache not written: ", path_, ": ", std::strerror(errno));
-    ::unlink(temporary.c_str());
+  if (::write(file.fd(), text.data(), text.size()) != static_cast<ssize_t>(text.size())) {
+    log::debug("plugin verdict cache not written: ", path_, ": write failed (", std::strerror(errno), ")");
+  } else if (atomic_file::Failure failed = file.commit(false)) {
+    log::debug("plugin verdict cache not written: ", path_, ": ", failed.step, " failed (",
+               std::strerror(failed.error), ")");
   }
 }
 
