@@ -65,6 +65,9 @@ for backend in backends:
         check((doc["active"] or "").startswith(backend + ":"), "BLOBRT_BACKEND=%s: active is %s" % (backend, doc["active"]))
         check(doc["selection"]["chosen"] is not None and doc["selection"]["chosen"]["device"] == doc["active"],
               "BLOBRT_BACKEND=%s: selection.chosen is the active device" % backend, json.dumps(doc["selection"]))
+        others = [k for k in doc["selection"]["skipped"] if k["backend"] != backend]
+        check(others and all(k["code"] == "not_named" for k in others),
+              "BLOBRT_BACKEND=%s: every other backend is skipped as not_named" % backend, json.dumps(doc["selection"]))
 
 # A backend that cannot be used: still valid, with the error in the selection.
 rc, out, err = run(["info", "--json"], {"BLOBRT_BACKEND": "nosuch"})
@@ -72,6 +75,8 @@ check(rc == 1, "info --json with BLOBRT_BACKEND=nosuch exits 1", err)
 doc = validate("info --json, BLOBRT_BACKEND=nosuch", info_schema, out)
 if doc:
     check(doc["active"] is None and "nosuch" in (doc["selection"]["error"] or ""), "the error is in selection.error")
+    check([(k["backend"], k["code"]) for k in doc["selection"]["skipped"]] == [("nosuch", "not_found")],
+          "the backend named is skipped with code not_found", json.dumps(doc["selection"]["skipped"]))
 
 # A plugin directory whose path holds 0xff: U+FFFD in strict UTF-8 output.
 with tempfile.TemporaryDirectory() as tmp:

@@ -94,6 +94,64 @@ TEST(RuntimeTest, AutoPicksByAcceleratorThenPriorityAndSaysWhy) {
   EXPECT_TRUE(init_listed);
 }
 
+const SelectionSkip* skip_of(const SelectionReport& report, const std::string& backend) {
+  for (const SelectionSkip& skip : report.skipped) {
+    if (skip.backend == backend) return &skip;
+  }
+  return nullptr;
+}
+
+// The selection in structure: a code for each plugin auto passed over, from the loader's
+// verdict (not from its reason's wording), and the prose rendered from the same record.
+TEST(RuntimeTest, SelectionReportHasTheCodeOfEachSkip) {
+  select_backend("auto");
+  SelectionReport report = selection_report();
+  EXPECT_EQ(report.requested, "auto");
+  EXPECT_EQ(report.origin, "select_backend");
+  EXPECT_EQ(report.chosen, active_backend());
+  EXPECT_TRUE(report.error.empty()) << report.error;
+  const SelectionSkip* zero = skip_of(report, "zerodevices");
+  const SelectionSkip* init = skip_of(report, "initfails");
+  ASSERT_TRUE(zero && init);
+  EXPECT_EQ(zero->code, SkipCode::kNoDevice);
+  EXPECT_STREQ(to_string(zero->code), "no_device");
+  EXPECT_EQ(zero->reason.rfind("0 devices: cudaGetDeviceCount", 0), 0u) << zero->reason;
+  EXPECT_TRUE(zero->device.empty());
+  EXPECT_EQ(init->code, SkipCode::kInitFailed);
+  for (const PluginReport& p : inventory().plugins) {
+    if (p.name == "zerodevices") EXPECT_EQ(p.status, PluginStatus::kNoDevice);
+    if (p.name == "initfails") EXPECT_STREQ(to_string(p.status), "init_failed");
+    if (p.usable) EXPECT_EQ(p.status, PluginStatus::kUsable) << p.name;
+  }
+  if (report.chosen != "host:0") {
+    const SelectionSkip* host = skip_of(report, "host");
+    ASSERT_TRUE(host);
+    EXPECT_EQ(host->code, SkipCode::kBuiltinLast);
+  }
+  const std::vector<std::string> log = selection_log();
+  ASSERT_EQ(log.size(), report.skipped.size() + 1);
+  EXPECT_EQ(log[0].rfind("auto chose " + report.chosen, 0), 0u) << log[0];
+}
+
+TEST(RuntimeTest, NamedSelectionPassesOverTheOthersAndAFailureChangesNothing) {
+  select_backend("simgpu");
+  SelectionReport report = selection_report();
+  EXPECT_EQ(report.requested, "simgpu");
+  EXPECT_EQ(report.chosen, "simgpu:0");
+  EXPECT_EQ(report.why, "named by select_backend");
+  for (const char* other : {"host", "zerodevices", "initfails"}) {
+    const SelectionSkip* skip = skip_of(report, other);
+    ASSERT_TRUE(skip) << other;
+    EXPECT_EQ(skip->code, SkipCode::kNotNamed) << other;
+    EXPECT_EQ(skip->reason, "select_backend named simgpu") << other;
+  }
+  // A failed select_backend keeps the default, and the report of how it was selected.
+  EXPECT_THROW(select_backend("zerodevices"), Error);
+  EXPECT_EQ(selection_report().chosen, "simgpu:0");
+  EXPECT_EQ(default_device()->description().id(), "simgpu:0");
+  select_backend("auto");
+}
+
 TEST(RuntimeTest, SelectingFromCodeAndOpeningWithoutSelecting) {
   select_backend("host");
   EXPECT_EQ(active_backend(), "host:0");

@@ -67,14 +67,9 @@ json host_report() {
 
 json info_report() {
   const Inventory& inv = inventory();
-  std::string active, error;
-  std::vector<std::string> log;
-  try {
-    active = active_backend();
-    log = selection_log();
-  } catch (const Error& e) {
-    error = e.what();
-  }
+  // Never throws: when the default cannot be selected, the error is in the report.
+  const SelectionReport selection = selection_report();
+  const std::string active = selection.error.empty() ? active_backend() : "";
   json search_path = json::array();
   for (const SearchDirectory& d : inv.directories) {
     search_path.push_back({{"path", d.path},
@@ -98,7 +93,7 @@ json info_report() {
           {"search_path", search_path},
           {"plugins", plugins},
           {"active", string_or_null(active)},
-          {"selection", selection_report(log, error)},
+          {"selection", selection_json(selection)},
           {"dist", dist}};
 }
 

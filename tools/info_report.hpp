@@ -9,7 +9,10 @@
 namespace blobrt::tools {
 
 // Bumped when a key is removed or changes meaning; adding keys keeps it.
-constexpr int kInfoSchemaVersion = 2;  // 2: "scale_out" renamed "dist"
+// 2: "scale_out" renamed "dist". 3: the selection's codes are the runtime's
+// (blobrt::SkipCode; "unusable" and "other" are gone), with "requested", "origin" and
+// each skip's "device".
+constexpr int kInfoSchemaVersion = 3;
 
 // {"id", "backend", "index", "name", "details", "type", "memory_bytes", "memory_model",
 //  "supports_fp64", "has_pinned_host"}: the keys of Python's blobrt.devices().

@@ -10,6 +10,8 @@
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <tuple>
+#include <utility>
 
 #include "blobrt/error.hpp"
 #include "backend_spec.hpp"
@@ -21,6 +23,7 @@
 #include "log.hpp"
 #include "manifest.hpp"
 #include "plugin_device.hpp"
+#include "selection.hpp"
 
 namespace blobrt {
 
@@ -59,6 +62,16 @@ using Spec = BackendSpec;
 // The calling thread's own device (DeviceGuard, select_thread_device): an entry of the
 // runtime's devices_, which is never changed or removed. Null: the process default.
 thread_local const std::shared_ptr<Device>* thread_device = nullptr;
+
+// A backend or device that cannot be used: the Error callers see, with the code and the
+// bare reason the selection report keeps.
+class Unavailable : public Error {
+ public:
+  Unavailable(const std::string& message, SelectionSkip skip) : Error(message), skip(std::move(skip)) {}
+  SelectionSkip skip;
+};
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
 // The manifest says the plugin exists to drive accelerators (`accelerator = yes`).
 bool declares_accelerator(const PluginReport& p) {
@@ -115,7 +128,7 @@ class Runtime {
   const std::shared_ptr<Device>* entry_for(const std::string& text, const std::string& origin) {
     std::lock_guard<std::mutex> lock(mutex_);
     Spec spec = parse_backend_spec(text, origin);
-    std::shared_ptr<Device> device = spec.name == "auto" ? choose_auto().first : open_locked(spec, origin).first;
+    std::shared_ptr<Device> device = spec.name == "auto" ? choose_auto().first : open_locked(spec, origin);
     return &devices_.at(device->description().id());
   }
 
@@ -136,13 +149,24 @@ class Runtime {
     std::lock_guard<std::mutex> lock(mutex_);
     Spec spec = parse_backend_spec(text, "device");
     if (spec.name == "auto") return choose_auto().first;
-    return open_locked(spec, "device").first;
+    return open_locked(spec, "device");
   }
 
   std::vector<std::string> log() {
     active();
     std::lock_guard<std::mutex> lock(mutex_);
-    return log_;
+    return selection_lines(selection_);
+  }
+
+  SelectionReport report() {
+    try {
+      active();
+    } catch (const Error&) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      return failed_;
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
+    return selection_;
   }
 
   std::vector<std::string> available() {
@@ -169,29 +193,63 @@ class Runtime {
  private:
   Runtime() : host_(make_host_device()) { devices_[host_->description().id()] = host_; }
 
+  // Selects the process default and records how (selection_report()). A failure leaves the
+  // default as it was; when there is none yet, the failure is what the report shows.
   void select_locked(const std::string& text, const std::string& origin) {
-    Spec spec = parse_backend_spec(text, origin == "select_backend" ? "backend" : "BLOBRT_BACKEND");
-    std::pair<std::shared_ptr<Device>, std::vector<std::string>> chosen;
-    if (spec.name == "auto") {
-      chosen = choose_auto();
-    } else {
-      chosen = open_locked(spec, origin);
+    SelectionReport report;
+    std::shared_ptr<Device> chosen;
+    try {
+      Spec spec = parse_backend_spec(text, origin == "select_backend" ? "backend" : "BLOBRT_BACKEND");
+      if (spec.name == "auto") {
+        std::tie(chosen, report) = choose_auto();
+      } else {
+        chosen = open_locked(spec, origin);
+        report.chosen = chosen->description().id();
+        report.why = "named by " + origin;
+        report.skipped = not_named(spec, origin + " named " + text);
+      }
+    } catch (const Error& e) {
+      if (!active_.load(std::memory_order_relaxed)) {
+        failed_ = SelectionReport{text, origin, "", "", {}, e.what()};
+        if (const auto* unavailable = dynamic_cast<const Unavailable*>(&e)) failed_.skipped.push_back(unavailable->skip);
+      }
+      throw;
     }
-    log_ = chosen.second;
+    report.requested = text;
+    report.origin = origin;
+    selection_ = std::move(report);
     // The active device is one of devices_' entries, which are never changed or removed
     // once made: readers take it with one atomic load, without the lock, race-free.
-    const std::shared_ptr<Device>& entry = devices_.at(chosen.first->description().id());
+    const std::shared_ptr<Device>& entry = devices_.at(chosen->description().id());
     active_.store(&entry, std::memory_order_release);
     log::info("active device ", entry->description().id(), " (", entry->description().name, ")");
+  }
+
+  // A named selection passes over every other backend: the built-in host unless it was
+  // named, and each plugin of another name (one of the same name that the loader refused,
+  // a shadowed one, keeps its own code).
+  std::vector<SelectionSkip> not_named(const Spec& spec, const std::string& reason) {
+    std::vector<SelectionSkip> skipped;
+    if (spec.name != "host") skipped.push_back({"host", "", SkipCode::kNotNamed, reason});
+    for (const PluginReport& p : inventory().plugins) {
+      const std::string name = p.name.empty() ? p.manifest : p.name;
+      if (p.name != spec.name) {
+        skipped.push_back({name, "", SkipCode::kNotNamed, reason});
+      } else if (!p.usable) {
+        skipped.push_back({name, "", skip_code(p.status), p.reason});
+      }
+    }
+    return skipped;
   }
 
   // auto: usable plugins with an accelerator device first, then by manifest priority;
   // the built-in host device when no plugin is usable. A device that a probe found usable
   // but that will not open now (busy, taken by another process since) is skipped for the
   // next, as one the probe had refused would have been. Nothing is skipped silently.
-  std::pair<std::shared_ptr<Device>, std::vector<std::string>> choose_auto() {
+  std::pair<std::shared_ptr<Device>, SelectionReport> choose_auto() {
     const Inventory& inv = inventory();
-    std::vector<std::string> notes;
+    SelectionReport report;
+    report.requested = "auto";
     std::vector<std::string> accelerators_skipped;  // for warn_accelerators_skipped
     auto first_accelerator = [](const PluginReport& p) {
       for (const DeviceDescription& d : p.devices) {
@@ -206,7 +264,7 @@ class Runtime {
         continue;
       }
       const std::string name = p.name.empty() ? p.manifest : p.name;
-      notes.push_back("skipped " + name + ": " + p.reason);
+      report.skipped.push_back({name, "", skip_code(p.status), p.reason});
       log::info("auto: skipped ", name, ": ", p.reason);
       if (log::enabled(LogLevel::kWarn) && declares_accelerator(p)) {
         accelerators_skipped.push_back(name + " (" + p.reason + ")");
@@ -217,41 +275,42 @@ class Runtime {
              std::make_pair(first_accelerator(*b) >= 0, b->priority);
     });
     std::shared_ptr<Device> chosen;
-    std::string verdict;
     for (const PluginReport* p : order) {
       const int accelerator = first_accelerator(*p);
       const int index = accelerator >= 0 ? accelerator : 0;
       const std::string id = p->name + ":" + std::to_string(index);
       if (chosen) {
-        notes.push_back("not chosen " + p->name + ": lower in the auto order (priority " +
-                        std::to_string(p->priority) + ")");
+        report.skipped.push_back({p->name, "", SkipCode::kLowerPriority,
+                                  "lower in the auto order (priority " + std::to_string(p->priority) + ")"});
         continue;
       }
       try {
-        chosen = open_locked(Spec{p->name, index}, "auto").first;
-        verdict = "auto chose " + id + " (priority " + std::to_string(p->priority) +
-                  (accelerator >= 0 ? ", has an accelerator" : "") + ")";
-      } catch (const Error& e) {
-        const std::string what = e.what();
-        const std::string why = what.substr(0, what.find('\n'));
-        notes.push_back("skipped " + id + ": usable when probed, but " + why);
-        log::info("auto: skipped ", id, ": usable when probed, but ", why);
+        chosen = open_locked(Spec{p->name, index}, "auto");
+        report.chosen = id;
+        report.why = "priority " + std::to_string(p->priority) + (accelerator >= 0 ? ", has an accelerator" : "");
+      } catch (const Unavailable& e) {
+        // Its own reason for a device that would not open ("usable when probed, but" for
+        // one that no longer opens; a library that will not load now says so itself).
+        const std::string why = first_line(e.skip.reason);
+        SelectionSkip skip = e.skip;
+        skip.reason = skip.code == SkipCode::kOpenFailed ? "usable when probed, but " + why : why;
+        report.skipped.push_back(skip);
+        log::info("auto: skipped ", id, ": ", skip.reason);
         if (log::enabled(LogLevel::kWarn) && (accelerator >= 0 || declares_accelerator(*p))) {
           accelerators_skipped.push_back(id + " (" + why + ")");
         }
       }
     }
     if (!chosen) {
-      notes.insert(notes.begin(), order.empty() ? "auto chose host:0: no usable plugin found"
-                                                : "auto chose host:0: no plugin device could be opened");
+      report.chosen = host_->description().id();
+      report.why = order.empty() ? "no usable plugin found" : "no plugin device could be opened";
       log::info("auto: no usable plugin, using the built-in host device");
       warn_accelerators_skipped(accelerators_skipped, *host_);
-      return {host_, notes};
+      return {host_, report};
     }
     warn_accelerators_skipped(accelerators_skipped, *chosen);
-    notes.push_back("not chosen host: the built-in device comes last in the auto order");
-    notes.insert(notes.begin(), verdict);
-    return {chosen, notes};
+    report.skipped.push_back({"host", "", SkipCode::kBuiltinLast, "the built-in device comes last in the auto order"});
+    return {chosen, report};
   }
 
   // Once per process, the accelerator plugins auto passed over: ones with a GPU/accelerator
@@ -283,7 +342,7 @@ class Runtime {
                      [](const auto& a, const auto& b) { return a.first->priority > b.first->priority; });
     for (const auto& [p, index] : candidates) {
       try {
-        std::shared_ptr<Device> device = open_locked(Spec{p->name, index}, "host_math_device").first;
+        std::shared_ptr<Device> device = open_locked(Spec{p->name, index}, "host_math_device");
         log::info("host math (caffe_cpu_*) runs on ", device->description().id(), " (",
                   device->description().name, ", priority ", p->priority, ")");
         return device;
@@ -296,13 +355,15 @@ class Runtime {
     return host_;
   }
 
-  std::pair<std::shared_ptr<Device>, std::vector<std::string>> open_locked(const Spec& spec,
-                                                                          const std::string& origin) {
+  // The device `spec` names, opened once and kept; Unavailable (an Error) when it cannot be.
+  std::shared_ptr<Device> open_locked(const Spec& spec, const std::string& origin) {
     int index = spec.index < 0 ? 0 : spec.index;
     std::string id = spec.name + ":" + std::to_string(index);
     auto cached = devices_.find(id);
-    if (cached != devices_.end()) return {cached->second, {"selected " + id + " (" + origin + ")"}};
-    if (spec.name == "host") fail_unavailable(spec, origin, "the built-in host has only device 0");
+    if (cached != devices_.end()) return cached->second;
+    if (spec.name == "host") {
+      fail_unavailable(spec, origin, SkipCode::kNoSuchDevice, "the built-in host has only device 0");
+    }
 
     // The plugin that claimed the name (shadowed ones are never usable) is loaded here, the
     // first time one of its devices is opened: discovery loaded none (loader.hpp).
@@ -311,30 +372,32 @@ class Runtime {
       const PluginReport& p = inv.plugins[i];
       if (p.name != spec.name || !p.usable) continue;
       if (index >= static_cast<int>(p.devices.size())) {
-        fail_unavailable(spec, origin, "it has " + std::to_string(p.devices.size()) +
-                                           " device(s), numbered from 0");
+        fail_unavailable(spec, origin, SkipCode::kNoSuchDevice,
+                         "it has " + std::to_string(p.devices.size()) + " device(s), numbered from 0");
       }
       LoadedPlugin& plugin = discovery_.loaded[i];
-      if (std::string why = load_on_demand(plugin, p); !why.empty()) fail_unavailable(spec, origin, why);
+      if (std::string why = load_on_demand(plugin, p); !why.empty()) {
+        fail_unavailable(spec, origin, SkipCode::kLoadFailed, why);
+      }
       std::shared_ptr<Device> device;
       try {
         device = open_plugin_device(plugin.library, plugin.table, p.devices[index], p.fork_safe);
       } catch (const Error& e) {
-        fail_unavailable(spec, origin, e.what());
+        fail_unavailable(spec, origin, SkipCode::kOpenFailed, e.what());
       }
       devices_[id] = device;
-      return {device, {"selected " + id + " (" + origin + ")"}};
+      return device;
     }
     // Not loaded: say why, from the report if there is one.
     for (const PluginReport& p : inv.plugins) {
       if (p.name == spec.name && !p.usable && !p.reason.empty()) {
-        fail_unavailable(spec, origin, p.reason);
+        fail_unavailable(spec, origin, skip_code(p.status), p.reason);
       }
     }
-    fail_unavailable(spec, origin, "no plugin with that name was found");
+    fail_unavailable(spec, origin, SkipCode::kNotFound, "no plugin with that name was found");
   }
 
-  [[noreturn]] void fail_unavailable(const Spec& spec, const std::string& origin,
+  [[noreturn]] void fail_unavailable(const Spec& spec, const std::string& origin, SkipCode code,
                                      const std::string& why) {
     const Inventory& inv = inventory();
     std::ostringstream s;
@@ -357,7 +420,11 @@ class Runtime {
         s << p.reason;
       }
     }
-    throw Error(s.str());
+    // A device was tried for these; the others are about the backend as a whole.
+    const bool device_tried = code == SkipCode::kNoSuchDevice || code == SkipCode::kLoadFailed ||
+                              code == SkipCode::kOpenFailed;
+    const std::string id = spec.name + ":" + std::to_string(spec.index < 0 ? 0 : spec.index);
+    throw Unavailable(s.str(), SelectionSkip{spec.name, device_tried ? id : "", code, why});
   }
 
   std::once_flag discovered_;
@@ -368,7 +435,8 @@ class Runtime {
   std::once_flag host_math_chosen_;
   std::shared_ptr<Device> host_math_;
   std::map<std::string, std::shared_ptr<Device>> devices_;  // opened once, kept open
-  std::vector<std::string> log_;
+  SelectionReport selection_;  // how the process default was selected
+  SelectionReport failed_;     // the failure, while no default could be selected
   bool accelerators_warned_ = false;  // guarded by mutex_
 };
 
@@ -380,6 +448,7 @@ const std::shared_ptr<Device>& active_device() { return Runtime::get().current()
 const std::shared_ptr<Device>& default_device() { return Runtime::get().active(); }
 std::string active_backend() { return current_device()->description().id(); }
 std::vector<std::string> selection_log() { return Runtime::get().log(); }
+SelectionReport selection_report() { return Runtime::get().report(); }
 void select_backend(const std::string& spec) { Runtime::get().select(spec); }
 
 void select_thread_device(const std::string& spec) {

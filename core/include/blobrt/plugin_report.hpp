@@ -19,6 +19,22 @@ struct SearchDirectory {
   std::string refused;  // why its contents are not trusted ("" when searched)
 };
 
+// A plugin's verdict as a code that does not change with the wording of its reason
+// (to_string gives the spelling of `blobrt info --json`: "usable", "no_device", ...).
+enum class PluginStatus {
+  kUsable,           // loaded (or probed) and every device opened and closed
+  kRefused,          // its manifest or library could have been written by another user
+  kInvalidManifest,  // the manifest cannot be read or parsed, or names a library elsewhere
+  kReservedName,     // named "host", the built-in device's name
+  kShadowed,         // its name is claimed by a manifest earlier in the search path
+  kNotLoadable,      // ABI, file, dependency, dlopen, entry point or table refused
+  kInitFailed,       // device_count or device_properties failed
+  kNoDevice,         // loaded and answered 0 devices (the reason says why)
+  kWillNotOpen,      // a device was listed but would not open
+  kNoAnswer,         // crashed, exited or hung while probed (never loaded into the process)
+};
+const char* to_string(PluginStatus status) noexcept;
+
 // One manifest the loader read, and its verdict.
 struct PluginReport {
   std::string name;              // backend name from the manifest ("" if unreadable)
@@ -29,7 +45,8 @@ struct PluginReport {
   std::vector<std::string> required_libraries;  // the manifest's `requires`: shared libraries it needs
   bool fork_safe = false;        // its devices stay usable in a fork()ed child (manifest)
   std::string library_version;   // from the loaded table, when it got that far
-  bool usable = false;           // loaded and has at least one device
+  bool usable = false;           // loaded and has at least one device (status == kUsable)
+  PluginStatus status = PluginStatus::kNotLoadable;  // the verdict as a code
   std::string reason;            // why it is not usable (empty when usable)
   std::vector<DeviceDescription> devices;
 };

@@ -40,8 +40,49 @@ const std::shared_ptr<Device>& active_device();
 const std::shared_ptr<Device>& default_device();
 // The current device's id, "blis:0" etc.
 std::string active_backend();
-// Why the process default was chosen and why each other one was not (for `blobrt info`).
+// Why the process default was chosen and why each other one was not, as prose: the
+// lines of selection_report() (`BLOBRT_LOG=info` logs the same).
 std::vector<std::string> selection_log();
+
+// Why selection passed over a backend or a device, as a code that does not change with
+// the wording of the reason (to_string: the spelling of `blobrt info --json`).
+enum class SkipCode {
+  // The plugin is not usable; the same codes as its PluginStatus.
+  kRefused, kInvalidManifest, kReservedName, kShadowed, kNotLoadable, kInitFailed, kNoDevice,
+  kWillNotOpen, kNoAnswer,
+  kLoadFailed,     // usable when probed, but its library would not load (or initialise) now
+  kOpenFailed,     // usable when probed, but the device would not open now
+  kNoSuchDevice,   // the index named is not one of the backend's devices
+  kNotFound,       // no plugin with the name named was found
+  kLowerPriority,  // usable, but auto ranked it below the one chosen
+  kBuiltinLast,    // the built-in host device, which auto takes only when no plugin device opens
+  kNotNamed,       // a backend was named (BLOBRT_BACKEND=NAME, select_backend): not this one
+};
+const char* to_string(SkipCode code) noexcept;
+
+// One backend (or one of its devices) the selection did not take, and why.
+struct SelectionSkip {
+  std::string backend;  // plugin name, "host", or the manifest's path when it has no name
+  std::string device;   // "NAME:INDEX" when a device was tried, else ""
+  SkipCode code = SkipCode::kNotFound;
+  std::string reason;   // the reason in words
+};
+
+// How the process default was selected.
+struct SelectionReport {
+  std::string requested;  // "auto", "host", "NAME" or "NAME:INDEX", as given
+  std::string origin;     // "select_backend", "BLOBRT_BACKEND" or "default" (nothing asked: auto)
+  std::string chosen;     // the device's id; "" when selection failed
+  std::string why;        // why it was chosen ("priority 200, has an accelerator", ...)
+  std::vector<SelectionSkip> skipped;  // in the order selection considered them
+  std::string error;      // the error selection threw, when it failed ("" otherwise)
+};
+
+// The selection of the process default, in structure (`blobrt info --json`, blobrt.info()).
+// Selects the default first if nothing has, as current_device() does. Never throws: when
+// the default cannot be selected, `error` says why and `skipped` has the backend named with
+// its code. After a select_backend() that failed, the default (and this report) is unchanged.
+SelectionReport selection_report();
 
 // Sets the process default to "auto", "host", "NAME" or "NAME:INDEX", and makes the
 // calling thread follow it (its own selection, if any, is dropped). Throws blobrt::Error

@@ -29,9 +29,23 @@ Manifest read_manifest(const fs::path& path, PluginReport& report) {
   return manifest;
 }
 
+// A probe's status as the report's code (the probe's kNoAnswer is the plugin's).
+PluginStatus plugin_status(ProbeStatus status) {
+  switch (status) {
+    case ProbeStatus::kUsable: return PluginStatus::kUsable;
+    case ProbeStatus::kNoDevice: return PluginStatus::kNoDevice;
+    case ProbeStatus::kWillNotOpen: return PluginStatus::kWillNotOpen;
+    case ProbeStatus::kNotLoadable: return PluginStatus::kNotLoadable;
+    case ProbeStatus::kInitFailed: return PluginStatus::kInitFailed;
+    case ProbeStatus::kNoAnswer: return PluginStatus::kNoAnswer;
+  }
+  return PluginStatus::kNotLoadable;
+}
+
 // A verdict from the cache or the scanner, as the report shows it.
 void apply(const ProbeVerdict& verdict, const std::string& remembered_from, PluginReport& report) {
   report.usable = verdict.usable();
+  report.status = plugin_status(verdict.status);
   report.library_version = verdict.library_version;
   report.devices = verdict.devices;
   for (DeviceDescription& device : report.devices) device.backend = report.name;
@@ -49,6 +63,7 @@ void probe_here(PluginReport& report, InProcessProbe& probe) {
   probe.status = load_library(report, probe.loaded);
   if (probe.status == ProbeStatus::kUsable) probe.status = probe_devices(probe.loaded, report);
   report.usable = probe.status == ProbeStatus::kUsable;
+  report.status = plugin_status(probe.status);
 }
 
 }  // namespace
@@ -60,6 +75,7 @@ InProcessProbe probe_in_process(const std::string& manifest_path) {
     probe.loaded.manifest = read_manifest(manifest_path, probe.report);
   } catch (const std::exception& e) {
     probe.report.reason = "invalid manifest: " + std::string(e.what());
+    probe.report.status = PluginStatus::kInvalidManifest;
     return probe;
   }
   probe_here(probe.report, probe);
@@ -80,9 +96,11 @@ void admit(PluginReport& report, LoadedPlugin& loaded, std::map<std::string, std
   }
   if (!unsafe.empty()) {
     report.reason = insecure_refusal(unsafe);
+    report.status = PluginStatus::kRefused;
     return;
   }
   if (claimed.count(manifest.name)) {
+    report.status = manifest.name == "host" ? PluginStatus::kReservedName : PluginStatus::kShadowed;
     report.reason = manifest.name == "host"
                         ? std::string("the name 'host' is reserved for the built-in device")
                         : "shadowed by " + claimed[manifest.name] + " (earlier in the search path)";
@@ -137,6 +155,7 @@ Discovery discover_plugins() {
         admit(report, loaded, claimed, verdicts);
       } catch (const std::exception& e) {
         report.reason = "invalid manifest: " + std::string(e.what());
+        report.status = PluginStatus::kInvalidManifest;
       }
       log::debug("plugin ", report.manifest, ": ",
                  report.usable ? "usable, " + std::to_string(report.devices.size()) + " device(s)"
