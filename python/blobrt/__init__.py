@@ -12,9 +12,8 @@ Errors are blobrt.Error; its subclasses are also TypeError (InvalidTypeError), V
 from __future__ import annotations
 
 import json as _json
+import os as _os
 from typing import Any
-
-import numpy as _np
 
 from ._blobrt import (  # noqa: F401  (re-exported)
     Blob,
@@ -61,16 +60,12 @@ def devices() -> list[dict[str, Any]]:
     return [d for p in info()["plugins"] if p["usable"] for d in p["devices"]]
 
 
-def inspect(path, format=None) -> dict:
-    """Shape, dtype, count and summary statistics of a BlobProto file, read as load() reads
-    it: binary or text decided from the file itself unless format is 'binary' or 'text'."""
-    r = _blobrt._inspect(str(path), format)
-    blob = r.pop("blob")
-    for side in ("data",) + (("diff",) if r["has_diff"] else ()):
-        values = getattr(blob, side)
-        if values.size:
-            r[side] = {"min": float(values.min()), "max": float(values.max()), "mean": float(values.mean()),
-                       "asum": float(_np.abs(values).sum())}
-        else:
-            r[side] = None
-    return r
+def inspect(path: str | _os.PathLike[str], format: str | None = None) -> dict[str, Any]:
+    """What `blobrt inspect --json PATH` reports, as Python data, from the same computation
+    (keys in docs/blobrt-inspect.schema.json): schema_version, file, shape (a list), count,
+    dtype, legacy_4d, has_diff, and data and diff statistics (min, max, mean, asum, sumsq
+    over the finite values, and non_finite; diff None without one). The file is read as
+    load() reads it: binary or text decided from the file itself unless format is 'binary'
+    or 'text'."""
+    parsed: dict[str, Any] = _json.loads(_blobrt._inspect_json(_os.fsdecode(path), format))
+    return parsed

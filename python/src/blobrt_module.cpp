@@ -29,6 +29,7 @@
 
 #include "blob_lock.hpp"
 #include "info_report.hpp"
+#include "inspect_report.hpp"
 #include "blobrt/blob.hpp"
 #include "blobrt/io.hpp"
 #include "blobrt/runtime.hpp"
@@ -640,27 +641,15 @@ NB_MODULE(_blobrt, m) {
         nb::sig("def load(path: str | os.PathLike[str], format: str | None = None) -> Blob"),
         "A Blob from a Caffe BlobProto file (double_data gives float64). format None decides binary or text "
         "from the file itself (docs/python.md); 'binary' or 'text' reads it as that format only.");
-  m.def("_inspect", [](const std::string& path, const std::optional<std::string>& format) {
-    BlobProto proto;
-    {
-      nb::gil_scoped_release release;
-      proto = read_proto(path, format);
-    }
-    nb::dict out;
-    const bool is_double = proto.double_data_size() > 0 || proto.double_diff_size() > 0;
-    PyBlob b = blob_from_proto(proto);
-    b.visit([&](auto& blob) {
-      nb::list shape;
-      for (int d : blob.shape()) shape.append(d);
-      out["shape"] = nb::tuple(shape);
-      out["count"] = blob.count();
-    });
-    out["dtype"] = is_double ? "float64" : "float32";
-    out["has_diff"] = proto.diff_size() > 0 || proto.double_diff_size() > 0;
-    out["legacy_4d"] = proto.has_num() || proto.has_channels() || proto.has_height() || proto.has_width();
-    out["blob"] = nb::cast(std::move(b));
-    return out;
-  }, "path"_a, "format"_a = nb::none());
+  // One computation for `blobrt inspect --json` and blobrt.inspect() (tools/inspect_report.hpp;
+  // docs/blobrt-inspect.schema.json): the same keys and numbers in both.
+  m.def("_inspect_json",
+        [](const std::string& path, const std::optional<std::string>& format) {
+          nb::gil_scoped_release release;  // a file, or a pipe that may wait for its writer
+          return tools::dump_json(tools::inspect_report(path, read_proto(path, format)), -1);
+        },
+        "path"_a, "format"_a = nb::none(),
+        "What `blobrt inspect --json PATH` prints, as JSON text (blobrt.inspect() parses it).");
 
   m.def("select_backend", &select_backend, "spec"_a,
         "Selects 'auto', 'host', 'NAME' or 'NAME:INDEX' (as BLOBRT_BACKEND); raises blobrt.Error listing what "

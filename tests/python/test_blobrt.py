@@ -205,7 +205,7 @@ def test_double_blobs_round_trip_as_double_data(device: str, tmp_path: Path) -> 
 
 def test_inspect(device: str) -> None:
     r = blobrt.inspect(REF + ".binaryproto")
-    assert r["shape"] == (2, 3, 4, 5) and r["dtype"] == "float32" and r["has_diff"]
+    assert r["shape"] == [2, 3, 4, 5] and r["dtype"] == "float32" and r["has_diff"]
     assert r["data"]["asum"] == 2835 and r["diff"]["max"] == 30.0
 
 

@@ -91,7 +91,7 @@ def test_text_that_also_parses_as_binary_loads_as_text(device: str, tmp_path: Pa
     path.write_text(text)
     b = blobrt.load(str(path))
     assert b.shape == (4, 2, 1, 1) and b.data[1, 0, 0, 0] == 1e-3 and b.data[3, 1, 0, 0] == 3.25
-    assert blobrt.inspect(str(path))["shape"] == (4, 2, 1, 1)
+    assert blobrt.inspect(str(path))["shape"] == [4, 2, 1, 1]
     assert blobrt.load(str(path), format="binary").count == 0   # forced: that format only
 
 
