@@ -247,7 +247,7 @@ TEST(LoaderTest, ManifestsThatAreNotSmallRegularFilesAreSkipped) {
   Discovery d = discover_in(dir.str());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   ASSERT_EQ(d.inventory.plugins.size(), 3u);
-  EXPECT_REASON(d.inventory.plugins[0], "not a regular file (a device)");
+  EXPECT_REASON(d.inventory.plugins[0], "not a regular file (a character device)");
   EXPECT_REASON(d.inventory.plugins[1], "not a regular file (a FIFO)");
   EXPECT_REASON(d.inventory.plugins[2], "more than the 65536 a manifest may have");
 }

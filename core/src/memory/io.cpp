@@ -28,6 +28,7 @@
 #include "blobrt_kernels/parallel.hpp"
 #include "blobrt/environment.hpp"
 #include "atomic_file.hpp"
+#include "file_kind.hpp"
 
 namespace blobrt {
 namespace {
@@ -64,15 +65,6 @@ int open_for_reading(const char* filename) {
     detail::fail("cannot read ", filename, ": it is a directory");
   }
   return fd;
-}
-
-const char* file_kind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  return "not a regular file";
 }
 
 // The path a write really replaces: symbolic links are followed (up to 40, as the kernel

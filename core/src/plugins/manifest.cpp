@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "blobrt/error.hpp"
+#include "file_kind.hpp"
 
 namespace blobrt {
 namespace {
@@ -143,10 +144,7 @@ std::string read_manifest_file(const std::string& path) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) throw Error("cannot read: " + std::string(std::strerror(errno)));
   if (!S_ISREG(st.st_mode)) {
-    throw Error(S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)"
-                : S_ISDIR(st.st_mode) ? "not a regular file (a directory)"
-                : (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) ? "not a regular file (a device)"
-                                                                : "not a regular file");
+    throw Error(std::string("not a regular file (") + file_kind(st.st_mode) + ")");
   }
   if (static_cast<std::uint64_t>(st.st_size) > kMaxManifestBytes) {
     throw Error("manifest is " + std::to_string(st.st_size) + " bytes, more than the " +
