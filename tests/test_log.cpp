@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <mutex>
@@ -41,6 +42,16 @@ TEST(LogChild, Emits) {
   log_message(LogLevel::kDebug, "child debug ", 4);
 }
 
+// The same child with a handler: each message on stdout as "handled LEVEL: MESSAGE".
+TEST(LogChild, Handled) {
+  if (!std::getenv("BLOBRT_TEST_LOG_CHILD")) GTEST_SKIP() << "run by the tests below";
+  set_log_handler([](LogLevel level, const std::string& message) {
+    std::printf("handled %s: %s\n", to_string(level), message.c_str());
+  });
+  select_backend("auto");
+  set_log_handler(nullptr);
+}
+
 std::string self() {
   char path[PATH_MAX] = {};
   ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
@@ -49,11 +60,11 @@ std::string self() {
 
 // Runs the child with `env` (assignments, or -u NAME) in front; stdout and stderr together.
 // BLOBRT_LOG is unset unless `env` sets it; plugins come only from `plugins` ("" for none).
-std::string child(const std::string& env, const std::string& plugins = "") {
+std::string child(const std::string& env, const std::string& plugins = "", const std::string& test = "Emits") {
   testing::CommandResult r = testing::run_command(
       "env -u BLOBRT_LOG -u BLOBRT_LOG_FILE -u OMPI_COMM_WORLD_RANK -u PMI_RANK -u SLURM_PROCID "
       "BLOBRT_TEST_LOG_CHILD=1 BLOBRT_PLUGIN_SYSTEM_PATH= BLOBRT_PLUGIN_PATH='" + plugins + "' " + env + " '" +
-      self() + "' --gtest_filter=LogChild.Emits 2>&1");
+      self() + "' --gtest_filter=LogChild." + test + " 2>&1");
   EXPECT_TRUE(r.exited_zero) << r.output;
   return r.output;
 }
@@ -270,6 +281,41 @@ TEST(LogAutoSkip, SilentOnACpuOnlyNode) {
   EXPECT_EQ(count(out, "auto skipped"), 0) << out;
   EXPECT_EQ(count(out, "[warn]: child warn 2"), 1) << out;
   EXPECT_EQ(count(child(""), "auto skipped"), 0);  // and with no plugin at all
+}
+
+// A bad BLOBRT_NUM_THREADS or OMP_NUM_THREADS (team_size.hpp) is a warning of the log, once
+// per process however many teams read it: prefixed, silenced below warn, in
+// BLOBRT_LOG_FILE, and through the handler.
+TEST(LogTeamSize, BadThreadCountIsAWarning) {
+  const std::string said = "BLOBRT_NUM_THREADS='many' is not a thread count from 1 to 64; ignored";
+  std::string out = child("BLOBRT_NUM_THREADS=many");
+  const std::regex line("^blobrt \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z \\S+ pid \\d+ \\[warn\\]: " +
+                        std::regex_replace(said, std::regex("[.'()]"), "\\$&") + "$");
+  std::istringstream lines(out);
+  int matched = 0;
+  for (std::string l; std::getline(lines, l);) matched += std::regex_match(l, line);
+  EXPECT_EQ(matched, 1) << out;
+  EXPECT_EQ(count(out, "BLOBRT_NUM_THREADS"), 1) << out;
+  EXPECT_EQ(count(child("OMP_NUM_THREADS=0"), "[warn]: OMP_NUM_THREADS='0' is not a thread count from 1 to 64"), 1);
+  std::string quiet = child("BLOBRT_NUM_THREADS=many BLOBRT_LOG=error");
+  EXPECT_EQ(count(quiet, "BLOBRT_NUM_THREADS"), 0) << quiet;
+  EXPECT_EQ(count(child("BLOBRT_NUM_THREADS=4"), "BLOBRT_NUM_THREADS"), 0);
+  std::string handled = child("BLOBRT_NUM_THREADS=many", "", "Handled");
+  EXPECT_EQ(count(handled, "handled warn: " + said + "\n"), 1) << handled;
+  EXPECT_EQ(count(handled, "blobrt 20"), 0) << handled;  // no prefix, nothing on stderr
+}
+
+TEST(LogTeamSize, BadThreadCountGoesToTheLogFile) {
+  const std::string path = ::testing::TempDir() + "/blobrt_team_log_" + std::to_string(::getpid()) + ".log";
+  std::remove(path.c_str());
+  std::string out = child("BLOBRT_NUM_THREADS=0 BLOBRT_LOG_FILE=" + path);
+  EXPECT_EQ(count(out, "BLOBRT_NUM_THREADS"), 0) << out;
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(count(text.str(), "[warn]: BLOBRT_NUM_THREADS='0' is not a thread count from 1 to 64; ignored\n"), 1)
+      << text.str();
+  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -6,14 +6,16 @@
 //   3. the CPUs this process may run on (sched_getaffinity: taskset, cgroups' cpusets,
 //      an MPI launcher's binding) divided by the ranks sharing this node, so that several
 //      MPI ranks on a node do not each start a thread per core and wait on each other.
-// A value that is not a number in range is reported on stderr and ignored.
+// A value that is not a number in range is ignored, and said to the caller's `warn`:
+// libblobrt passes its log when it makes its host device (once per process: every team,
+// the plugins' too, reads the same variables); a plugin, which cannot log through
+// libblobrt, passes none. The header writes nothing itself.
 #ifndef BLOBRT_KERNELS_TEAM_SIZE_HPP
 #define BLOBRT_KERNELS_TEAM_SIZE_HPP
 
 #include <sched.h>
 
 #include <cerrno>
-#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <string>
@@ -23,6 +25,10 @@
 namespace blobrt_kernels {
 
 constexpr int kMaxThreads = 64;  // ThreadTeam deals a job into at most 64 ranges
+
+// Receives one message per variable that is set but not a thread count (no prefix: the
+// receiver's log adds its own).
+using TeamSizeWarning = void (*)(const std::string& message);
 
 namespace team_size_detail {
 
@@ -37,13 +43,15 @@ inline std::optional<long> parse_count(const std::string& text, long low, long h
   return value;
 }
 
-// A thread count from a variable; a set but bad value is reported (once per shared
-// object: this runs once) and ignored.
-inline std::optional<int> count_from(const char* name, const std::optional<std::string>& value) {
+// A thread count from a variable; a set but bad value is said to `warn` and ignored.
+inline std::optional<int> count_from(const char* name, const std::optional<std::string>& value,
+                                     TeamSizeWarning warn) {
   if (!value) return std::nullopt;
   if (auto n = parse_count(*value, 1, kMaxThreads)) return static_cast<int>(*n);
-  std::fprintf(stderr, "blobrt[warning]: %s='%s' is not a thread count from 1 to %d; ignored\n", name,
-               value->c_str(), kMaxThreads);
+  if (warn) {
+    warn(std::string(name) + "='" + *value + "' is not a thread count from 1 to " + std::to_string(kMaxThreads) +
+         "; ignored");
+  }
   return std::nullopt;
 }
 
@@ -113,13 +121,13 @@ inline long local_ranks() {
 // The team size for this process, at least 1 and at most kMaxThreads. When each rank is
 // already bound to cores of its own, the division by the ranks per node may leave cores
 // idle; BLOBRT_NUM_THREADS says otherwise.
-inline int configured_team_size() {
+inline int configured_team_size(TeamSizeWarning warn = nullptr) {
   namespace d = team_size_detail;
   namespace env = blobrt::environment;
-  if (auto n = d::count_from("BLOBRT_NUM_THREADS", env::get("BLOBRT_NUM_THREADS"))) return *n;
+  if (auto n = d::count_from("BLOBRT_NUM_THREADS", env::get("BLOBRT_NUM_THREADS"), warn)) return *n;
   if (auto omp = env::get("OMP_NUM_THREADS")) {
     // A list ("4,2") gives the count of each nesting level; the first is the outer one.
-    if (auto n = d::count_from("OMP_NUM_THREADS", omp->substr(0, omp->find(',')))) return *n;
+    if (auto n = d::count_from("OMP_NUM_THREADS", omp->substr(0, omp->find(',')), warn)) return *n;
   }
   long threads = d::affinity_cpus() / d::local_ranks();
   return static_cast<int>(threads < 1 ? 1 : threads > kMaxThreads ? kMaxThreads : threads);

@@ -5,7 +5,9 @@
 
 #include "blobrt/error.hpp"
 #include "blobrt/plugin_kit_host.hpp"
+#include "blobrt_kernels/team_size.hpp"
 #include "host_memory.hpp"
+#include "log.hpp"
 #include "math_checks.hpp"
 
 namespace blobrt {
@@ -34,6 +36,9 @@ class HostDevice final : public Device {
     description_.addressable_handles = true;
     description_.view_alignment = 64;
     description_.supports_fp64 = true;
+    // libblobrt's word on BLOBRT_NUM_THREADS/OMP_NUM_THREADS, once per process: the host's
+    // team and the plugins' read them alike, and no plugin can log (team_size.hpp).
+    blobrt_kernels::configured_team_size([](const std::string& message) { log::warn(message); });
   }
 
   const DeviceDescription& description() const noexcept override { return description_; }
