@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -76,64 +77,82 @@ bool make_pipe(int fds[2]) {
   return fds[0] >= 0 && fds[1] >= 0;
 }
 
-// Starts the scanner and reads both pipes until they close, then waits for it, all under
-// one deadline; past it the child is killed. nullopt if it could not be started.
-std::optional<ScannerRun> run_scanner(const std::string& scanner, const std::string& manifest, int limit) {
-  int answer_pipe[2] = {-1, -1};
-  int output_pipe[2] = {-1, -1};
-  if (!make_pipe(answer_pipe) || !make_pipe(output_pipe)) {
-    for (int fd : {answer_pipe[0], answer_pipe[1], output_pipe[0], output_pipe[1]}) {
-      if (fd >= 0) ::close(fd);
-    }
-    return std::nullopt;
+using Clock = std::chrono::steady_clock;
+
+long long ms_until(Clock::time_point when) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(when - Clock::now()).count();
+}
+
+void close_all(std::initializer_list<int> fds) {
+  for (int fd : fds) {
+    if (fd >= 0) ::close(fd);
   }
+}
+
+// The environment the scanner gets: this process's own, or in a setuid/setgid process the
+// scrubbed one, whatever this process's own still holds (the plugin runs in the scanner).
+class ScannerEnvironment {
+ public:
+  ScannerEnvironment() {
+    if (!environment::ignored()) return;
+    entries_ = environment::scrubbed(environ);
+    for (std::string& entry : entries_) pointers_.push_back(entry.data());
+    pointers_.push_back(nullptr);
+  }
+  char** envp() { return pointers_.empty() ? environ : pointers_.data(); }
+
+ private:
+  std::vector<std::string> entries_;
+  std::vector<char*> pointers_;
+};
+
+// Starts `scanner --answer-fd 3 MANIFEST` with stdin on /dev/null, stdout and stderr on
+// output_fd and kAnswerFd on answer_fd. The child's pid, or -1 (logged) if it did not start.
+pid_t spawn_scanner(const std::string& scanner, const std::string& manifest, int answer_fd, int output_fd) {
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, output_pipe[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, output_pipe[1], STDERR_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, answer_pipe[1], kAnswerFd);
-  std::string program = scanner;
-  std::string flag = "--answer-fd";
-  std::string fd = std::to_string(kAnswerFd);
-  std::string path = manifest;
+  posix_spawn_file_actions_adddup2(&actions, output_fd, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, output_fd, STDERR_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, answer_fd, kAnswerFd);
+  std::string program = scanner, flag = "--answer-fd", fd = std::to_string(kAnswerFd), path = manifest;
   char* argv[] = {program.data(), flag.data(), fd.data(), path.data(), nullptr};
-  // In a setuid/setgid process the scanner (and the plugin it loads) gets the scrubbed
-  // environment, whatever this process's own still holds.
-  std::vector<std::string> scrubbed;
-  std::vector<char*> scrubbed_pointers;
-  char** envp = environ;
-  if (environment::ignored()) {
-    scrubbed = environment::scrubbed(environ);
-    for (std::string& entry : scrubbed) scrubbed_pointers.push_back(entry.data());
-    scrubbed_pointers.push_back(nullptr);
-    envp = scrubbed_pointers.data();
-  }
+  ScannerEnvironment environment;
   pid_t child = -1;
-  int spawned = ::posix_spawn(&child, scanner.c_str(), &actions, nullptr, argv, envp);
+  int spawned = ::posix_spawn(&child, scanner.c_str(), &actions, nullptr, argv, environment.envp());
   posix_spawn_file_actions_destroy(&actions);
-  ::close(answer_pipe[1]);
-  ::close(output_pipe[1]);
-  if (spawned != 0) {
-    ::close(answer_pipe[0]);
-    ::close(output_pipe[0]);
-    log::debug("cannot start ", scanner, " (", std::strerror(spawned), ")");
-    return std::nullopt;
-  }
+  if (spawned == 0) return child;
+  log::debug("cannot start ", scanner, " (", std::strerror(spawned), ")");
+  return -1;
+}
 
-  ScannerRun run;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limit);
-  auto ms_until = [](std::chrono::steady_clock::time_point when) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(when - std::chrono::steady_clock::now()).count();
-  };
-  pollfd fds[2] = {{answer_pipe[0], POLLIN, 0}, {output_pipe[0], POLLIN, 0}};
+// One read from a ready pipe into `sink`; false (and the pipe closed, its fd -1, which
+// poll ignores) at its end.
+bool read_into(pollfd& pipe, std::string& sink) {
+  char buffer[4096];
+  ssize_t n = ::read(pipe.fd, buffer, sizeof buffer);
+  if (n < 0 && errno == EINTR) return true;
+  if (n <= 0) {
+    ::close(pipe.fd);
+    pipe.fd = -1;
+    return false;
+  }
+  sink.append(buffer, static_cast<std::size_t>(n));
+  return true;
+}
+
+// Reads the answer and the output pipes until both close or the deadline passes (then
+// run.timed_out if the answer pipe was still open), keeping at most 64 KiB of answer and
+// the last kOutputTail bytes of output; closes them. Once the answer pipe is closed the
+// rest of the output gets a short grace period: a process the plugin started may hold the
+// output pipe open long after the scanner ended.
+void read_pipes(int answer_fd, int output_fd, Clock::time_point deadline, ScannerRun& run) {
+  pollfd fds[2] = {{answer_fd, POLLIN, 0}, {output_fd, POLLIN, 0}};
   std::string* sinks[2] = {&run.answer, &run.output_tail};
-  // Once the answer pipe is closed the rest of the output gets a short grace period: a
-  // process the plugin started may hold the output pipe open long after the scanner ended.
   auto read_until = deadline;
   while (fds[0].fd >= 0 || fds[1].fd >= 0) {
     if (fds[0].fd < 0 && read_until == deadline) {
-      read_until = std::min(deadline, std::chrono::steady_clock::now() + std::chrono::milliseconds(200));
+      read_until = std::min(deadline, Clock::now() + std::chrono::milliseconds(200));
     }
     long long left = ms_until(read_until);
     if (left <= 0) {
@@ -143,30 +162,20 @@ std::optional<ScannerRun> run_scanner(const std::string& scanner, const std::str
     int ready = ::poll(fds, 2, static_cast<int>(left));
     if (ready < 0 && errno != EINTR) break;
     for (int i = 0; i < 2 && ready > 0; ++i) {
-      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      char buffer[4096];
-      ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        ::close(fds[i].fd);
-        fds[i].fd = -1;  // poll ignores negative fds
-        continue;
-      }
-      sinks[i]->append(buffer, static_cast<std::size_t>(n));
-      if (i == 1 && run.output_tail.size() > kOutputTail) {
-        run.output_tail.erase(0, run.output_tail.size() - kOutputTail);
-      }
-      if (i == 0 && run.answer.size() > 64 * 1024) run.answer.resize(64 * 1024);  // a runaway child
+      if (fds[i].fd >= 0 && (fds[i].revents & (POLLIN | POLLHUP | POLLERR))) read_into(fds[i], *sinks[i]);
     }
+    if (run.output_tail.size() > kOutputTail) run.output_tail.erase(0, run.output_tail.size() - kOutputTail);
+    if (run.answer.size() > 64 * 1024) run.answer.resize(64 * 1024);  // a runaway child
   }
-  for (const pollfd& p : fds) {
-    if (p.fd >= 0) ::close(p.fd);
-  }
-  // Done reading: the child is exiting. Wait for it under the same deadline.
+  close_all({fds[0].fd, fds[1].fd});
+}
+
+// Waits for the child (done writing: it is exiting) under the same deadline; past it, or
+// when the pipes already timed out, kills it.
+void reap(pid_t child, Clock::time_point deadline, ScannerRun& run) {
   for (auto pause = std::chrono::milliseconds(1);;) {
     pid_t waited = ::waitpid(child, &run.status, WNOHANG);
-    if (waited == child) return run;
-    if (waited < 0 && errno != EINTR) return run;
+    if (waited == child || (waited < 0 && errno != EINTR)) return;
     if (run.timed_out || ms_until(deadline) <= 0) break;
     std::this_thread::sleep_for(pause);
     if (pause < std::chrono::milliseconds(20)) pause *= 2;
@@ -175,6 +184,27 @@ std::optional<ScannerRun> run_scanner(const std::string& scanner, const std::str
   ::kill(child, SIGKILL);
   while (::waitpid(child, &run.status, 0) < 0 && errno == EINTR) {
   }
+}
+
+// Starts the scanner and reads both pipes until they close, then waits for it, all under
+// one deadline; past it the child is killed. nullopt if it could not be started.
+std::optional<ScannerRun> run_scanner(const std::string& scanner, const std::string& manifest, int limit) {
+  int answer_pipe[2] = {-1, -1};
+  int output_pipe[2] = {-1, -1};
+  if (!make_pipe(answer_pipe) || !make_pipe(output_pipe)) {
+    close_all({answer_pipe[0], answer_pipe[1], output_pipe[0], output_pipe[1]});
+    return std::nullopt;
+  }
+  const pid_t child = spawn_scanner(scanner, manifest, answer_pipe[1], output_pipe[1]);
+  close_all({answer_pipe[1], output_pipe[1]});  // the child's ends: the pipes close when it ends
+  if (child < 0) {
+    close_all({answer_pipe[0], output_pipe[0]});
+    return std::nullopt;
+  }
+  ScannerRun run;
+  const auto deadline = Clock::now() + std::chrono::seconds(limit);
+  read_pipes(answer_pipe[0], output_pipe[0], deadline, run);
+  reap(child, deadline, run);
   return run;
 }
 
