@@ -1,11 +1,13 @@
 // The CUDA ordering contract (docs/cuda.md): Blob operations on the cuda backend order
 // with a user's kernels on the legacy default stream (stream 0) both ways, as Caffe's did.
 // Skipped, with the reason, where no CUDA device is usable (CI has no GPU); run on a GPU
-// node by the GPU bundle.
+// node by the GPU bundle. Also: the CUDA plugin gives the caller its CUDA device back.
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
 
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "blobrt/blob.hpp"
@@ -68,6 +70,33 @@ TEST_F(CudaOrderingTest, BlobOperationCompletesBeforeAUserKernelOnStreamZero) {
   long long wrong = 0;
   for (float v : back) wrong += v != 3.0f;
   EXPECT_EQ(wrong, 0) << "elements the kernel read before the Blob operation finished";
+}
+
+// The CUDA plugin works on its own device and gives the caller's current device back
+// (as c10's device guard): a thread that set device 1 and used cuda:0 through blobrt is
+// still on device 1. Needs two CUDA devices; skipped with the count otherwise.
+TEST(CudaDeviceRestore, PluginCallsLeaveTheCallersDeviceAsItWas) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 2) {
+    GTEST_SKIP() << "needs two CUDA devices, found " << count;
+  }
+  for (int mine : {1, 0}) {
+    const int other = 1 - mine;
+    ASSERT_EQ(cudaSetDevice(mine), cudaSuccess);
+    std::shared_ptr<blobrt::Device> device = blobrt::open_device("cuda:" + std::to_string(other));
+    blobrt::DeviceBuffer buffer = device->allocate(1024 * sizeof(float));
+    const std::vector<float> ones(1024, 1.0f);
+    device->copy_to_device(ones.data(), buffer, 0, 1024 * sizeof(float));
+    device->scal(1024, 2.0f, buffer, 0);
+    float sum = -1;
+    device->asum(1024, buffer, 0, &sum);
+    device->synchronize();
+    device->release(buffer);
+    EXPECT_EQ(sum, 2048.0f);
+    int now = -1;
+    ASSERT_EQ(cudaGetDevice(&now), cudaSuccess);
+    EXPECT_EQ(now, mine) << "the caller was on device " << mine << " and used cuda:" << other;
+  }
 }
 
 }  // namespace

@@ -27,9 +27,11 @@ bool usable(const std::string& spec) {
   }
 }
 
-// Two devices this machine can open, other than the process default where it can: blis:0
-// and opencl:0 here (two GPUs where there are).
+// Two devices this machine can open, other than the process default where it can: two
+// GPUs where there are (the GPU bundle runs this suite on GPU nodes), else blis:0 and
+// opencl:0 here.
 std::vector<std::string> two_devices() {
+  if (usable("cuda:0") && usable("cuda:1")) return {"cuda:0", "cuda:1"};
   std::vector<std::string> found;
   for (const char* spec : {"blis:0", "opencl:0", "cuda:0", "cuda:1", "host:0"}) {
     if (found.size() < 2 && usable(spec)) found.push_back(spec);

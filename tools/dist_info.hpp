@@ -2,8 +2,8 @@
 // engine each device here would reduce with (docs/dist.md). libblobrt-dist is loaded
 // at run time where it is installed, so `blobrt` itself never needs MPI; without it
 // `blobrt info` says so.
-#ifndef BLOBRT_TOOLS_SCALE_OUT_INFO_HPP
-#define BLOBRT_TOOLS_SCALE_OUT_INFO_HPP
+#ifndef BLOBRT_TOOLS_DIST_INFO_HPP
+#define BLOBRT_TOOLS_DIST_INFO_HPP
 
 #include <string>
 

@@ -1,7 +1,8 @@
 // The Device interface the core is written against. One implementation is built in
 // (the host device); every other one is a plugin seen through its C function table.
 // Buffers are opaque handles: copies and memset take byte offsets, BLAS takes element
-// offsets, so a handle may be a cl_mem and never a pointer to do arithmetic on.
+// offsets, so a handle may be a cl_mem; arithmetic on a handle is for devices whose
+// description says their handles are addresses (addressable_handles).
 #ifndef BLOBRT_DEVICE_HPP
 #define BLOBRT_DEVICE_HPP
 
