@@ -327,15 +327,9 @@ PyBlob blob_from_proto(const BlobProto& proto) {
   return b;
 }
 
-
-}  // namespace
-}  // namespace blobrt::python
-
-NB_MODULE(_blobrt, m) {
-  using namespace blobrt;
-  using namespace blobrt::python;
-  m.doc() = "blobrt's Blob and runtime (the extension behind the blobrt package)";
-
+// blobrt.Error and its subclasses that are also the built-in exception of their kind, and the
+// translation of blobrt's C++ errors into them.
+void register_errors(nb::module_& m) {
   static nb::exception<Error> error(m, "Error", PyExc_RuntimeError);
   error.attr("__doc__") =
       "Every error blobrt raises (a RuntimeError): a failed Caffe CHECK, a device or plugin failure. The "
@@ -381,7 +375,10 @@ NB_MODULE(_blobrt, m) {
       PyErr_SetString(error.ptr(), e.what());
     }
   });
+}
 
+// blobrt.DeviceArray: a Blob's device memory for DLPack consumers.
+void register_device_array(nb::module_& m) {
   nb::class_<DeviceArray>(m, "DeviceArray",
                           "A Blob's data or diff on its device, for DLPack consumers (np.from_dlpack, "
                           "torch.from_dlpack, cupy.from_dlpack): the device memory itself. It keeps the memory "
@@ -430,10 +427,11 @@ NB_MODULE(_blobrt, m) {
         return "blobrt.DeviceArray(shape=" + shape_repr(a.shape) + ", dtype=" + (a.is_double ? "float64" : "float32") +
                ", device='" + a.device_name + "')";
       });
+}
 
-  nb::class_<PyBlob>(m, "Blob",
-                     "Caffe's Blob: an N-d array with data and diff, on the active device.\n\n"
-                     "Blob(shape, dtype=numpy.float32); dtype is float32 or float64.")
+// Construction and what NumPy users reach for first: dtype, shape, ndim, size, nbytes, device, len().
+void define_blob_numpy_attributes(nb::class_<PyBlob>& blob) {
+  blob
       .def("__init__",
            [](PyBlob* self, const std::vector<std::int64_t>& shape, nb::handle dtype) {
              new (self) PyBlob(shape, dtype_of(dtype));
@@ -474,7 +472,12 @@ NB_MODULE(_blobrt, m) {
                return blob.shape(0);
              });
            },
-           "The length of the first axis (TypeError for a Blob with no axes, as NumPy).")
+           "The length of the first axis (TypeError for a Blob with no axes, as NumPy).");
+}
+
+// np.asarray(blob) and DLPack (np.from_dlpack, torch.from_dlpack) on the Blob itself.
+void define_blob_array_protocols(nb::class_<PyBlob>& blob) {
+  blob
       .def("__array__",
            [](PyBlob& b, nb::handle dtype, nb::handle copy) {
              nb::object v = with_gil(b, [&](auto& blob) { return host_view(blob, false, b.host_cache[0]); });
@@ -511,7 +514,12 @@ NB_MODULE(_blobrt, m) {
              nb::object d = with_gil(b, [&](auto& blob) { return device_view(blob, false, b.device_cache[0]); });
              return nb::cast<std::pair<int, int>>(d.attr("__dlpack_device__")());
            },
-           "(DLPack device type, device index) of data, as device_data.__dlpack_device__().")
+           "(DLPack device type, device index) of data, as device_data.__dlpack_device__().");
+}
+
+// Caffe's own shape accessors and Reshape.
+void define_blob_caffe_shape(nb::class_<PyBlob>& blob) {
+  blob
       .def_prop_ro("count", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.count(); }); },
                    "The number of elements (Caffe's count()).")
       .def_prop_ro("num_axes", [](const PyBlob& b) { return with_gil(b, [](auto& blob) { return blob.num_axes(); }); },
@@ -536,7 +544,12 @@ NB_MODULE(_blobrt, m) {
              without_gil(b, [&](auto& blob) { blob.Reshape(s); });
            },
            nb::sig("def reshape(self, *shape: int | collections.abc.Sequence[int]) -> None"),
-           "reshape(*shape) or reshape(shape): Caffe's Reshape (keeps memory when it fits).")
+           "reshape(*shape) or reshape(shape): Caffe's Reshape (keeps memory when it fits).");
+}
+
+// The host (NumPy) and device (DLPack) views of data and diff.
+void define_blob_views(nb::class_<PyBlob>& blob) {
+  blob
       .def_prop_ro("data", [](PyBlob& b) { return with_gil(b, [&](auto& blob) { return host_view(blob, false, b.host_cache[0]); }); },
                    nb::for_getter(nb::sig("def data(self) -> numpy.typing.NDArray[numpy.floating[typing.Any]]")),
                    "The host side of data as a writable NumPy array (no copy on host-memory devices); "
@@ -552,7 +565,12 @@ NB_MODULE(_blobrt, m) {
       .def_prop_ro("device_diff",
                    [](PyBlob& b) { return with_gil(b, [&](auto& blob) { return device_view(blob, true, b.device_cache[1]); }); },
                    nb::for_getter(nb::sig("def device_diff(self) -> DeviceArray")),
-                   "The active device's diff memory as a DLPack exporter, like device_data.")
+                   "The active device's diff memory as a DLPack exporter, like device_data.");
+}
+
+// Caffe's Blob math on the active device, and copying or sharing memory between Blobs.
+void define_blob_math(nb::class_<PyBlob>& blob) {
+  blob
       .def("asum_data", [](const PyBlob& b) { return without_gil(b, [](auto& blob) { return double(blob.asum_data()); }); },
            "The sum of |data|, on the active device.")
       .def("asum_diff", [](const PyBlob& b) { return without_gil(b, [](auto& blob) { return double(blob.asum_diff()); }); },
@@ -599,7 +617,12 @@ NB_MODULE(_blobrt, m) {
              if (b.is_double()) b.as_double().ShareDiff(other.as_double()); else b.as_float().ShareDiff(other.as_float());
              LockGroup::merge(b.lock, other.lock);
            },
-           "other"_a, "Makes this Blob's diff the other Blob's diff memory (Caffe's ShareDiff).")
+           "other"_a, "Makes this Blob's diff the other Blob's diff memory (Caffe's ShareDiff).");
+}
+
+// BlobProto files, repr, and new Blobs from arrays.
+void define_blob_files_and_copies(nb::class_<PyBlob>& blob) {
+  blob
       .def("save",
            [](const PyBlob& b, nb::handle path_arg, bool binary, bool write_diff) {
              const std::string path = path_of(path_arg);
@@ -625,8 +648,23 @@ NB_MODULE(_blobrt, m) {
       .def_static("from_dlpack", &from_dlpack, "x"_a, nb::sig("def from_dlpack(x: typing.Any) -> Blob"),
                   "A new Blob on the active device with a copy of any DLPack exporter's CPU data (read-only "
                   "ones included); other devices raise blobrt.UnsupportedError.");
+}
 
+// blobrt.Blob, topic by topic (the order of the definitions is the stub's).
+void register_blob(nb::module_& m) {
+  nb::class_<PyBlob> blob(m, "Blob",
+                          "Caffe's Blob: an N-d array with data and diff, on the active device.\n\n"
+                          "Blob(shape, dtype=numpy.float32); dtype is float32 or float64.");
+  define_blob_numpy_attributes(blob);
+  define_blob_array_protocols(blob);
+  define_blob_caffe_shape(blob);
+  define_blob_views(blob);
+  define_blob_math(blob);
+  define_blob_files_and_copies(blob);
+}
 
+// The module's functions: files, the runtime, and the reports shared with the blobrt command.
+void register_functions(nb::module_& m) {
   m.def("load",
         [](nb::handle path_arg, const std::optional<std::string>& format) {
           const std::string path = path_of(path_arg);
@@ -661,4 +699,16 @@ NB_MODULE(_blobrt, m) {
   m.def("_info_json", [] { return tools::dump_json(tools::info_report(), -1); },
         "What `blobrt info --json` prints, as JSON text (blobrt.info() parses it).");
   m.def("version", [] { return std::string(version()); }, "libblobrt's version, e.g. '1.4.0' (also blobrt.__version__).");
+}
+
+}  // namespace
+}  // namespace blobrt::python
+
+NB_MODULE(_blobrt, m) {
+  using namespace blobrt::python;
+  m.doc() = "blobrt's Blob and runtime (the extension behind the blobrt package)";
+  register_errors(m);
+  register_device_array(m);
+  register_blob(m);
+  register_functions(m);
 }
