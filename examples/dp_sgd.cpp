@@ -16,6 +16,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -44,10 +45,12 @@ CLI::App& command_line(Args& a) {
                       "blobrt-dp-sgd"};
   app.footer(kExitCodes);
   app.set_version_flag("--version", std::string("blobrt-dp-sgd ") + blobrt::version());
-  app.add_option("--steps", a.steps, "SGD steps")->capture_default_str()->check(CLI::PositiveNumber);
-  app.add_option("--batch", a.batch, "samples per rank per step")->capture_default_str()->check(CLI::PositiveNumber);
+  // CLI::PositiveNumber would print DBL_MAX, all 309 digits, as the bound --steps 0 misses.
+  CLI::Validator at_least_one = CLI::Range(1, std::numeric_limits<int>::max()).description("POSITIVE");
+  app.add_option("--steps", a.steps, "SGD steps")->capture_default_str()->check(at_least_one);
+  app.add_option("--batch", a.batch, "samples per rank per step")->capture_default_str()->check(at_least_one);
   app.add_option("--lr", a.lr, "learning rate")->capture_default_str();
-  app.add_option("--features", a.features, "model size D")->capture_default_str()->check(CLI::PositiveNumber);
+  app.add_option("--features", a.features, "model size D")->capture_default_str()->check(at_least_one);
   app.add_option("--out", a.out, "rank 0 writes the final weights there, one per line");
   return app;
 }

@@ -34,9 +34,11 @@ for example in examples:
                         (["--steps", "0"], "--steps"), (["--lr", "fast"], "--lr")):
         p = run(example, *args)
         lines = p.stderr.splitlines()
-        check(p.returncode == 2 and lines and named in lines[0] and name in lines[0]
+        check(p.returncode == 2 and lines and named in lines[0] and name in lines[0] and len(lines[0]) < 160
               and "MPI_Abort" not in p.stderr and "MPI" not in p.stdout,
-              "%s %s: exit 2, one line naming %s, no MPI" % (name, " ".join(args), named), p)
+              "%s %s: exit 2, one short line naming %s, no MPI" % (name, " ".join(args), named), p)
+    p = run(example, "--steps", "0")
+    check("not in range 1 to 2147483647" in p.stderr, "%s --steps 0 names the range" % name, p)
 
 if failures:
     sys.exit("FAILED:\n" + "\n".join(failures))
