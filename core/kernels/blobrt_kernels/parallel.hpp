@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstdint>
 
+#include "blobrt_kernels/fork_generation.hpp"
 #include "blobrt_kernels/team_size.hpp"
 #include "blobrt_kernels/thread_team.hpp"
 
@@ -34,16 +35,6 @@ constexpr std::int64_t kChunkAlign = 16;
 constexpr int kMaxChunks = 64;
 static_assert(kMaxChunks <= ThreadTeam::kMaxJobChunks, "the claim word holds the chunk count");
 
-// A thread pool does not survive fork(): the child has only the forking thread. After a
-// fork every split runs on the calling thread. Each shared object that includes this
-// header keeps (and registers) its own flag.
-inline std::atomic<bool>& in_forked_child() {
-  static std::atomic<bool> flag{false};
-  return flag;
-}
-inline const bool fork_flag_registered =
-    (::pthread_atfork(nullptr, nullptr, [] { in_forked_child().store(true, std::memory_order_relaxed); }), true);
-
 // This shared object's team, sized from the environment on first use (team_size.hpp).
 // Never destroyed (a static destructor could run while another thread still uses it);
 // its helpers are stopped and joined at exit (thread_team.hpp says why), except in a
@@ -52,7 +43,7 @@ __attribute__((visibility("hidden"))) inline ThreadTeam& team() {
   static ThreadTeam* const instance = [] {
     auto* created = new ThreadTeam(configured_team_size());
     std::atexit([] {
-      if (!in_forked_child().load(std::memory_order_relaxed)) team().stop();
+      if (!in_forked_child()) team().stop();
     });
     return created;
   }();
@@ -70,7 +61,7 @@ struct Chunks {
   int count;
 };
 inline Chunks chunks_for(std::int64_t n, std::int64_t threshold = kParallelThreshold) {
-  if (n < threshold || n <= 0 || in_forked_child().load(std::memory_order_relaxed)) return {n, n > 0 ? 1 : 0};
+  if (n < threshold || n <= 0 || in_forked_child()) return {n, n > 0 ? 1 : 0};
   std::int64_t size = std::max((threshold + 3) / 4, (n + kMaxChunks - 1) / kMaxChunks);
   size = (size + kChunkAlign - 1) / kChunkAlign * kChunkAlign;
   return {size, static_cast<int>((n + size - 1) / size)};

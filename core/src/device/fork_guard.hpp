@@ -6,16 +6,15 @@
 #ifndef BLOBRT_FORK_GUARD_HPP
 #define BLOBRT_FORK_GUARD_HPP
 
-#include <atomic>
 #include <cstdint>
+
+#include "blobrt_kernels/fork_generation.hpp"
 
 namespace blobrt::fork_guard {
 
-// Incremented in every fork()ed child (pthread_atfork, registered when libblobrt loads).
-extern std::atomic<std::uint64_t> generation_counter;
-
-// One relaxed load: cheap enough for every device call.
-inline std::uint64_t generation() noexcept { return generation_counter.load(std::memory_order_relaxed); }
+// Incremented in every fork()ed child (pthread_atfork, registered when libblobrt loads);
+// one relaxed load, cheap enough for every device call.
+inline std::uint64_t generation() noexcept { return blobrt_kernels::fork_generation(); }
 
 }  // namespace blobrt::fork_guard
 
