@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -362,6 +363,23 @@ TEST(CliTest, SelectionJsonHasAReasonCodeForEverySkip) {
     EXPECT_EQ(s["skipped"][0]["code"], code) << named << ": " << s.dump();
   }
   EXPECT_EQ(s["skipped"][0]["reason"], "no plugin with that name was found") << s.dump();
+}
+
+// Each plugin object carries its verdict as a code too, and the host's is "usable".
+TEST(CliTest, PluginJsonHasItsStatusCode) {
+  testing::PluginDir dir("cli_status");
+  for (const char* variant : {"zerodevices", "initfails", "openrefuses"}) dir.add(variant);
+  testing::PluginDir cache("cli_status_home");
+  Outcome r = run("XDG_CACHE_HOME=" + cache.str() + " BLOBRT_PLUGIN_PATH=" + dir.str(), "info --json");
+  ASSERT_EQ(r.rc, 0) << r.out;
+  const nlohmann::json info = nlohmann::json::parse(stdout_of(r), nullptr, false);
+  ASSERT_FALSE(info.is_discarded()) << r.out;
+  std::map<std::string, std::string> status;
+  for (const auto& p : info["plugins"]) status[p["name"].get<std::string>()] = p["status"].get<std::string>();
+  EXPECT_EQ(status["host"], "usable");
+  EXPECT_EQ(status["zerodevices"], "no_device");
+  EXPECT_EQ(status["initfails"], "init_failed");
+  EXPECT_EQ(status["openrefuses"], "usable");
 }
 
 TEST(CliTest, InspectReferenceFile) {

@@ -43,6 +43,7 @@ json plugin_report(const PluginReport& p) {
           {"requires", p.required_libraries},
           {"fork_safe", p.fork_safe},
           {"usable", p.usable},
+          {"status", to_string(p.status)},
           {"reason", p.usable ? json(nullptr) : json(p.reason)},
           {"devices", devices}};
 }
@@ -59,6 +60,7 @@ json host_report() {
           {"requires", json::array()},
           {"fork_safe", true},
           {"usable", true},
+          {"status", to_string(PluginStatus::kUsable)},
           {"reason", nullptr},
           {"devices", json::array({device_report(host_device()->description())})}};
 }
