@@ -17,7 +17,6 @@ struct Context {
   int device = 0;
   cudaStream_t stream = nullptr;
   cublasHandle_t blas = nullptr;
-  char name[256] = {0};
   int multiprocessors = 1;  // sizes the element-wise kernels' grid
 };
 

@@ -42,7 +42,6 @@ class DataPtr {
 
   void* get() const noexcept { return pointer_; }
   explicit operator bool() const noexcept { return pointer_ != nullptr; }
-  bool owns() const noexcept { return deleter_ != nullptr; }
 
   // Frees the memory if owned; empty afterwards.
   void reset() noexcept {
