@@ -1,7 +1,8 @@
 // blobrt-plugin-scanner [--answer-fd N] MANIFEST: loads one plugin, asks for its devices
-// (every field of each description) and opens and closes each of them, in a process of its own, so that the process that
-// asked (libblobrt, child_probe.cpp) survives a plugin that crashes, exits or hangs in any
-// entry point it will call to use a device (init, device_count, properties, open, close).
+// (every field of each description) and opens and closes each of them, in a process of its
+// own, so that the process that asked (libblobrt, child_probe.cpp) survives a plugin that
+// crashes, exits or hangs in any entry point it will call to use a device (the entry
+// symbol, device_count, device_properties, open_device, close_device).
 // The answer (child_probe.hpp has the protocol) goes to fd N, a pipe only libblobrt
 // holds, so that nothing a plugin prints can be taken for it; without --answer-fd it
 // goes to stdout, for a person trying a plugin by hand.

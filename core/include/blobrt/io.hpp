@@ -1,9 +1,10 @@
 // Caffe's protobuf file helpers (util/io.hpp), for any protobuf Message.
-// Readers return false on a missing file or unparsable content (the ...OrDie forms throw
-// blobrt::Error naming the file); they never abort. Writers are atomic: the new content
-// goes to a temporary file in the same directory that is renamed over the target only
-// once complete, so a failed or interrupted write leaves the old file intact. They throw
-// blobrt::Error naming the file on failure.
+// Readers throw blobrt::Error naming the file when it cannot be opened or is a directory
+// (Caffe's CHECK aborted on a missing file) and return false on unparsable content, with
+// last_read_error() saying why (the ...OrDie forms throw that too); they never abort.
+// Writers are atomic: the new content goes to a temporary file in the same directory that
+// replaces the target only once complete, so a failed or interrupted write leaves the old
+// file intact. They throw blobrt::Error naming the file on failure.
 #ifndef BLOBRT_IO_HPP
 #define BLOBRT_IO_HPP
 
