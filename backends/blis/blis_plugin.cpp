@@ -5,6 +5,7 @@
 // on BLIS's default single thread: BLIS's OpenMP threads busy-wait for each other, and on
 // shared cores one 64x500x784 gemm took 2-6 ms instead of 0.6 (docs/performance.md, "The MLP
 // step"); BLIS_NUM_THREADS, OMP_NUM_THREADS or a BLIS_*_NT variable give BLIS's own threads.
+// (Split into concurrent bli_?gemm calls, Debian's OpenMP BLIS read memory it had freed.)
 #include <blis.h>
 
 #include <string>
