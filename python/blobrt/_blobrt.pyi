@@ -126,7 +126,7 @@ class Blob:
 
     def __dlpack_device__(self) -> tuple[int, int]:
         """
-        (DLPack device type, device index) of data, as device_data.__dlpack_device__().
+        (DLPack device type, device index) of data: what the device says it is (blobrt.devices()' dlpack_device), asked without exporting anything.
         """
 
     @property

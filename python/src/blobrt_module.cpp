@@ -511,10 +511,22 @@ void define_blob_array_protocols(nb::class_<PyBlob>& blob) {
            "torch.from_dlpack(blob)).")
       .def("__dlpack_device__",
            [](PyBlob& b) {
-             nb::object d = with_gil(b, [&](auto& blob) { return device_view(blob, false, b.device_cache[0]); });
-             return nb::cast<std::pair<int, int>>(d.attr("__dlpack_device__")());
+             // What the device says it is, with no export (and no side effect): (4, 0) for an
+             // OpenCL device, whose buffers __dlpack__ then declines to hand out.
+             return with_gil(b, [&](auto& blob) {
+               const std::shared_ptr<SyncedMemory>& memory = blob.data();
+               if (!memory) detail::fail("blobrt.Blob.__dlpack_device__: no memory (shape ", blob.shape_string(), ")");
+               const DeviceDescription& d = memory->device()->description();
+               if (d.native_type == NativeDeviceType::kUnknown) {
+                 detail::fail_as<UnsupportedError>("blobrt.Blob.__dlpack_device__: ", d.id(), " (", d.name,
+                                                   ") does not say what kind of device it is (its plugin predates "
+                                                   "ABI 1.3), so DLPack has no device type for it");
+               }
+               return std::make_pair(static_cast<int>(d.native_type), d.native_index);
+             });
            },
-           "(DLPack device type, device index) of data, as device_data.__dlpack_device__().");
+           "(DLPack device type, device index) of data: what the device says it is (blobrt.devices()' "
+           "dlpack_device), asked without exporting anything.");
 }
 
 // Caffe's own shape accessors and Reshape.
