@@ -15,7 +15,7 @@
 //
 //   struct MyCpu : blobrt::plugin_kit::HostMemoryDevice {
 //     static int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err);
-//     static int sgemm_...;  // any entry of plugin_abi.h's list, by its field name
+//     static int gemm(...);  // any entry of plugin_abi.h's list, by its field name
 //   };
 //   BLOBRT_PLUGIN_DEFINE(MyCpu, "mycpu", "MyCPU 1.0")
 //
