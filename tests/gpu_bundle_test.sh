@@ -46,11 +46,17 @@ n=$(find "$out" -type f | wc -l)
 grep -q "^PASSED   test_blob " "$out/summary.txt" || fail "test_blob did not pass in the bundle"
 grep -q "^PASSED   conformance " "$out/summary.txt" || fail "conformance did not pass in the bundle"
 grep -q "^PASSED   benchmarks-smoke " "$out/summary.txt" || fail "the benchmarks did not run"
+# The Python extension is built by the node's Python against the moved bundle (here, this
+# machine's Python, which has nanobind and numpy), and the package's tests pass with it.
+grep -q "^PASSED   python-build " "$out/summary.txt" || fail "the Python extension was not built against the bundle"
+grep -q "^PASSED   python-tests " "$out/summary.txt" || fail "the Python tests did not pass against the bundle"
 if ! command -v nvidia-smi >/dev/null; then
   grep -q "^SKIPPED  selftest-cuda: the CUDA backend is not usable here: .*cudaErrorInsufficientDriver" "$out/summary.txt" \
     || fail "CUDA's no-driver reason is not reported: $(cat "$out/summary.txt")"
   grep -q "^SKIPPED  compute-sanitizer: no usable CUDA device" "$out/summary.txt" \
     || fail "compute-sanitizer's skip is not reported"
+  grep -q "^SKIPPED  python-dlpack: skipped: no device here says it is CUDA memory" "$out/summary.txt" \
+    || fail "the DLPack check's skip is not reported"
 fi
 python3 -c 'import json,sys; b=json.load(open(sys.argv[1])); assert b["benchmarks"], "no benchmark rows"' "$out/bench.json"
 echo "gpu_bundle_test: passed ($(du -sh "$bundle" | cut -f1) bundle; $(tail -n 2 "$out/summary.txt" | head -n 1))"

@@ -38,7 +38,7 @@ ninja -C "$build" >/dev/null
 
 echo "== installing into $dir"
 find "$dir" -mindepth 1 -delete
-meson install -C "$build" --strip --no-rebuild --quiet --tags runtime,cuda,tests >/dev/null
+meson install -C "$build" --strip --no-rebuild --quiet --tags runtime,cuda,tests,devel >/dev/null
 
 # Every shared library the bundle's programs and plugins need, except what any Linux with
 # an NVIDIA driver has (glibc) and what the GPU node must provide itself (CUDA, NCCL, the driver).
@@ -74,6 +74,33 @@ done
 # The newest GLIBCXX symbol version the bundle needs from libstdc++.
 objdump -T "${elves[@]}" "$dir"/lib/deps/*.so* 2>/dev/null | grep -o 'GLIBCXX_3\.4\.[0-9]*' \
   | sort -t. -k3,3n -u | tail -n 1 > "$dir/lib/cxx/GLIBCXX_NEEDED"
+
+# Python on the node: its Python (3.12 on the lent machines) is not this machine's, so
+# run-on-gpu.sh builds the extension there (tools/gpu-bundle/python/meson.build) from what
+# this puts in python-build: the module's sources, the report libraries compiled here
+# (they use Boost and nlohmann/json, which the node lacks), the headers the module needs
+# that the node lacks (protobuf's, nlohmann/json's, blobrt.pb.h, the reports'), and the
+# Python tests. The node brings Python, nanobind, numpy, meson and ninja.
+echo "== adding the Python extension's sources (built on the node)"
+pyb="$dir/python-build"
+mkdir -p "$pyb/src" "$pyb/blobrt" "$pyb/include" "$pyb/lib" "$pyb/tests"
+cp tools/gpu-bundle/python/meson.build tools/gpu-bundle/python/meson_options.txt "$pyb/"
+cp tools/gpu-bundle/python/blobrt.meson.build "$pyb/blobrt/meson.build"
+cp python/src/*.cpp python/src/*.hpp "$pyb/src/"
+cp python/blobrt/__init__.py python/blobrt/__main__.py python/blobrt/py.typed python/blobrt/_blobrt.pyi "$pyb/blobrt/"
+cp tools/info_report.hpp tools/inspect_report.hpp tools/json_out.hpp "$build/proto/blobrt.pb.h" "$pyb/include/"
+mkdir -p "$pyb/include/google"
+cp -r /usr/include/google/protobuf "$pyb/include/google/"
+cp -r /usr/include/nlohmann "$pyb/include/"
+# meson's static libraries are thin archives (member paths into the build tree): copied as
+# whole archives of their objects, without debug sections.
+for a in libblobrt-info-report.a libblobrt-inspect-report.a; do
+  mapfile -t members < <(cd "$build/tools" && ar t "$a")
+  (cd "$build/tools" && ar rcs "$pyb/lib/$a" "${members[@]}")
+  strip --strip-debug "$pyb/lib/$a"
+done
+(cd "$dir" && ls lib/libblobrt.so.1 lib/deps/libprotobuf.so.* lib/deps/libboost_filesystem.so.*) > "$pyb/bundle_libs.txt"
+cp tests/python/*.py "$pyb/tests/"
 
 # Installed programs carry no build-tree rpath; they find the bundle's libraries through
 # env.sh, and the setuid test is not part of the bundle.

@@ -49,6 +49,15 @@ step() {
   fi
 }
 skip() { note "SKIPPED  $1: $2"; }
+# step_or_skip NAME COMMAND...: as step, but exit status 77 (automake's "skipped") is
+# recorded as SKIPPED with the command's last line as the reason.
+step_or_skip() {
+  local name="$1"; shift
+  local rc=0
+  "$@" > "$logs/$name.log" 2>&1 || rc=$?
+  if [ "$rc" -eq 77 ]; then skip "$name" "$(tail -n 1 "$logs/$name.log")"; return; fi
+  step "$name" sh -c "cat '$logs/$name.log'; exit $rc"
+}
 
 note "blobrt GPU bundle run, $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
 sed -n '1,4p' "$here/BUNDLE.txt" | sed 's/^/  /' | tee -a "$summary"
@@ -114,6 +123,30 @@ else
     env "${suite_env[@]}" "$here/bin/blobrt-conformance" --gtest_filter='*cuda*' \
     --gtest_output="xml:$logs/conformance-memcheck.junit.xml"
   grep -h "ERROR SUMMARY" "$logs/compute-sanitizer.txt" | tail -n 1 | sed 's/^/         /' | tee -a "$summary"
+fi
+
+# Python on this node (issue 27, step 4): the extension built here against the bundle
+# (the node's Python is not the build machine's), the package's tests where pytest is, and
+# Blob memory handed to torch and cupy through DLPack on every CUDA device.
+pybuild="$logs/python-build"
+if ! python3 -c 'import nanobind, numpy' >/dev/null 2>&1; then
+  skip python "$(command -v python3 || echo python3) lacks nanobind or numpy"
+elif ! command -v meson >/dev/null || ! command -v ninja >/dev/null; then
+  skip python "meson or ninja is not on PATH"
+else
+  step python-build sh -c 'meson setup "$1" "$2/python-build" -Dbundle="$2" && ninja -C "$1"' _ "$pybuild" "$here"
+  if [ -d "$pybuild/blobrt" ]; then
+    py_env=("${suite_env[@]}" PYTHONPATH="$pybuild")
+    if python3 -c 'import pytest' >/dev/null 2>&1; then
+      # Not the stub check: it compares the source tree's _blobrt.pyi with what this node's
+      # nanobind would generate, a check of the build machine's tree (CI runs it there).
+      step python-tests env "${py_env[@]}" python3 -m pytest -q -p no:cacheprovider \
+        -k "not test_type_stubs_are_current" --junitxml="$logs/python.junit.xml" "$here/python-build/tests"
+    else
+      skip python-tests "pytest is not installed for $(command -v python3)"
+    fi
+    step_or_skip python-dlpack env "${py_env[@]}" python3 "$here/python-build/tests/gpu_dlpack_check.py"
+  fi
 fi
 
 case "$bench" in
