@@ -11,7 +11,9 @@ Errors are blobrt.Error; its subclasses are also TypeError (InvalidTypeError), V
 """
 from __future__ import annotations
 
+import atexit as _atexit
 import json as _json
+import logging as _logging
 import os as _os
 from typing import Any
 
@@ -26,14 +28,18 @@ from ._blobrt import (  # noqa: F401  (re-exported)
     UnsupportedError,
     available_devices,
     load,
+    log_level,
     select_backend,
+    set_log_handler,
+    set_log_level,
     version,
 )
 from . import _blobrt
 
 __all__ = ["Blob", "Error", "InvalidTypeError", "InvalidValueError", "MissingFileError", "OutOfMemoryError",
            "UnsupportedError", "DeviceArray", "load", "inspect", "info", "devices", "active_device",
-           "available_devices", "select_backend", "version"]
+           "available_devices", "select_backend", "version", "set_log_handler", "set_log_level", "log_level",
+           "log_to_logging"]
 
 __version__: str = version()
 """libblobrt's version (as blobrt.version() and `blobrt --version`)."""
@@ -69,3 +75,24 @@ def inspect(path: str | _os.PathLike[str], format: str | None = None) -> dict[st
     or 'text'."""
     parsed: dict[str, Any] = _json.loads(_blobrt._inspect_json(_os.fsdecode(path), format))
     return parsed
+
+
+_LOGGING_LEVELS = {"error": _logging.ERROR, "warn": _logging.WARNING, "info": _logging.INFO, "debug": _logging.DEBUG}
+
+
+def log_to_logging(logger: _logging.Logger | None = None) -> None:
+    """Routes blobrt's log into the logging module: each message to `logger` (default
+    logging.getLogger("blobrt")) at ERROR, WARNING, INFO or DEBUG. blobrt's own level
+    (set_log_level, BLOBRT_LOG; warn by default) still decides which messages are made:
+    set_log_level("debug") to let the logger's level decide. set_log_handler(None) undoes it."""
+    target = logger if logger is not None else _logging.getLogger("blobrt")
+
+    def handler(level: str, message: str) -> None:
+        target.log(_LOGGING_LEVELS.get(level, _logging.WARNING), message)
+
+    set_log_handler(handler)
+
+
+# No Python handler may outlive the interpreter: libblobrt logs to stderr again at exit.
+_atexit.register(set_log_handler, None)
+

@@ -1,6 +1,6 @@
 """blobrt's Blob and runtime (the extension behind the blobrt package)"""
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 import os
 from typing import Any
 
@@ -253,3 +253,16 @@ def available_devices() -> list[str]:
 
 def version() -> str:
     """libblobrt's version, e.g. '1.4.0' (also blobrt.__version__)."""
+
+def set_log_handler(handler: Callable[[str, str], object] | None) -> None:
+    """
+    Sends blobrt's log messages (at or above the level in force) to handler(level, message) instead of stderr / BLOBRT_LOG_FILE: level is 'error', 'warn', 'info' or 'debug', message has no prefix. Messages from other threads arrive in order through the main thread. None restores the default. blobrt.log_to_logging() puts the logging module behind it.
+    """
+
+def set_log_level(level: str) -> None:
+    """
+    The level in force from now on ('off', 'error', 'warn', 'info', 'debug'; case-insensitive), instead of BLOBRT_LOG's.
+    """
+
+def log_level() -> str:
+    """The level in force: set_log_level's, else BLOBRT_LOG's, else 'warn'."""

@@ -30,6 +30,7 @@
 #include "blob_lock.hpp"
 #include "info_report.hpp"
 #include "inspect_report.hpp"
+#include "log_bridge.hpp"
 #include "blobrt/blob.hpp"
 #include "blobrt/io.hpp"
 #include "blobrt/runtime.hpp"
@@ -371,9 +372,8 @@ void register_errors(nb::module_& m) {
       PyErr_SetString(memory_error.ptr(), e.what());
     } catch (const UnsupportedError& e) {
       PyErr_SetString(unsupported_error.ptr(), e.what());
-    } catch (const Error& e) {
-      PyErr_SetString(error.ptr(), e.what());
     }
+    // Any other blobrt::Error goes on to nb::exception<Error>'s own translator: blobrt.Error.
   });
 }
 
@@ -676,6 +676,34 @@ void register_blob(nb::module_& m) {
 }
 
 // The module's functions: files, the runtime, and the reports shared with the blobrt command.
+void register_log(nb::module_& m) {
+  m.def("set_log_handler", [](nb::handle handler) {
+        if (!handler.is_none() && !PyCallable_Check(handler.ptr())) {
+          detail::fail_as<InvalidTypeError>("blobrt.set_log_handler: expected a callable or None, got ",
+                                            nb::cast<std::string>(nb::repr(handler)));
+        }
+        LogBridge::get().set(handler);
+      },
+      "handler"_a.none(),
+      nb::sig("def set_log_handler(handler: collections.abc.Callable[[str, str], object] | None) -> None"),
+      "Sends blobrt's log messages (at or above the level in force) to handler(level, message) instead of "
+      "stderr / BLOBRT_LOG_FILE: level is 'error', 'warn', 'info' or 'debug', message has no prefix. Messages "
+      "from other threads arrive in order through the main thread. None restores the default. "
+      "blobrt.log_to_logging() puts the logging module behind it.");
+  m.def("set_log_level", [](const std::string& level) {
+        const std::optional<LogLevel> parsed = parse_log_level(level);
+        if (!parsed) {
+          detail::fail_as<InvalidValueError>("blobrt.set_log_level: '", level,
+                                             "' is not one of off, error, warn, info, debug");
+        }
+        blobrt::set_log_level(*parsed);
+      },
+      "level"_a, "The level in force from now on ('off', 'error', 'warn', 'info', 'debug'; case-insensitive), "
+      "instead of BLOBRT_LOG's.");
+  m.def("log_level", [] { return std::string(to_string(blobrt::log_level())); },
+        "The level in force: set_log_level's, else BLOBRT_LOG's, else 'warn'.");
+}
+
 void register_functions(nb::module_& m) {
   m.def("load",
         [](nb::handle path_arg, const std::optional<std::string>& format) {
@@ -723,4 +751,5 @@ NB_MODULE(_blobrt, m) {
   register_device_array(m);
   register_blob(m);
   register_functions(m);
+  register_log(m);
 }
