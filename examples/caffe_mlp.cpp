@@ -17,7 +17,7 @@
 #include <cstdlib>
 #include <exception>
 #include <fstream>
-#include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -26,6 +26,7 @@
 #include "blobrt/dist/communicator.hpp"
 #include "blobrt/runtime.hpp"
 #include "caffe_style/layers.hpp"
+#include "sgd_command_line.hpp"
 
 namespace {
 
@@ -40,25 +41,13 @@ struct Args {
   std::string out;
 };
 
-constexpr const char* kExitCodes =
-    "Exit codes: 0 trained (rank 0 printed the result); 1 a runtime error on some rank (the job\n"
-    "is aborted so that no rank waits in a collective); 2 usage error (before MPI starts).\n";
-
-// CLI11, before MPI starts: a usage error ends every rank with exit 2 and one line naming
-// the option, without MPI_Abort.
 CLI::App& command_line(Args& a) {
   static CLI::App app{"Caffe's LeNet MLP in Caffe's Layer style, trained with SGD on synthetic digits, "
                       "data-parallel with libblobrt-dist (mpirun -np N blobrt-caffe-mlp ...)",
                       "blobrt-caffe-mlp"};
-  app.footer(kExitCodes);
-  app.set_version_flag("--version", std::string("blobrt-caffe-mlp ") + blobrt::version());
-  // CLI::PositiveNumber would print DBL_MAX, all 309 digits, as the bound --steps 0 misses.
-  CLI::Validator at_least_one = CLI::Range(1, std::numeric_limits<int>::max()).description("POSITIVE");
-  app.add_option("--steps", a.steps, "SGD steps")->capture_default_str()->check(at_least_one);
-  app.add_option("--batch", a.batch, "samples per rank per step")->capture_default_str()->check(at_least_one);
-  app.add_option("--lr", a.lr, "learning rate")->capture_default_str();
+  sgd_example::add_sgd_options(app, a.steps, a.batch, a.lr, a.out,
+                               "rank 0 writes a sample of the final weights there, one per line");
   app.add_flag("--gpu", a.gpu, "Caffe::GPU mode: the InnerProduct layers run on the active device");
-  app.add_option("--out", a.out, "rank 0 writes a sample of the final weights there, one per line");
   return app;
 }
 
@@ -76,14 +65,7 @@ void sample(std::uint64_t s, float* image, float* label) {
 
 int main(int argc, char** argv) {
   Args args;
-  CLI::App& app = command_line(args);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::fprintf(stderr, "blobrt-caffe-mlp: %s\nRun 'blobrt-caffe-mlp --help' for usage.\n", e.what());
-    return 2;
-  }
+  if (std::optional<int> status = sgd_example::parse_before_mpi(command_line(args), argc, argv)) return *status;
   blobrt::dist::MpiSession mpi(&argc, &argv);
   try {
     blobrt::dist::Communicator comm;

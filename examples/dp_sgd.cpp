@@ -16,7 +16,7 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
-#include <limits>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -24,6 +24,7 @@
 #include "blobrt/blob.hpp"
 #include "blobrt/dist/communicator.hpp"
 #include "blobrt/runtime.hpp"
+#include "sgd_command_line.hpp"
 
 namespace {
 
@@ -33,25 +34,12 @@ struct Args {
   std::string out;
 };
 
-constexpr const char* kExitCodes =
-    "Exit codes: 0 trained (rank 0 printed the result); 1 a runtime error on some rank (the job\n"
-    "is aborted so that no rank waits in a collective); 2 usage error (before MPI starts).\n";
-
-// CLI11, before MPI starts: a usage error ends every rank with exit 2 and one line naming
-// the option, without MPI_Abort.
 CLI::App& command_line(Args& a) {
   static CLI::App app{"Data-parallel SGD on a linear model, gradients summed by libblobrt-dist "
                       "(mpirun -np N blobrt-dp-sgd ...)",
                       "blobrt-dp-sgd"};
-  app.footer(kExitCodes);
-  app.set_version_flag("--version", std::string("blobrt-dp-sgd ") + blobrt::version());
-  // CLI::PositiveNumber would print DBL_MAX, all 309 digits, as the bound --steps 0 misses.
-  CLI::Validator at_least_one = CLI::Range(1, std::numeric_limits<int>::max()).description("POSITIVE");
-  app.add_option("--steps", a.steps, "SGD steps")->capture_default_str()->check(at_least_one);
-  app.add_option("--batch", a.batch, "samples per rank per step")->capture_default_str()->check(at_least_one);
-  app.add_option("--lr", a.lr, "learning rate")->capture_default_str();
-  app.add_option("--features", a.features, "model size D")->capture_default_str()->check(at_least_one);
-  app.add_option("--out", a.out, "rank 0 writes the final weights there, one per line");
+  sgd_example::add_sgd_options(app, a.steps, a.batch, a.lr, a.out, "rank 0 writes the final weights there, one per line");
+  app.add_option("--features", a.features, "model size D")->capture_default_str()->check(sgd_example::at_least_one());
   return app;
 }
 
@@ -73,14 +61,7 @@ void sample(std::uint64_t s, int features, std::vector<float>& x, float& y) {
 
 int main(int argc, char** argv) {
   Args args;
-  CLI::App& app = command_line(args);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::fprintf(stderr, "blobrt-dp-sgd: %s\nRun 'blobrt-dp-sgd --help' for usage.\n", e.what());
-    return 2;
-  }
+  if (std::optional<int> status = sgd_example::parse_before_mpi(command_line(args), argc, argv)) return *status;
   blobrt::dist::MpiSession mpi(&argc, &argv);
   try {
     blobrt::dist::Communicator comm;
