@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,8 +23,25 @@ namespace blobrt {
 
 inline constexpr std::size_t kDeviceRecordFields = 12;
 
+// A device's kind as the record spells it (lower case; to_string(DeviceKind) is for people).
+inline const char* record_kind(DeviceKind kind) {
+  return kind == DeviceKind::kGpu ? "gpu" : kind == DeviceKind::kAccelerator ? "accelerator" : "cpu";
+}
+
+// The one of `values` that `spell` writes as `text`; false if none is.
+template <typename E, typename Spell>
+bool from_spelling(const std::string& text, std::initializer_list<E> values, Spell spell, E* out) {
+  for (E value : values) {
+    if (text == spell(value)) {
+      *out = value;
+      return true;
+    }
+  }
+  return false;
+}
+
 inline std::string device_record(const DeviceDescription& d) {
-  const char* kind = d.kind == DeviceKind::kGpu ? "gpu" : d.kind == DeviceKind::kAccelerator ? "accelerator" : "cpu";
+  const char* kind = record_kind(d.kind);
   auto flag = [](bool b) { return b ? "1" : "0"; };
   return std::to_string(d.index) + '\t' + kind + '\t' + std::to_string(d.memory_bytes) + '\t' +
          to_string(d.memory_model) + '\t' + std::to_string(static_cast<int>(d.native_type)) + '\t' +
@@ -61,24 +79,10 @@ inline std::optional<DeviceDescription> parse_device_record(const std::vector<st
   d.native_type = static_cast<NativeDeviceType>(native_type);
   d.native_index = static_cast<int>(native_index);
   d.view_alignment = static_cast<std::size_t>(alignment);
-  const std::string& kind = f[at + 1];
-  if (kind == "cpu") {
-    d.kind = DeviceKind::kCpu;
-  } else if (kind == "gpu") {
-    d.kind = DeviceKind::kGpu;
-  } else if (kind == "accelerator") {
-    d.kind = DeviceKind::kAccelerator;
-  } else {
-    return std::nullopt;
-  }
-  const std::string& model = f[at + 3];
-  if (model == "shared") {
-    d.memory_model = MemoryModel::kShared;
-  } else if (model == "aliased") {
-    d.memory_model = MemoryModel::kAliased;
-  } else if (model == "separate") {
-    d.memory_model = MemoryModel::kSeparate;
-  } else {
+  // Each spelled as the writer spells it (record_kind, to_string), never a second list.
+  if (!from_spelling(f[at + 1], {DeviceKind::kCpu, DeviceKind::kGpu, DeviceKind::kAccelerator}, record_kind, &d.kind) ||
+      !from_spelling(f[at + 3], {MemoryModel::kShared, MemoryModel::kAliased, MemoryModel::kSeparate},
+                     [](MemoryModel m) { return to_string(m); }, &d.memory_model)) {
     return std::nullopt;
   }
   if (!flag(f[at + 6], &d.addressable_handles) || !flag(f[at + 7], &d.supports_fp64) ||
