@@ -121,24 +121,32 @@ void memory_cost(benchmark::State& state, const std::string& id, std::int64_t n)
 
 }  // namespace
 
+const char* const kBlobOps[] = {"first_touch", "Update", "asum_data", "sumsq_data", "scale_data", "CopyFrom",
+                                "round_trip"};
+
+void register_blob_ops(const std::string& id, const std::vector<std::int64_t>& sizes) {
+  for (const char* op : kBlobOps) {
+    const std::string o = op;
+    for (std::int64_t n : sizes) {
+      reg(name("blob", id, o, "float", n), [id, o, n](benchmark::State& s) { blob_op<float>(s, id, o, n); });
+    }
+  }
+}
+
 void register_blob() {
   const std::int64_t anchor = smoke() ? (1 << 12) : (1 << 24);  // 16 Mi floats = 64 MiB
   for (const std::string& id : available_devices()) {
-    for (const char* op : {"first_touch", "Update", "asum_data", "sumsq_data", "scale_data", "CopyFrom", "round_trip"}) {
-      std::string o = op;
-      for (std::int64_t n : sizes()) {
-        reg(name("blob", id, o, "float", n),
-                                     [id, o, n](benchmark::State& s) { blob_op<float>(s, id, o, n); });
-      }
+    register_blob_ops(id, sizes());
+    for (const char* op : kBlobOps) {
+      const std::string o = op;
       // The rows of the Caffe anchor table: median of 5 at 16 Mi floats.
       reg(name("anchor", id, o, "float", anchor),
-                                   [id, o, anchor](benchmark::State& s) { blob_op<float>(s, id, o, anchor); })
+          [id, o, anchor](benchmark::State& s) { blob_op<float>(s, id, o, anchor); })
           ->Repetitions(smoke() ? 1 : 5)
           ->ReportAggregatesOnly(!smoke())
           ->Unit(benchmark::kMillisecond);
     }
-    reg(name("memory", id, "rss", "float", anchor),
-                                 [id, anchor](benchmark::State& s) { memory_cost(s, id, anchor); })
+    reg(name("memory", id, "rss", "float", anchor), [id, anchor](benchmark::State& s) { memory_cost(s, id, anchor); })
         ->Iterations(1);
   }
 }

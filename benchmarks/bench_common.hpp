@@ -53,6 +53,33 @@ benchmark::internal::Benchmark* reg(const std::string& name, Fn fn) {
   return b;
 }
 
+// gemm's and gemv's shapes (row-major, Caffe's): names gemm_MxNxK and gemv_{N,T}_MxN.
+struct GemmShape {
+  std::int64_t m, n, k;
+  std::string name() const {
+    return "gemm_" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+  }
+};
+struct GemvShape {
+  bool trans;
+  std::int64_t m, n;
+  std::string name() const {
+    return std::string("gemv_") + (trans ? "T_" : "N_") + std::to_string(m) + "x" + std::to_string(n);
+  }
+};
+struct MathSizes {
+  std::vector<GemmShape> gemm;
+  std::vector<GemvShape> gemv;
+  std::vector<std::int64_t> elementwise;
+};
+
+// One device's benchmarks at sizes of the caller's choice: register_device, register_blob
+// and register_math call them for each device at the CPU sizes, blobrt-bench-cuda for its
+// CUDA device at the GPU's.
+void register_device_ops(const std::string& id, const std::vector<std::int64_t>& sizes);  // bench_device.cpp
+void register_blob_ops(const std::string& id, const std::vector<std::int64_t>& sizes);    // bench_blob.cpp
+void register_math_ops(const std::string& id, const MathSizes& sizes);                    // bench_math.cpp
+
 // Registration of each file's benchmarks (called from main once the runtime is up).
 void register_probe();
 void register_raw();

@@ -66,9 +66,9 @@ void run(benchmark::State& state, const std::string& id, const OpInfo& info, std
 }
 
 template <typename T>
-void register_type(const std::string& id) {
+void register_type(const std::string& id, const std::vector<std::int64_t>& sizes) {
   for (const OpInfo& info : kOps) {
-    for (std::int64_t n : sizes()) {
+    for (std::int64_t n : sizes) {
       reg(name("device", id, info.name, dtype_name<T>(), n),
                                    [id, info, n](benchmark::State& s) { run<T>(s, id, info, n); });
     }
@@ -77,11 +77,13 @@ void register_type(const std::string& id) {
 
 }  // namespace
 
+void register_device_ops(const std::string& id, const std::vector<std::int64_t>& sizes) {
+  register_type<float>(id, sizes);
+  register_type<double>(id, sizes);
+}
+
 void register_device() {
-  for (const std::string& id : available_devices()) {
-    register_type<float>(id);
-    register_type<double>(id);
-  }
+  for (const std::string& id : available_devices()) register_device_ops(id, sizes());
 }
 
 }  // namespace blobrt::bench

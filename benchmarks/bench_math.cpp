@@ -29,32 +29,38 @@ constexpr blobrt::Precision precision_of() {
   return sizeof(T) == 8 ? blobrt::Precision::kFloat64 : blobrt::Precision::kFloat32;
 }
 
-// Host-memory buffers of a device (the benchmarks run on host-memory devices only, so
-// the raw call can use the same pointers).
+// Buffers of a device, filled through copy_to_device (any memory model). On host-memory
+// devices a handle is the host pointer, so the raw BLIS calls use the same buffers (ptr()).
 template <typename T>
 struct Buffers {
   Buffers(Device& device, std::vector<std::int64_t> counts) : device(device) {
     unsigned seed = 1;
     for (std::int64_t count : counts) {
-      T* p = static_cast<T*>(device.allocate(static_cast<std::size_t>(count ? count : 1) * sizeof(T)));
-      for (std::int64_t i = 0; i < count; ++i) p[i] = T(0.5) + T((i * seed) % 13) * T(0.0625);
-      pointers.push_back(p);
+      std::vector<T> host(static_cast<std::size_t>(count));
+      for (std::int64_t i = 0; i < count; ++i) host[i] = T(0.5) + T((i * seed) % 13) * T(0.0625);
+      handles.push_back(device.allocate(static_cast<std::size_t>(count ? count : 1) * sizeof(T)));
+      device.copy_to_device(host.data(), handles.back(), 0, host.size() * sizeof(T));
+      counts_.push_back(count);
       ++seed;
     }
   }
   ~Buffers() {
-    for (T* p : pointers) device.release(p);
+    for (DeviceBuffer h : handles) device.release(h);
   }
+  void fill(std::size_t which, T value) {
+    std::vector<T> host(static_cast<std::size_t>(counts_[which]), value);
+    device.copy_to_device(host.data(), handles[which], 0, host.size() * sizeof(T));
+  }
+  T* ptr(std::size_t which) const { return static_cast<T*>(handles[which]); }
   Device& device;
-  std::vector<T*> pointers;
+  std::vector<DeviceBuffer> handles;
+  std::vector<std::int64_t> counts_;
 };
 
-struct GemmShape {
-  std::int64_t m, n, k;
-  std::string name() const {
-    return "gemm_" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
-  }
-};
+// Asynchronous devices are timed to completion (a no-op on host-memory devices).
+void finish(Device& device) {
+  if (device.description().memory_model != MemoryModel::kShared) device.synchronize();
+}
 
 std::vector<GemmShape> gemm_shapes() {
   if (smoke()) return {{64, 80, 50}};
@@ -70,21 +76,14 @@ void device_gemm(benchmark::State& state, const std::string& id, GemmShape s) {
   std::shared_ptr<Device> device = open_device(id);
   Buffers<T> b(*device, {s.m * s.k, s.k * s.n, s.m * s.n});
   auto once = [&] {
-    device->gemm(precision_of<T>(), Transpose::kNo, Transpose::kNo, s.m, s.n, s.k, 1.0, b.pointers[0], 0,
-                 b.pointers[1], 0, 0.0, b.pointers[2], 0);
+    device->gemm(precision_of<T>(), Transpose::kNo, Transpose::kNo, s.m, s.n, s.k, 1.0, b.handles[0], 0,
+                 b.handles[1], 0, 0.0, b.handles[2], 0);
+    finish(*device);
   };
   once();
   for (auto _ : state) once();
   flops(state, s);
 }
-
-struct GemvShape {
-  bool trans;
-  std::int64_t m, n;
-  std::string name() const {
-    return std::string("gemv_") + (trans ? "T_" : "N_") + std::to_string(m) + "x" + std::to_string(n);
-  }
-};
 
 std::vector<GemvShape> gemv_shapes() {
   if (smoke()) return {{false, 64, 80}, {true, 64, 80}};
@@ -96,8 +95,9 @@ void device_gemv(benchmark::State& state, const std::string& id, GemvShape s) {
   std::shared_ptr<Device> device = open_device(id);
   Buffers<T> b(*device, {s.m * s.n, s.trans ? s.m : s.n, s.trans ? s.n : s.m});
   auto once = [&] {
-    device->gemv(precision_of<T>(), s.trans ? Transpose::kYes : Transpose::kNo, s.m, s.n, 1.0, b.pointers[0], 0,
-                 b.pointers[1], 0, 0.0, b.pointers[2], 0);
+    device->gemv(precision_of<T>(), s.trans ? Transpose::kYes : Transpose::kNo, s.m, s.n, 1.0, b.handles[0], 0,
+                 b.handles[1], 0, 0.0, b.handles[2], 0);
+    finish(*device);
   };
   once();
   for (auto _ : state) once();
@@ -130,8 +130,8 @@ template <typename T>
 void blis_gemm(benchmark::State& state, GemmShape s) {
   std::shared_ptr<Device> device = open_device("blis:0");
   Buffers<T> b(*device, {s.m * s.k, s.k * s.n, s.m * s.n});
-  raw_gemm(s, b.pointers[0], b.pointers[1], b.pointers[2]);
-  for (auto _ : state) raw_gemm(s, b.pointers[0], b.pointers[1], b.pointers[2]);
+  raw_gemm(s, b.ptr(0), b.ptr(1), b.ptr(2));
+  for (auto _ : state) raw_gemm(s, b.ptr(0), b.ptr(1), b.ptr(2));
   flops(state, s);
   state.counters["blis_threads"] = static_cast<double>(bli_thread_get_num_threads());
 }
@@ -140,8 +140,8 @@ template <typename T>
 void blis_gemv(benchmark::State& state, GemvShape s) {
   std::shared_ptr<Device> device = open_device("blis:0");
   Buffers<T> b(*device, {s.m * s.n, s.trans ? s.m : s.n, s.trans ? s.n : s.m});
-  raw_gemv(s, b.pointers[0], b.pointers[1], b.pointers[2]);
-  for (auto _ : state) raw_gemv(s, b.pointers[0], b.pointers[1], b.pointers[2]);
+  raw_gemv(s, b.ptr(0), b.ptr(1), b.ptr(2));
+  for (auto _ : state) raw_gemv(s, b.ptr(0), b.ptr(1), b.ptr(2));
   state.SetBytesProcessed(state.iterations() * s.m * s.n * static_cast<std::int64_t>(sizeof(T)));
 }
 #endif
@@ -169,11 +169,13 @@ void device_elementwise(benchmark::State& state, const std::string& id, EwInfo i
   Buffers<T> b(*device, {n, n, n});
   // Values that stay put over millions of calls: axpby keeps y at 1 (0.5 a + 0.5 y with
   // a = y = 1 is exact), add_scalar adds 0, the others write y from a and b only.
-  for (std::int64_t i = 0; i < n; ++i) b.pointers[0][i] = b.pointers[2][i] = T(1);
+  b.fill(0, T(1));
+  b.fill(2, T(1));
   const double alpha = info.op == ElementwiseOp::kAddScalar ? 0.0 : info.op == ElementwiseOp::kPowx ? 1.5 : 0.5;
   auto once = [&] {
-    device->elementwise(precision_of<T>(), info.op, n, alpha, 0.5, info.a ? b.pointers[0] : nullptr, 0,
-                        info.b ? b.pointers[1] : nullptr, 0, b.pointers[2], 0);
+    device->elementwise(precision_of<T>(), info.op, n, alpha, 0.5, info.a ? b.handles[0] : nullptr, 0,
+                        info.b ? b.handles[1] : nullptr, 0, b.handles[2], 0);
+    finish(*device);
   };
   once();
   for (auto _ : state) once();
@@ -182,41 +184,52 @@ void device_elementwise(benchmark::State& state, const std::string& id, EwInfo i
 }
 
 template <typename T>
-void register_type(const std::vector<std::string>& host_memory_devices) {
+void register_ops(const std::string& id, const MathSizes& sizes) {
   const char* dtype = dtype_name<T>();
-  for (const std::string& id : host_memory_devices) {
-    for (const GemmShape& s : gemm_shapes()) {
-      reg(name("math", id, s.name(), dtype, s.m), [id, s](benchmark::State& st) { device_gemm<T>(st, id, s); });
-    }
-    for (const GemvShape& s : gemv_shapes()) {
-      reg(name("math", id, s.name(), dtype, s.m), [id, s](benchmark::State& st) { device_gemv<T>(st, id, s); });
-    }
-    for (const EwInfo& info : kEw) {
-      for (std::int64_t n : {std::int64_t(1), smoke() ? std::int64_t(1) << 12 : std::int64_t(1) << 24}) {
-        reg(name("math", id, std::string("ew_") + to_string(info.op), dtype, n),
-            [id, info, n](benchmark::State& st) { device_elementwise<T>(st, id, info, n); });
-      }
+  for (const GemmShape& s : sizes.gemm) {
+    reg(name("math", id, s.name(), dtype, s.m), [id, s](benchmark::State& st) { device_gemm<T>(st, id, s); });
+  }
+  for (const GemvShape& s : sizes.gemv) {
+    reg(name("math", id, s.name(), dtype, s.m), [id, s](benchmark::State& st) { device_gemv<T>(st, id, s); });
+  }
+  for (const EwInfo& info : kEw) {
+    for (std::int64_t n : sizes.elementwise) {
+      reg(name("math", id, std::string("ew_") + to_string(info.op), dtype, n),
+          [id, info, n](benchmark::State& st) { device_elementwise<T>(st, id, info, n); });
     }
   }
+}
+
 #ifndef BLOBRT_BENCH_NO_RAW
+template <typename T>
+void register_raw_blis() {
+  const char* dtype = dtype_name<T>();
   for (const GemmShape& s : gemm_shapes()) {
     reg(name("raw", "blis", s.name(), dtype, s.m), [s](benchmark::State& st) { blis_gemm<T>(st, s); });
   }
   for (const GemvShape& s : gemv_shapes()) {
     reg(name("raw", "blis", s.name(), dtype, s.m), [s](benchmark::State& st) { blis_gemv<T>(st, s); });
   }
-#endif
 }
+#endif
 
 }  // namespace
 
+void register_math_ops(const std::string& id, const MathSizes& sizes) {
+  register_ops<float>(id, sizes);
+  register_ops<double>(id, sizes);
+}
+
+// The host-memory devices (the raw BLIS calls share their buffers) at the CPU sizes.
 void register_math() {
-  std::vector<std::string> ids;
+  const MathSizes sizes{gemm_shapes(), gemv_shapes(), {1, smoke() ? std::int64_t(1) << 12 : std::int64_t(1) << 24}};
   for (const std::string& id : available_devices()) {
-    if (open_device(id)->description().memory_model == MemoryModel::kShared) ids.push_back(id);
+    if (open_device(id)->description().memory_model == MemoryModel::kShared) register_math_ops(id, sizes);
   }
-  register_type<float>(ids);
-  register_type<double>(ids);
+#ifndef BLOBRT_BENCH_NO_RAW
+  register_raw_blis<float>();
+  register_raw_blis<double>();
+#endif
 }
 
 }  // namespace blobrt::bench

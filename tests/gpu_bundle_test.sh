@@ -17,7 +17,8 @@ bundle="$work/moved"
 
 nvidia=$(find "$bundle" -name 'libcuda.so*' -o -name 'libcudart.so*' -o -name 'libcublas*.so*' -o -name 'libnvidia-*')
 [ -z "$nvidia" ] || fail "the bundle holds NVIDIA libraries the GPU node provides: $nvidia"
-for f in bin/blobrt bin/blobrt-conformance bin/blobrt-bench bin/blobrt-caffe-demo libexec/blobrt-plugin-scanner \
+for f in bin/blobrt bin/blobrt-conformance bin/blobrt-bench bin/blobrt-bench-cuda bin/blobrt-caffe-demo \
+         libexec/blobrt-plugin-scanner libexec/blobrt/bench_report.py libexec/blobrt/tests/test_large_blob \
          lib/blobrt/plugins.d/libblobrt-cuda.so lib/blobrt/plugins.d/cuda.plugin lib/blobrt/plugins.d/blis.plugin \
          lib/blobrt/plugins.d/opencl.plugin libexec/blobrt/tests/test_blob run-on-gpu.sh env.sh BUNDLE.txt; do
   [ -e "$bundle/$f" ] || fail "missing $f"
@@ -33,7 +34,7 @@ fi
 out="$work/out"
 status=0
 env -u BLOBRT_PLUGIN_PATH -u BLOBRT_PLUGIN_SCANNER -u LD_LIBRARY_PATH \
-  "$bundle/run-on-gpu.sh" --bench smoke "$out" || status=$?
+  "$bundle/run-on-gpu.sh" --bench smoke --cpu-bench "$out" || status=$?
 mkdir -p "$work/junit"
 tar -C "$work/junit" -xzf "$out/logs.tar.gz" --wildcards '*.junit.xml'
 [ "$status" -eq 0 ] || fail "run-on-gpu.sh exited $status; summary:$(printf '\n'; cat "$out/summary.txt")"
@@ -57,6 +58,20 @@ if ! command -v nvidia-smi >/dev/null; then
     || fail "compute-sanitizer's skip is not reported"
   grep -q "^SKIPPED  python-dlpack: skipped: no device here says it is CUDA memory" "$out/summary.txt" \
     || fail "the DLPack check's skip is not reported"
+  grep -q "^SKIPPED  benchmarks-cuda-smoke: blobrt-bench-cuda: skipped: no usable device holds CUDA memory (.*cudaErrorInsufficientDriver" \
+    "$out/summary.txt" || fail "blobrt-bench-cuda's skip is not reported: $(grep benchmarks-cuda "$out/summary.txt")"
+  [ ! -e "$out/bench-cuda.json" ] || fail "a skipped blobrt-bench-cuda left bench-cuda.json"
 fi
+
+# The second call of docs/cuda.md: the benchmarks alone, with the 2^31 + 8 floats test.
+out2="$work/out-bench"
+status=0
+env -u BLOBRT_PLUGIN_PATH -u BLOBRT_PLUGIN_SCANNER -u LD_LIBRARY_PATH \
+  "$bundle/run-on-gpu.sh" --bench-only --bench smoke "$out2" || status=$?
+[ "$status" -eq 0 ] || fail "run-on-gpu.sh --bench-only exited $status; summary:$(printf '\n'; cat "$out2/summary.txt")"
+grep -q "^PASSED   test_large_blob " "$out2/summary.txt" || fail "--bench-only did not run test_large_blob"
+! grep -q "test_blob \|conformance\|python" "$out2/summary.txt" || fail "--bench-only ran the suites: $(cat "$out2/summary.txt")"
+[ "$(find "$out2" -type f | wc -l)" -le 8 ] || fail "run-on-gpu.sh --bench-only wrote more than 8 files"
+if "$bundle/run-on-gpu.sh" --no-such-option "$out2" 2>/dev/null; then fail "an unknown option was accepted"; fi
 python3 -c 'import json,sys; b=json.load(open(sys.argv[1])); assert b["benchmarks"], "no benchmark rows"' "$out/bench.json"
 echo "gpu_bundle_test: passed ($(du -sh "$bundle" | cut -f1) bundle; $(tail -n 2 "$out/summary.txt" | head -n 1))"

@@ -107,6 +107,7 @@ cp tests/python/*.py "$pyb/tests/"
 install -m 755 tools/gpu-bundle/run-on-gpu.sh "$dir/run-on-gpu.sh"
 install -m 644 tools/gpu-bundle/env.sh "$dir/env.sh"
 install -m 755 tools/test_summary.py "$dir/libexec/blobrt/test_summary.py"
+install -m 755 tools/bench_report.py "$dir/libexec/blobrt/bench_report.py"  # the CUDA results, made on the node
 {
   echo "blobrt $(meson introspect "$build" --projectinfo | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])') GPU bundle"
   echo "commit: $(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"

@@ -1,25 +1,34 @@
 #!/usr/bin/env bash
 # Runs everything the bundle holds on this node and writes the results to OUTDIR:
-#   run-on-gpu.sh [--bench full|smoke|none] [--bench-filter REGEX] OUTDIR
+#   run-on-gpu.sh [--bench full|smoke|none] [--bench-filter REGEX] [--bench-only] [--cpu-bench] OUTDIR
 # Steps: blobrt info, blobrt selftest (auto and cuda), every GoogleTest suite,
 # blobrt-conformance on every device (cuda:0 and any OpenCL device included), the
-# conformance suite on cuda under compute-sanitizer memcheck, and the benchmarks.
-# OUTDIR gets summary.txt, info.txt, info.json, bench.json and logs.tar.gz (every log and
-# JUnit file): few files, as a GPU lending tool may bring back only a handful.
+# conformance suite on cuda under compute-sanitizer memcheck, Python, and the benchmarks:
+# blobrt-bench-cuda (the CUDA device against its yardsticks in one run, then
+# tools/bench_report.py --cuda), and with --cpu-bench blobrt-bench (every device at the CPU
+# sizes). --bench-only: info, test_large_blob (2^31 + 8 floats) and the benchmarks alone.
+# OUTDIR gets summary.txt, info.txt, info.json, logs.tar.gz (every log and JUnit file),
+# bench-cuda.json + performance-results-cuda.md/.json where a GPU ran them, bench.json with
+# --cpu-bench: at most 8 files, as a GPU lending tool may bring back only that many.
 # Exit status 0 only if every step that could run here passed; a step that cannot run
 # (no GPU, no compute-sanitizer) is reported as skipped with the reason.
 set -uo pipefail
 
+usage="usage: run-on-gpu.sh [--bench full|smoke|none] [--bench-filter REGEX] [--bench-only] [--cpu-bench] OUTDIR"
 bench=full
 bench_filter=""
+bench_only=0
+cpu_bench=0
 while [ $# -gt 1 ]; do
   case "$1" in
     --bench) bench="$2"; shift 2 ;;
     --bench-filter) bench_filter="$2"; shift 2 ;;
-    *) break ;;
+    --bench-only) bench_only=1; shift ;;
+    --cpu-bench) cpu_bench=1; shift ;;
+    *) echo "run-on-gpu.sh: unknown option $1" >&2; echo "$usage" >&2; exit 2 ;;
   esac
 done
-[ $# -eq 1 ] || { echo "usage: run-on-gpu.sh [--bench full|smoke|none] [--bench-filter REGEX] OUTDIR" >&2; exit 2; }
+[ $# -eq 1 ] || { echo "$usage" >&2; exit 2; }
 case "$bench" in full|smoke|none) ;; *) echo "run-on-gpu.sh: --bench full|smoke|none" >&2; exit 2 ;; esac
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -71,25 +80,9 @@ note "  library path: $LD_LIBRARY_PATH"
 step info blobrt info
 cp "$logs/info.log" "$out/info.txt"
 blobrt info --json > "$out/info.json" 2> "$logs/info-json.log" || true
-step selftest-auto blobrt selftest
-
 cuda_reason=""
-if BLOBRT_BACKEND=cuda blobrt info > "$logs/cuda-check.log" 2>&1; then
-  step selftest-cuda env BLOBRT_BACKEND=cuda blobrt selftest
-else
+BLOBRT_BACKEND=cuda blobrt info > "$logs/cuda-check.log" 2>&1 ||
   cuda_reason=$(grep -m 1 -o "cannot be used: .*" "$logs/cuda-check.log" | sed "s/^cannot be used: //" || tail -n 1 "$logs/cuda-check.log")
-  skip selftest-cuda "the CUDA backend is not usable here: $cuda_reason"
-fi
-opencl_gpus=$(python3 -c '
-import json, sys
-info = json.load(open(sys.argv[1]))
-print(" ".join(d["id"] + " (" + d["name"] + ")" for p in info["plugins"] if p["name"] == "opencl"
-               for d in p.get("devices", []) if d["type"] == "GPU"))' "$out/info.json" 2>/dev/null)
-if [ -n "$opencl_gpus" ]; then
-  note "         OpenCL GPU devices: $opencl_gpus (the suites and conformance cover them)"
-else
-  skip opencl-gpu "no OpenCL GPU device here (ICDs in /etc/OpenCL/vendors: $(ls /etc/OpenCL/vendors 2>/dev/null | tr '\n' ' '))"
-fi
 
 # The suites see the bundle's plugins plus simgpu, and nothing installed on the node.
 suite_env=(
@@ -106,58 +99,101 @@ suite_env=(
   BLOBRT_THREAD_LIMIT_PROBE="$tests/thread_limit_probe"
   BLOBRT_EXIT_ORDER_PROBE="$tests/exit_order_probe"
 )
-for exe in "$tests"/test_*; do
-  name=$(basename "$exe")
-  step "$name" env "${suite_env[@]}" "$exe" --gtest_output="xml:$logs/$name.junit.xml"
-done
-step conformance env "${suite_env[@]}" "$here/bin/blobrt-conformance" \
-  --gtest_output="xml:$logs/conformance.junit.xml"
-
-if [ -n "$cuda_reason" ]; then
-  skip compute-sanitizer "no usable CUDA device: $cuda_reason"
-elif ! command -v compute-sanitizer >/dev/null; then
-  skip compute-sanitizer "compute-sanitizer is not on PATH"
-else
-  step compute-sanitizer compute-sanitizer --tool memcheck --error-exitcode 99 \
-    --log-file "$logs/compute-sanitizer.txt" \
-    env "${suite_env[@]}" "$here/bin/blobrt-conformance" --gtest_filter='*cuda*' \
-    --gtest_output="xml:$logs/conformance-memcheck.junit.xml"
-  grep -h "ERROR SUMMARY" "$logs/compute-sanitizer.txt" | tail -n 1 | sed 's/^/         /' | tee -a "$summary"
-fi
-
-# Python on this node (issue 27, step 4): the extension built here against the bundle
-# (the node's Python is not the build machine's), the package's tests where pytest is, and
-# Blob memory handed to torch and cupy through DLPack on every CUDA device.
-pybuild="$logs/python-build"
-if ! python3 -c 'import nanobind, numpy' >/dev/null 2>&1; then
-  skip python "$(command -v python3 || echo python3) lacks nanobind or numpy"
-elif ! command -v meson >/dev/null || ! command -v ninja >/dev/null; then
-  skip python "meson or ninja is not on PATH"
-else
-  step python-build sh -c 'meson setup "$1" "$2/python-build" -Dbundle="$2" && ninja -C "$1"' _ "$pybuild" "$here"
-  if [ -d "$pybuild/blobrt" ]; then
-    py_env=("${suite_env[@]}" PYTHONPATH="$pybuild")
-    if python3 -c 'import pytest' >/dev/null 2>&1; then
-      # Not the stub check: it compares the source tree's _blobrt.pyi with what this node's
-      # nanobind would generate, a check of the build machine's tree (CI runs it there).
-      step python-tests env "${py_env[@]}" python3 -m pytest -q -p no:cacheprovider \
-        -k "not test_type_stubs_are_current" --junitxml="$logs/python.junit.xml" "$here/python-build/tests"
-    else
-      skip python-tests "pytest is not installed for $(command -v python3)"
-    fi
-    step_or_skip python-dlpack env "${py_env[@]}" python3 "$here/python-build/tests/gpu_dlpack_check.py"
+# Everything but the benchmarks: the self-tests, every suite, conformance (and under
+# compute-sanitizer), Python.
+checks() {
+  step selftest-auto blobrt selftest
+  if [ -z "$cuda_reason" ]; then
+    step selftest-cuda env BLOBRT_BACKEND=cuda blobrt selftest
+  else
+    skip selftest-cuda "the CUDA backend is not usable here: $cuda_reason"
   fi
+  opencl_gpus=$(python3 -c 'import json, sys; info = json.load(open(sys.argv[1])); print(" ".join(
+    d["id"] + " (" + d["name"] + ")" for p in info["plugins"] if p["name"] == "opencl"
+    for d in p.get("devices", []) if d["type"] == "GPU"))' "$out/info.json" 2>/dev/null)
+  if [ -n "$opencl_gpus" ]; then
+    note "         OpenCL GPU devices: $opencl_gpus (the suites and conformance cover them)"
+  else
+    skip opencl-gpu "no OpenCL GPU device here (ICDs in /etc/OpenCL/vendors: $(ls /etc/OpenCL/vendors 2>/dev/null | tr '\n' ' '))"
+  fi
+
+  for exe in "$tests"/test_*; do
+    name=$(basename "$exe")
+    step "$name" env "${suite_env[@]}" "$exe" --gtest_output="xml:$logs/$name.junit.xml"
+  done
+  step conformance env "${suite_env[@]}" "$here/bin/blobrt-conformance" \
+    --gtest_output="xml:$logs/conformance.junit.xml"
+
+  if [ -n "$cuda_reason" ]; then
+    skip compute-sanitizer "no usable CUDA device: $cuda_reason"
+  elif ! command -v compute-sanitizer >/dev/null; then
+    skip compute-sanitizer "compute-sanitizer is not on PATH"
+  else
+    step compute-sanitizer compute-sanitizer --tool memcheck --error-exitcode 99 \
+      --log-file "$logs/compute-sanitizer.txt" \
+      env "${suite_env[@]}" "$here/bin/blobrt-conformance" --gtest_filter='*cuda*' \
+      --gtest_output="xml:$logs/conformance-memcheck.junit.xml"
+    grep -h "ERROR SUMMARY" "$logs/compute-sanitizer.txt" | tail -n 1 | sed 's/^/         /' | tee -a "$summary"
+  fi
+
+  # Python on this node (issue 27, step 4): the extension built here against the bundle
+  # (the node's Python is not the build machine's), the package's tests where pytest is, and
+  # Blob memory handed to torch and cupy through DLPack on every CUDA device.
+  pybuild="$logs/python-build"
+  if ! python3 -c 'import nanobind, numpy' >/dev/null 2>&1; then
+    skip python "$(command -v python3 || echo python3) lacks nanobind or numpy"
+  elif ! command -v meson >/dev/null || ! command -v ninja >/dev/null; then
+    skip python "meson or ninja is not on PATH"
+  else
+    step python-build sh -c 'meson setup "$1" "$2/python-build" -Dbundle="$2" && ninja -C "$1"' _ "$pybuild" "$here"
+    if [ -d "$pybuild/blobrt" ]; then
+      py_env=("${suite_env[@]}" PYTHONPATH="$pybuild")
+      if python3 -c 'import pytest' >/dev/null 2>&1; then
+        # Not the stub check: it compares the source tree's _blobrt.pyi with what this node's
+        # nanobind would generate, a check of the build machine's tree (CI runs it there).
+        step python-tests env "${py_env[@]}" python3 -m pytest -q -p no:cacheprovider \
+          -k "not test_type_stubs_are_current" --junitxml="$logs/python.junit.xml" "$here/python-build/tests"
+      else
+        skip python-tests "pytest is not installed for $(command -v python3)"
+      fi
+      step_or_skip python-dlpack env "${py_env[@]}" python3 "$here/python-build/tests/gpu_dlpack_check.py"
+    fi
+  fi
+}
+
+if [ "$bench_only" -eq 1 ]; then
+  # The blob of 2^31 + 8 floats (issue 27, step 2) belongs with the benchmarks' figures.
+  step test_large_blob env "${suite_env[@]}" "$tests/test_large_blob" --gtest_output="xml:$logs/test_large_blob.junit.xml"
+else
+  checks
 fi
 
 case "$bench" in
   none) skip benchmarks "--bench none" ;;
   *)
-    bench_args=(--benchmark_out="$out/bench.json" --benchmark_out_format=json)
+    bench_args=(--benchmark_out_format=json)
     if [ "$bench" = smoke ]; then bench_args+=(--blobrt_smoke --benchmark_min_time=0.001)
     else bench_args+=(--benchmark_min_time=0.1); fi
     [ -n "$bench_filter" ] && bench_args+=(--benchmark_filter="$bench_filter")
-    step "benchmarks-$bench" env BLOBRT_PLUGIN_PATH="$here/lib/blobrt/plugins.d" BLOBRT_PLUGIN_SYSTEM_PATH= \
-      "$here/bin/blobrt-bench" "${bench_args[@]}"
+    bench_env=(BLOBRT_PLUGIN_PATH="$here/lib/blobrt/plugins.d" BLOBRT_PLUGIN_SYSTEM_PATH=)
+    # The GPU against its yardsticks in one run (exit 77 without one), then the report of
+    # issue 27's targets (the plot is drawn where gnuplot is: tools/bench_report.py again).
+    step_or_skip "benchmarks-cuda-$bench" env "${bench_env[@]}" "$here/bin/blobrt-bench-cuda" "${bench_args[@]}" \
+      --benchmark_out="$out/bench-cuda.json"
+    [ -s "$out/bench-cuda.json" ] || rm -f "$out/bench-cuda.json"
+    if [ -f "$out/bench-cuda.json" ]; then
+      step cuda-report python3 "$here/libexec/blobrt/bench_report.py" --cuda "$out/bench-cuda.json" \
+        "$out/performance-results-cuda.md" --summary "$summary"
+      python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["summary"]
+print("         CUDA targets: %d met, %d missed, %d not measured (performance-results-cuda.md)"
+      % (s["met"], s["missed"], s["not_measured"]))' "$out/performance-results-cuda.json" 2>&1 | tee -a "$summary"
+    fi
+    if [ "$cpu_bench" -eq 1 ]; then
+      step "benchmarks-$bench" env "${bench_env[@]}" "$here/bin/blobrt-bench" "${bench_args[@]}" \
+        --benchmark_out="$out/bench.json"
+    else
+      skip benchmarks-cpu "blobrt-bench (every device at the CPU sizes) runs with --cpu-bench"
+    fi
     ;;
 esac
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""blobrt-bench-cuda from the outside: its command line, and either the clean skip where no
+CUDA device is usable (exit 77, one line naming every unusable plugin's reason) or, on a GPU,
+a smoke run whose JSON holds the device, its yardsticks and the versions, and which
+tools/bench_report.py --cuda turns into the results page.
+
+usage: bench_cuda_test.py BLOBRT_BENCH_CUDA BENCH_REPORT_PY
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+bench, report = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+
+
+def run(*args):
+    return subprocess.run([bench, *args], capture_output=True, text=True, timeout=600)
+
+
+r = run("--help")
+check(r.returncode == 0 and "exit 77 when no CUDA device is usable" in r.stdout, f"--help: {r.returncode} {r.stdout[:300]}")
+r = run("--no-such-option")
+check(r.returncode == 2 and "--no-such-option" in r.stderr, f"a bad option: exit {r.returncode}, {r.stderr!r}")
+
+with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "bench-cuda.json")
+    r = run("--blobrt_smoke", "--benchmark_min_time=0.001", f"--benchmark_out={out}", "--benchmark_out_format=json")
+    if r.returncode == 77:
+        last = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""
+        check(last.startswith("blobrt-bench-cuda: skipped: no usable device holds CUDA memory ("),
+              f"the skip's last line: {last!r}")
+        if shutil.which("nvidia-smi") is None and os.path.exists("/usr/local/cuda"):
+            # This machine: the toolkit without a driver, so the CUDA plugin's own reason.
+            check("cudaErrorInsufficientDriver" in last, f"the CUDA plugin's reason is not named: {last!r}")
+        check(not os.path.exists(out) or os.path.getsize(out) == 0, "a skipped run wrote results")
+    else:
+        check(r.returncode == 0, f"smoke run: exit {r.returncode}: {r.stderr[-2000:]}")
+        data = json.load(open(out))
+        names = [b["name"] for b in data["benchmarks"]]
+        device = data["context"].get("blobrt_device", "?")
+        for prefix in ("probe/cuda_kernel/triad/float/", "probe/cuda_memcpy/copy/", "raw/cublas/axpy/float/1",
+                       "raw/cudamemcpy/round_trip/float/1", f"device/{device}/axpy/float/", f"blob/{device}/Update/",
+                       f"math/{device}/gemm_", f"math/{device}/ew_exp/double/"):
+            check(any(n.startswith(prefix) for n in names), f"no benchmark {prefix}*")
+        errors = [f'{b["name"]}: {b.get("error_message")}' for b in data["benchmarks"] if b.get("error_occurred")]
+        check(not errors, f"benchmarks that failed: {errors[:5]}")
+        for key in ("gpu_name", "cuda_driver", "cuda_runtime", "cublas", "nccl"):
+            check(key in data["context"], f"context lacks {key}")
+        md = os.path.join(tmp, "results.md")
+        rr = subprocess.run([sys.executable, report, "--cuda", out, md], capture_output=True, text=True)
+        check(rr.returncode == 0 and os.path.getsize(md) > 0, f"the report: {rr.returncode} {rr.stderr[-1000:]}")
+
+if failures:
+    print("bench_cuda: FAILED\n  " + "\n  ".join(failures))
+    sys.exit(1)
+print("bench_cuda: passed")
