@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """Turns one blobrt-bench JSON run into the ratio tables and the plot of
 docs/performance.md: every figure is divided by references measured in the same run.
+With --cuda, turns one blobrt-bench-cuda run into issue 27's targets, each met or MISSED.
 
 usage: bench_report.py RESULTS.json OUT.md [OUT.png]
+       bench_report.py --cuda BENCH.json OUT.md [OUT.png] [--summary SUMMARY.txt]
+                       [--notes NOTES.json] [--strict]
 """
+import argparse
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -131,10 +136,9 @@ def math_tables(r, w):
     w("")
 
 
-def main():
-    context, r = load(sys.argv[1])
-    out_md = sys.argv[2]
-    out_png = sys.argv[3] if len(sys.argv) > 3 else None
+def cpu_report(results_json, out_md, out_png):
+    """The CPU tables of docs/performance.md (blobrt-bench's run)."""
+    context, r = load(results_json)
     # group/subject/op/dtype/n; gemm's and gemv's sizes ("16x16x16") have their own table
     names = [parse(k) + (k,) for k in r if k.count("/") == 4 and k.rsplit("/", 1)[1].isdigit()]
     devices = sorted({s for g, s, *_ in names if g == "device"}, key=lambda d: (d != "host:0", d))
@@ -299,6 +303,9 @@ def main():
         plot(r, devices, sizes, out_png)
 
 
+PROBE_STYLE = "lw 3 dt 2 lc rgb 'black'"  # the ceiling: dashed black, the first series of a panel
+
+
 def plot(r, devices, sizes, out_png):
     """Throughput vs n for axpy/dot/asum/scal (float), the probe as the ceiling."""
     panels = [("axpy", "triad"), ("dot", "dot"), ("asum", "sum"), ("scal", "scale")]
@@ -307,28 +314,369 @@ def plot(r, devices, sizes, out_png):
         series.append((f"blobrt {dev}", lambda op, pat, n, d=dev: r.get(f"device/{d}/{op}/float/{n}", {}).get("bps")))
     for lib in ("blis", "openblas", "clblast"):
         series.append((f"raw {lib}", lambda op, pat, n, l=lib: r.get(f"raw/{l}/{op}/float/{n}", {}).get("bps")))
+    drawn = [(op, [(label, PROBE_STYLE if i == 0 else "lw 2",
+                    [(n, v / 1e9) for n in sizes for v in [get(op, pat, n)] if v])
+                   for i, (label, get) in enumerate(series)])
+             for op, pat in panels]
+    gnuplot(out_png, "blobrt level-1 throughput, float (GB/s vs n)", "2,2", "1400,1000", drawn)
+
+
+def gnuplot(out_png, title, layout, size, panels):
+    """Draws panels [(title, [(label, style, [(n, GB/s), ...]), ...]), ...] as a log-log
+    multiplot; series without points are left out, and so are panels without any."""
     with tempfile.TemporaryDirectory() as tmp:
-        script = [f"set terminal pngcairo size 1400,1000 font ',10'", f"set output '{out_png}'",
-                  "set multiplot layout 2,2 title 'blobrt level-1 throughput, float (GB/s vs n)'",
+        script = [f"set terminal pngcairo size {size} font ',10'", f"set output '{out_png}'",
+                  f"set multiplot layout {layout} title '{title}'",
                   "set logscale x 2", "set logscale y 10", "set format x '2^{%L}'",
                   "set grid", "set xlabel 'n (elements)'", "set ylabel 'GB/s moved'", "set format y '%g'", "set key right bottom"]
-        for op, pat in panels:
+        for p, (panel, series) in enumerate(panels):
             plots = []
-            for i, (label, get) in enumerate(series):
-                path = os.path.join(tmp, f"{op}_{i}.dat")
-                rows = [(n, get(op, pat, n)) for n in sizes]
-                rows = [(n, v / 1e9) for n, v in rows if v]
-                if not rows:
+            for i, (label, style, points) in enumerate(series):
+                if not points:
                     continue
+                path = os.path.join(tmp, f"{p}_{i}.dat")
                 with open(path, "w") as f:
-                    f.write("\n".join(f"{n} {v}" for n, v in rows) + "\n")
-                style = "lw 3 dt 2 lc rgb 'black'" if i == 0 else "lw 2"
+                    f.write("\n".join(f"{n} {v}" for n, v in points) + "\n")
                 plots.append(f"'{path}' using 1:2 with linespoints {style} title '{label}'")
-            script.append(f"set title '{op}'")
-            script.append("plot " + ", ".join(plots))
+            if plots:
+                script.append(f"set title '{panel}'")
+                script.append("plot " + ", ".join(plots))
         script.append("unset multiplot")
         subprocess.run(["gnuplot"], input="\n".join(script), text=True, check=True)
 
 
+# --cuda: issue 27's targets for one blobrt-bench-cuda run. Every figure divides blobrt's
+# result by a reference measured in the same run on the same GPU.
+
+CUDA = "cuda:0"
+DTYPES = ("float", "double")
+LARGE_N = 1 << 26      # the bandwidth targets hold from here up
+COPY_N = 1 << 24       # h2d/d2h are held to raw cudaMemcpy from here up
+DISPATCH_NS = 2000     # the most a call at n = 1 may add to the raw cuBLAS call
+LEVEL1 = ("axpy", "scal", "dot", "asum", "memset", "d2d")
+CUBLAS_OPS = ("axpy", "dot", "asum", "scal")
+BLOB_RAW = {"Update": "axpy", "asum_data": "asum", "scale_data": "scal", "sumsq_data": "dot"}
+# Target key -> the routine blobrt-bench-cuda times through cuda:0 and raw (n = 4096 in the name).
+BLAS = {"gemm": "gemm_4096x4096x4096", "gemv/N": "gemv_N_4096x4096", "gemv/T": "gemv_T_4096x4096"}
+GPU_CONTEXT = [("gpu_name", "GPU"), ("gpu_compute_capability", "compute capability"), ("gpu_sm_count", "SMs"),
+               ("gpu_memory_bytes", "memory"), ("cuda_driver", "CUDA driver"), ("cuda_runtime", "CUDA runtime"),
+               ("cublas", "cuBLAS"), ("nccl", "NCCL"), ("blobrt_version", "blobrt")]
+SECTIONS = {
+    "bandwidth": ("Level-1 operations on cuda:0: fraction of the bandwidth ceiling",
+                  "Best rate of the `Device` call ÷ the ceiling of its access pattern: the best of the plain CUDA "
+                  "kernel and, for copies, `cudaMemcpy` device to device (same size, dtype and run); minimum "
+                  "over n ≥ 2^26."),
+    "copy": ("Host↔device copies: fraction of raw cudaMemcpy",
+             "Best rate of `Device::h2d`/`d2h` ÷ raw `cudaMemcpy` from/to the same pinned buffers; minimum over "
+             "n ≥ 2^24."),
+    "dispatch": ("Dispatch overhead at n = 1",
+                 "Median ns of the blobrt call (synchronised) minus the raw cuBLAS call + stream "
+                 "synchronisation it wraps."),
+    "round_trip": ("Head round trip at n = 1",
+                   "`Blob` head to cuda:0 and back ÷ two raw 4-byte `cudaMemcpy` calls (h2d then d2h, pinned)."),
+    "blas": ("gemm and gemv against raw cuBLAS",
+             "Raw cuBLAS time ÷ blobrt's time on the same buffers: blobrt's speed as a fraction of cuBLAS. "
+             "Issue 27 sets the gemm target; the gemv target is this project's own (the issue names none)."),
+    "ew": ("Element-wise operations at n = 2^26: fraction of the ceiling",
+           "Best rate ÷ the ceiling of the operation's access pattern (the same probes as level 1)."),
+    "large_blob": ("A Blob of 2^31 + 8 floats",
+                   "GoogleTest `test_large_blob`, run by `run-on-gpu.sh`: its line(s) of `summary.txt`."),
+}
+JSON_FIELDS = ("key", "what", "figure", "target", "comparison", "unit", "verdict", "why", "detail")
+
+
+def best(r, key):
+    return r.get(key, {}).get("best_bps")
+
+
+def median_ns(r, key):
+    return r.get(key, {}).get("ns")
+
+
+def pow2(n):
+    return "1" if n == 1 else f"2^{int(math.log2(n))}" if n & (n - 1) == 0 else str(n)
+
+
+def ceiling(r, pattern, dtype, n):
+    """The GPU memory's bandwidth for an access pattern: the best of the plain kernel and,
+    for copies, cudaMemcpy (whichever the GPU runs faster)."""
+    rates = [best(r, f"probe/cuda_kernel/{pattern}/{dtype}/{n}")]
+    if pattern == "copy":
+        rates.append(best(r, f"probe/cuda_memcpy/copy/{dtype}/{n}"))
+    rates = [x for x in rates if x]
+    return max(rates) if rates else None
+
+
+def sizes_of(r, prefix):
+    """The n measured for benchmarks named PREFIX/n."""
+    return sorted(int(n) for p, _, n in (k.rpartition("/") for k in r) if p == prefix and n.isdigit())
+
+
+def worst_fraction(r, prefix, reference, min_n):
+    """(min over measured n >= min_n of best rate(PREFIX/n) ÷ reference(n), that n), or (None, None)."""
+    pairs = [(best(r, f"{prefix}/{n}") / reference(n), n) for n in sizes_of(r, prefix)
+             if n >= min_n and best(r, f"{prefix}/{n}") and reference(n)]
+    return min(pairs) if pairs else (None, None)
+
+
+def target(section, key, what, figure, goal, comparison, unit, detail=""):
+    """One row: its verdict follows from the figure (None: a benchmark is missing)."""
+    if figure is None:
+        verdict = "not measured"
+    else:
+        verdict = "met" if (figure >= goal if comparison == ">=" else figure <= goal) else "MISSED"
+    return {"section": section, "key": key, "what": what, "figure": figure, "target": goal,
+            "comparison": comparison, "unit": unit, "verdict": verdict, "detail": detail}
+
+
+def cublas_name(op, dtype):
+    return f"cublas{'S' if dtype == 'float' else 'D'}{op}"
+
+
+def bandwidth_targets(r):
+    for op in LEVEL1:
+        for dtype in DTYPES:
+            figure, n = worst_fraction(r, f"device/{CUDA}/{op}/{dtype}",
+                                       lambda n: ceiling(r, PATTERN[op], dtype, n), LARGE_N)
+            yield target("bandwidth", f"bandwidth/{op}/{dtype}", f"Device::{op} {dtype} ÷ {PATTERN[op]} ceiling",
+                         figure, 0.9, ">=", "fraction", f"worst at n = {pow2(n)}" if n else "")
+
+
+def copy_targets(r):
+    for op in ("h2d", "d2h"):
+        for dtype in DTYPES:
+            figure, n = worst_fraction(r, f"device/{CUDA}/{op}/{dtype}",
+                                       lambda n: best(r, f"raw/cudamemcpy/{op}/{dtype}/{n}"), COPY_N)
+            yield target("copy", f"copy/{op}/{dtype}", f"Device::{op} {dtype} ÷ cudaMemcpy {op}",
+                         figure, 0.9, ">=", "fraction", f"worst at n = {pow2(n)}" if n else "")
+
+
+def dispatch_targets(r):
+    calls = [(f"dispatch/device/{op}/{dtype}", f"Device::{op} {dtype}", f"device/{CUDA}/{op}/{dtype}/1", op, dtype)
+             for op in CUBLAS_OPS for dtype in DTYPES]
+    calls += [(f"dispatch/blob/{op}/float", f"Blob::{op} float", f"blob/{CUDA}/{op}/float/1", raw_op, "float")
+              for op, raw_op in BLOB_RAW.items()]
+    for key, label, mine_key, raw_op, dtype in calls:
+        mine, raw = median_ns(r, mine_key), median_ns(r, f"raw/cublas/{raw_op}/{dtype}/1")
+        figure = mine - raw if mine and raw else None
+        yield target("dispatch", key, f"{label} − {cublas_name(raw_op, dtype)}, n = 1", figure, DISPATCH_NS, "<=",
+                     "ns", f"{mine:.0f} ns vs {raw:.0f} ns" if figure is not None else "")
+
+
+def round_trip_target(r):
+    mine, raw = median_ns(r, f"blob/{CUDA}/round_trip/float/1"), median_ns(r, "raw/cudamemcpy/round_trip/float/1")
+    figure = mine / raw if mine and raw else None
+    return target("round_trip", "round_trip", "Blob<float> round trip ÷ 2 raw cudaMemcpy, n = 1", figure, 2.0, "<=",
+                  "×", f"{mine:.0f} ns vs {raw:.0f} ns" if figure is not None else "")
+
+
+def blas_targets(r):
+    for key, routine in BLAS.items():
+        for dtype in DTYPES:
+            mine_key, raw_key = f"math/{CUDA}/{routine}/{dtype}/4096", f"raw/cublas/{routine}/{dtype}/4096"
+            mine, raw = median_ns(r, mine_key), median_ns(r, raw_key)
+            figure = raw / mine if mine and raw else None
+            gflops = [r.get(k, {}).get("counters", {}).get("GFLOPS") for k in (mine_key, raw_key)]
+            detail = f"GFLOPS: blobrt {fmt(gflops[0], 1)}, cuBLAS {fmt(gflops[1], 1)}" if key == "gemm" else ""
+            yield target("blas", f"{key}/{dtype}", f"{routine} {dtype}: cuBLAS time ÷ blobrt time", figure, 0.95, ">=",
+                         "fraction", detail)
+
+
+def ew_targets(r):
+    for op, pattern in EW_PATTERN.items():
+        for dtype in DTYPES:
+            got, ref = best(r, f"math/{CUDA}/ew_{op}/{dtype}/{LARGE_N}"), ceiling(r, pattern, dtype, LARGE_N)
+            yield target("ew", f"ew/{op}/{dtype}", f"ew_{op} {dtype} ÷ {pattern} ceiling, n = 2^26",
+                         got / ref if got and ref else None, 0.9, ">=", "fraction")
+
+
+def large_blob_target(summary_path):
+    """From run-on-gpu.sh's summary.txt: FAILED anywhere misses, PASSED meets, SKIPPED or
+    nothing is not measured."""
+    lines = []
+    if summary_path:
+        with open(summary_path) as f:
+            lines = [l.strip() for l in f if l.startswith(("PASSED", "FAILED", "SKIPPED")) and "test_large_blob" in l]
+    verdict = ("MISSED" if any(l.startswith("FAILED") for l in lines) else
+               "met" if any(l.startswith("PASSED") for l in lines) else "not measured")
+    figure = "; ".join(lines) or ("no test_large_blob line in the summary" if summary_path else "not given")
+    return {"section": "large_blob", "key": "large_blob", "what": "test_large_blob (2^31 + 8 floats)",
+            "figure": figure, "target": "PASSED", "comparison": "==", "unit": "", "verdict": verdict, "detail": ""}
+
+
+def cuda_targets(r, summary_path, notes):
+    """Every target of issue 27, in the order of the report, each with its "why" when MISSED."""
+    targets = [*bandwidth_targets(r), *copy_targets(r), *dispatch_targets(r), round_trip_target(r),
+               *blas_targets(r), *ew_targets(r), large_blob_target(summary_path)]
+    for t in targets:
+        t["why"] = notes.get(t["key"], "not yet explained") if t["verdict"] == "MISSED" else None
+    return targets
+
+
+def gpu_context(context):
+    """The GPU and library versions the driver wrote into the JSON context ("?" when absent)."""
+    shown = {key: str(context.get(key, "?")) for key, _ in GPU_CONTEXT}
+    try:
+        shown["gpu_memory_bytes"] = f"{int(float(shown['gpu_memory_bytes'])) / 2**30:.1f} GiB"
+    except ValueError:
+        pass  # "?" or a text the driver wrote, shown as it is
+    return shown
+
+
+def shown_figure(t):
+    if not isinstance(t["figure"], (int, float)):
+        return fmt(t["figure"]) if t["figure"] is None else t["figure"]
+    return {"ns": f"{t['figure']:+.0f} ns", "×": f"{t['figure']:.2f}×"}.get(t["unit"], f"{t['figure']:.3f}")
+
+
+def shown_target(t):
+    sign = {">=": "≥ ", "<=": "≤ "}.get(t["comparison"], "")
+    unit = {"ns": " ns", "×": "×"}.get(t["unit"], "")
+    return f"{sign}{t['target']}{unit}"
+
+
+def targets_md(targets, w):
+    for section, (title, explanation) in SECTIONS.items():
+        rows = [t for t in targets if t["section"] == section]
+        w(f"### {title}\n")
+        w(explanation + "\n")
+        w("| key | what | figure | target | verdict | why |")
+        w("|---|---|---|---|---|---|")
+        for t in rows:
+            figure = shown_figure(t) + (f" ({t['detail']})" if t["detail"] else "")
+            verdict = f"**{t['verdict']}**" if t["verdict"] == "MISSED" else t["verdict"]
+            w(f"| `{t['key']}` | {t['what']} | {figure} | {shown_target(t)} | {verdict} | {t['why'] or ''} |")
+        w("")
+
+
+def ew_dispatch_md(r, w):
+    """Informational: what an element-wise call at n = 1 costs beyond Device::scal's."""
+    w("### Element-wise at n = 1 against the level-1 dispatch (ns over Device::scal, informational)\n")
+    w("| dtype | " + " | ".join(EW_PATTERN) + " | scal (ns) |")
+    w("|---|" + "---|" * (len(EW_PATTERN) + 1))
+    for dtype in DTYPES:
+        scal = median_ns(r, f"device/{CUDA}/scal/{dtype}/1")
+        cells = [f"{ns - scal:+.0f}" if ns and scal else "–"
+                 for ns in (median_ns(r, f"math/{CUDA}/ew_{op}/{dtype}/1") for op in EW_PATTERN)]
+        w(f"| {dtype} | " + " | ".join(cells) + f" | {fmt(scal, 0)} |")
+    w("")
+
+
+def level1_series(op, dtype):
+    """(label, benchmark prefix) of op's curves: its ceiling first, then blobrt, then the raw library."""
+    if op in ("h2d", "d2h"):
+        return [(f"blobrt {CUDA} {op}", f"device/{CUDA}/{op}/{dtype}"),
+                (f"raw cudaMemcpy {op}", f"raw/cudamemcpy/{op}/{dtype}")]
+    pattern = PATTERN[op]
+    series = [(f"probe kernel {pattern}", f"probe/cuda_kernel/{pattern}/{dtype}")]
+    if pattern == "copy":
+        series.append(("cudaMemcpy d2d", f"probe/cuda_memcpy/copy/{dtype}"))
+    series.append((f"blobrt {CUDA} {op}", f"device/{CUDA}/{op}/{dtype}"))
+    if op in CUBLAS_OPS:
+        series.append((f"raw cuBLAS {op}", f"raw/cublas/{op}/{dtype}"))
+    return series
+
+
+def curves_md(r, w):
+    """GB/s at every n for cuda:0's level-1 ops next to their ceilings: the whole curve."""
+    for dtype in DTYPES:
+        series = [s for op in LEVEL1 + ("h2d", "d2h") for s in level1_series(op, dtype)]
+        sizes = sorted({n for _, prefix in series for n in sizes_of(r, prefix)})
+        w(f"### GB/s by n, {dtype} (best repetition)\n")
+        w("| series | " + " | ".join(pow2(n) for n in sizes) + " |")
+        w("|---|" + "---|" * len(sizes))
+        for label, prefix in series:
+            w(f"| {label} | " + " | ".join(fmt(gbps(best(r, f"{prefix}/{n}") or math.nan), 1) for n in sizes) + " |")
+        w("")
+
+
+def cuda_md(context, r, targets, counts):
+    lines = []
+    w = lines.append
+    w(f"Generated by `tools/bench_report.py --cuda` from one `blobrt-bench-cuda` run on "
+      f"{context.get('host_name', '?')}, {context.get('date', '?')}.\n")
+    w(f"Issue 27's targets: {counts['met']} met, {counts['missed']} MISSED, {counts['not_measured']} not measured.\n")
+    w("| | |")
+    w("|---|---|")
+    shown = gpu_context(context)
+    for key, label in GPU_CONTEXT:
+        w(f"| {label} | {shown[key]} |")
+    w("")
+    targets_md(targets, w)
+    ew_dispatch_md(r, w)
+    curves_md(r, w)
+    return "\n".join(lines)
+
+
+# The same series in the same colour on every panel.
+CUDA_STYLES = {"probe/cuda_kernel": PROBE_STYLE, "probe/cuda_memcpy": "lw 2 dt 3 lc rgb 'gray40'",
+               f"device/{CUDA}": "lw 2 lc rgb '#009e73'", "raw/cublas": "lw 2 lc rgb '#0072b2'"}
+
+
+def cuda_plot(r, out_png):
+    """GB/s vs n (float) for cuda:0's level-1 operations, the probe kernel as the ceiling."""
+    panels = []
+    for op in ("axpy", "dot", "asum", "scal", "memset", "d2d"):
+        series = []
+        for label, prefix in level1_series(op, "float"):
+            points = [(n, gbps(best(r, f"{prefix}/{n}"))) for n in sizes_of(r, prefix) if best(r, f"{prefix}/{n}")]
+            series.append((label, CUDA_STYLES["/".join(prefix.split("/")[:2])], points))
+        panels.append((op, series))
+    gnuplot(out_png, f"blobrt {CUDA} level-1 throughput, float (GB/s vs n)", "2,3", "2100,1000", panels)
+
+
+def cuda_report(args):
+    """Writes OUT.md, OUT.json and (with gnuplot) OUT.png; returns the exit status."""
+    out_json = os.path.splitext(args.out_md)[0] + ".json"
+    if os.path.abspath(out_json) == os.path.abspath(args.results):
+        sys.exit(f"bench_report.py: {out_json} would overwrite the benchmark results; name OUT.md differently")
+    context, r = load(args.results)
+    notes = {}
+    if args.notes:
+        with open(args.notes) as f:
+            notes = json.load(f)
+        if not isinstance(notes, dict):
+            sys.exit(f"bench_report.py: {args.notes} must hold one JSON object (target key -> text)")
+    targets = cuda_targets(r, args.summary, notes)
+    counts = {"met": 0, "missed": 0, "not_measured": 0}
+    for t in targets:
+        counts[t["verdict"].lower().replace(" ", "_")] += 1
+    with open(args.out_md, "w") as f:
+        f.write(cuda_md(context, r, targets, counts) + "\n")
+    with open(out_json, "w") as f:
+        json.dump({"source": os.path.basename(args.results),
+                   "context": {"host_name": context.get("host_name", "?"), "date": context.get("date", "?"),
+                               **{k: str(context.get(k, "?")) for k, _ in GPU_CONTEXT}},
+                   "targets": [{k: t[k] for k in JSON_FIELDS} for t in targets],
+                   "summary": counts}, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+    if args.out_png:
+        if shutil.which("gnuplot"):
+            cuda_plot(r, args.out_png)
+        else:
+            print(f"bench_report.py: gnuplot is not on PATH, {args.out_png} not written", file=sys.stderr)
+    return 1 if args.strict and counts["missed"] else 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("results", metavar="RESULTS.json", help="Google Benchmark JSON of one run")
+    parser.add_argument("out_md", metavar="OUT.md")
+    parser.add_argument("out_png", metavar="OUT.png", nargs="?")
+    parser.add_argument("--cuda", action="store_true",
+                        help="a blobrt-bench-cuda run: issue 27's targets, also written to OUT.json")
+    parser.add_argument("--summary", metavar="SUMMARY.txt", help="--cuda: run-on-gpu.sh's summary (test_large_blob)")
+    parser.add_argument("--notes", metavar="NOTES.json", help="--cuda: why each MISSED target is missed, by key")
+    parser.add_argument("--strict", action="store_true", help="--cuda: exit 1 when a target is MISSED")
+    args = parser.parse_args()
+    if not args.cuda:
+        if args.summary or args.notes or args.strict:
+            parser.error("--summary, --notes and --strict go with --cuda")
+        cpu_report(args.results, args.out_md, args.out_png)
+        return 0
+    return cuda_report(args)
+
+
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
