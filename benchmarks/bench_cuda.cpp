@@ -80,22 +80,25 @@ bool ok(benchmark::State& state, cublasStatus_t s, const char* call) {
   return false;
 }
 
-// Buffers of `counts` elements allocated and filled through blobrt's device, plus pinned
-// host memory of the first count's size from the same device.
+// Buffers of `counts` elements allocated and filled through blobrt's device, and for the
+// copies pinned host memory of the first count's size from the same device.
+enum class Host { kNone, kPinned };
 template <typename T>
 struct Operands {
-  explicit Operands(std::vector<std::int64_t> counts) : device(open_device(target.id)) {
+  explicit Operands(std::vector<std::int64_t> counts, Host pinned = Host::kNone) : device(open_device(target.id)) {
     for (std::int64_t count : counts) {
       std::vector<T> values(static_cast<std::size_t>(count));
       for (std::int64_t i = 0; i < count; ++i) values[i] = T(1) + T(i % 7) * T(0.125);
       handles.push_back(device->allocate(std::max<std::size_t>(values.size(), 1) * sizeof(T)));
       device->copy_to_device(values.data(), handles.back(), 0, values.size() * sizeof(T));
     }
-    host = static_cast<T*>(device->allocate_host(std::max<std::int64_t>(counts[0], 1) * sizeof(T)));
+    if (pinned == Host::kPinned) {
+      host = static_cast<T*>(device->allocate_host(std::max<std::int64_t>(counts[0], 1) * sizeof(T)));
+    }
   }
   ~Operands() {
     for (DeviceBuffer h : handles) device->release(h);
-    device->release_host(host);
+    if (host) device->release_host(host);
   }
   T* operator[](std::size_t i) const { return static_cast<T*>(handles[i]); }
   std::shared_ptr<Device> device;
@@ -162,7 +165,8 @@ void probe_memcpy(benchmark::State& state, std::int64_t n) {
 
 template <typename T>
 void raw_copy(benchmark::State& state, bool to_device, std::int64_t n) {
-  Operands<T> o({n});
+  Operands<T> o({n}, Host::kPinned);
+  if (!o.host) return state.SkipWithError("the device lends no pinned host memory (allocate_host)");
   const std::size_t bytes = n * sizeof(T);
   timed(state, [&] {
     return to_device ? ok(state, cudaMemcpy(o[0], o.host, bytes, cudaMemcpyHostToDevice), "cudaMemcpy")
@@ -172,7 +176,8 @@ void raw_copy(benchmark::State& state, bool to_device, std::int64_t n) {
 }
 
 void raw_round_trip(benchmark::State& state) {
-  Operands<float> o({1});
+  Operands<float> o({1}, Host::kPinned);
+  if (!o.host) return state.SkipWithError("the device lends no pinned host memory (allocate_host)");
   timed(state, [&] {
     return ok(state, cudaMemcpy(o[0], o.host, sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy") &&
            ok(state, cudaMemcpy(o.host, o[0], sizeof(float), cudaMemcpyDeviceToHost), "cudaMemcpy");

@@ -348,7 +348,7 @@ def gnuplot(out_png, title, layout, size, panels):
 # --cuda: issue 27's targets for one blobrt-bench-cuda run. Every figure divides blobrt's
 # result by a reference measured in the same run on the same GPU.
 
-CUDA = "cuda:0"
+CUDA = "cuda:0"        # blobrt's id of the measured device: the run's context says which (cuda_report)
 DTYPES = ("float", "double")
 LARGE_N = 1 << 26      # the bandwidth targets hold from here up
 COPY_N = 1 << 24       # h2d/d2h are held to raw cudaMemcpy from here up
@@ -608,19 +608,17 @@ def cuda_md(context, r, targets, counts):
     return "\n".join(lines)
 
 
-# The same series in the same colour on every panel.
-CUDA_STYLES = {"probe/cuda_kernel": PROBE_STYLE, "probe/cuda_memcpy": "lw 2 dt 3 lc rgb 'gray40'",
-               f"device/{CUDA}": "lw 2 lc rgb '#009e73'", "raw/cublas": "lw 2 lc rgb '#0072b2'"}
-
-
 def cuda_plot(r, out_png):
     """GB/s vs n (float) for cuda:0's level-1 operations, the probe kernel as the ceiling."""
+    # The same series in the same colour on every panel.
+    styles = {"probe/cuda_kernel": PROBE_STYLE, "probe/cuda_memcpy": "lw 2 dt 3 lc rgb 'gray40'",
+              f"device/{CUDA}": "lw 2 lc rgb '#009e73'", "raw/cublas": "lw 2 lc rgb '#0072b2'"}
     panels = []
     for op in ("axpy", "dot", "asum", "scal", "memset", "d2d"):
         series = []
         for label, prefix in level1_series(op, "float"):
             points = [(n, gbps(best(r, f"{prefix}/{n}"))) for n in sizes_of(r, prefix) if best(r, f"{prefix}/{n}")]
-            series.append((label, CUDA_STYLES["/".join(prefix.split("/")[:2])], points))
+            series.append((label, styles["/".join(prefix.split("/")[:2])], points))
         panels.append((op, series))
     gnuplot(out_png, f"blobrt {CUDA} level-1 throughput, float (GB/s vs n)", "2,3", "2100,1000", panels)
 
@@ -631,6 +629,8 @@ def cuda_report(args):
     if os.path.abspath(out_json) == os.path.abspath(args.results):
         sys.exit(f"bench_report.py: {out_json} would overwrite the benchmark results; name OUT.md differently")
     context, r = load(args.results)
+    global CUDA
+    CUDA = context.get("blobrt_device", CUDA)  # blobrt-bench-cuda measures the first CUDA device
     notes = {}
     if args.notes:
         with open(args.notes) as f:

@@ -4,7 +4,8 @@
 blobrt_bundle="$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")" && pwd)"
 
 # Prints the directory holding NAME: the dynamic linker's cache first, then the places
-# CUDA installs and Python wheels (nvidia-cublas, nvidia-cuda-runtime) put it.
+# CUDA installs and Python wheels (nvidia-cublas, nvidia-cuda-runtime, nvidia-nccl-cu13)
+# put it.
 blobrt_find_lib() {
   local found
   found=$(ldconfig -p 2>/dev/null | awk -v n="$1" '$1 == n && /x86-64/ {print $NF; exit}')
@@ -27,7 +28,8 @@ blobrt_sys_cxx=$(ldconfig -p 2>/dev/null | awk '$1 == "libstdc++.so.6" && /x86-6
 if [ -z "$blobrt_sys_cxx" ] || { [ -n "$blobrt_cxx_needed" ] && ! grep -qa "$blobrt_cxx_needed" "$blobrt_sys_cxx"; }; then
   blobrt_libs="$blobrt_libs:$blobrt_bundle/lib/cxx"
 fi
-for blobrt_lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13; do
+# libnccl: the NCCL part (test_nccl_part) needs it, blobrt-bench-cuda reports its version.
+for blobrt_lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libnccl.so.2; do
   blobrt_dir=$(blobrt_find_lib "$blobrt_lib") && case ":$blobrt_libs:" in
     *":$blobrt_dir:"*) ;;
     *) blobrt_libs="$blobrt_libs:$blobrt_dir" ;;
