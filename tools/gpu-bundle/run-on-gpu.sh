@@ -175,7 +175,7 @@ case "$bench" in
     if [ "$bench" = smoke ]; then bench_args+=(--blobrt_smoke --benchmark_min_time=0.001)
     else bench_args+=(--benchmark_min_time=0.1); fi
     [ -n "$bench_filter" ] && bench_args+=(--benchmark_filter="$bench_filter")
-    bench_env=(BLOBRT_PLUGIN_PATH="$here/lib/blobrt/plugins.d" BLOBRT_PLUGIN_SYSTEM_PATH=)
+    bench_env=(BLOBRT_PLUGIN_PATH="$here/lib/blobrt/plugins.d" BLOBRT_PLUGIN_SYSTEM_PATH= XDG_CACHE_HOME="$logs/cache")
     # The GPU against its yardsticks in one run (exit 77 without one), then the report of
     # issue 27's targets (the plot is drawn where gnuplot is: tools/bench_report.py again).
     step_or_skip "benchmarks-cuda-$bench" env "${bench_env[@]}" "$here/bin/blobrt-bench-cuda" "${bench_args[@]}" \
