@@ -12,7 +12,7 @@
 
 namespace blobrt::bench::cuda_probe {
 
-// y = a (fill), y = x (copy), x = a x (scale), y = a x + y (triad), sum x, sum x y (dot).
+// y = a (fill), y = x (copy), y = a y (scale), y = a x + y (triad), sum x, sum x y (dot).
 enum class Kernel { kFill, kCopy, kScale, kTriad, kSum, kDot };
 
 // Device scratch the reductions need (per-block partial sums and the result), and where in
@@ -24,6 +24,10 @@ std::size_t result_offset(int sm_count, std::size_t element_bytes);
 // are device pointers, 16-byte aligned (cudaMalloc's are). Returns the launch's status; the caller synchronises.
 cudaError_t launch(Kernel kernel, bool fp64, std::int64_t n, void* x, void* y, void* scratch, int sm_count,
                    cudaStream_t stream);
+
+// Fills n elements at `y` with the benchmarks' operand values, 1 + (i % 7) / 8 (as
+// bench_device.cpp's host fill), on the device: no host copy of gigabytes per benchmark.
+cudaError_t fill_operand(bool fp64, std::int64_t n, void* y, int sm_count, cudaStream_t stream);
 
 }  // namespace blobrt::bench::cuda_probe
 

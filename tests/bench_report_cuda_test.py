@@ -153,6 +153,7 @@ EXPECTED = {
 }
 NOTE = "exp is compute-bound in double on this GPU (fabricated note)"
 LARGE_BLOB_LINE = "PASSED   test_large_blob (12 s)"
+LARGE_BLOB_DEVICES = "test_large_blob devices: ran host:0 opencl:0 cuda:0; skipped simgpu:0"
 failures = []
 
 
@@ -201,6 +202,7 @@ def main():
         with open(summary, "w") as f:
             f.write("blobrt GPU bundle run\nPASSED   info (0 s)\nFAILED   test_blob (exit 1, 0 s): last lines of "
                     f"test_blob.log:\n           see test_large_blob too\n{LARGE_BLOB_LINE}\n"
+                    f"         {LARGE_BLOB_DEVICES}\n"
                     "tests: 2 passed, 1 failed, 0 skipped\n")
         with open(notes, "w") as f:
             json.dump({"ew/exp/double": NOTE}, f)
@@ -210,7 +212,7 @@ def main():
         with open(os.path.join(tmp, "report.json")) as f:
             targets = check_targets(json.load(f))
         large = targets.get("large_blob", {})
-        check(large.get("verdict") == "met" and large.get("figure") == LARGE_BLOB_LINE,
+        check(large.get("verdict") == "met" and large.get("figure") == f"{LARGE_BLOB_LINE}; {LARGE_BLOB_DEVICES}",
               f"large_blob: {large.get('verdict')!r}, {large.get('figure')!r}")
         with open(md) as f:
             text = f.read()
@@ -230,6 +232,15 @@ def main():
             large = {t["key"]: t for t in json.load(f)["targets"]}["large_blob"]
         check(large["verdict"] == "not measured" and large["figure"] == "not given",
               f"large_blob without --summary: {large['verdict']!r}, {large['figure']!r}")
+
+        # Passed, but the CUDA case was skipped (memory short): nothing was shown on the GPU.
+        with open(summary, "w") as f:
+            f.write(f"{LARGE_BLOB_LINE}\n         test_large_blob devices: ran host:0; skipped cuda:0 opencl:0\n")
+        run("--cuda", bench, md, "--summary", summary)
+        with open(os.path.join(tmp, "report.json")) as f:
+            large = {t["key"]: t for t in json.load(f)["targets"]}["large_blob"]
+        check(large["verdict"] == "not measured" and "cuda:0 is not among" in large["figure"],
+              f"large_blob with cuda:0 skipped: {large['verdict']!r}, {large['figure']!r}")
 
         with open(summary, "w") as f:
             f.write("FAILED   test_large_blob (exit 1, 30 s): last lines of test_large_blob.log:\n           ...\n")

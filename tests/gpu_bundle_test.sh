@@ -46,6 +46,7 @@ n=$(find "$out" -type f | wc -l)
 [ "$n" -le 8 ] || fail "run-on-gpu.sh wrote $n files; a GPU lending tool brings back 8"
 grep -q "^PASSED   test_blob " "$out/summary.txt" || fail "test_blob did not pass in the bundle"
 grep -q "^PASSED   conformance " "$out/summary.txt" || fail "conformance did not pass in the bundle"
+[ "$(grep -c "^PASSED   test_large_blob " "$out/summary.txt")" -eq 1 ] || fail "test_large_blob did not run exactly once"
 grep -q "^PASSED   benchmarks-smoke " "$out/summary.txt" || fail "the benchmarks did not run"
 # The Python extension is built by the node's Python against the moved bundle (here, this
 # machine's Python, which has nanobind and numpy), and the package's tests pass with it.
@@ -70,7 +71,10 @@ env -u BLOBRT_PLUGIN_PATH -u BLOBRT_PLUGIN_SCANNER -u LD_LIBRARY_PATH \
   "$bundle/run-on-gpu.sh" --bench-only --bench smoke "$out2" || status=$?
 [ "$status" -eq 0 ] || fail "run-on-gpu.sh --bench-only exited $status; summary:$(printf '\n'; cat "$out2/summary.txt")"
 grep -q "^PASSED   test_large_blob " "$out2/summary.txt" || fail "--bench-only did not run test_large_blob"
-! grep -q "test_blob \|conformance\|python" "$out2/summary.txt" || fail "--bench-only ran the suites: $(cat "$out2/summary.txt")"
+! grep -qE "^(PASSED|FAILED|SKIPPED) +(test_blob |conformance|python)" "$out2/summary.txt" \
+  || fail "--bench-only ran the suites: $(cat "$out2/summary.txt")"
+grep -q "^         test_large_blob devices: ran .*; skipped " "$out2/summary.txt" \
+  || fail "no line says on which devices test_large_blob ran: $(cat "$out2/summary.txt")"
 [ "$(find "$out2" -type f | wc -l)" -le 8 ] || fail "run-on-gpu.sh --bench-only wrote more than 8 files"
 if "$bundle/run-on-gpu.sh" --no-such-option "$out2" 2>/dev/null; then fail "an unknown option was accepted"; fi
 python3 -c 'import json,sys; b=json.load(open(sys.argv[1])); assert b["benchmarks"], "no benchmark rows"' "$out/bench.json"

@@ -15,7 +15,7 @@ blobrt_find_lib() {
       [ -e "$d/$1" ] && { found="$d/$1"; break; }
     done
   fi
-  if [ -z "$found" ]; then
+  if [ -z "$found" ] && [ "${2:-}" != optional ]; then
     found=$(find / -xdev \( -path /proc -o -path /sys \) -prune -o -name "$1" -print 2>/dev/null | head -n 1)
   fi
   [ -n "$found" ] && dirname "$found"
@@ -28,9 +28,19 @@ blobrt_sys_cxx=$(ldconfig -p 2>/dev/null | awk '$1 == "libstdc++.so.6" && /x86-6
 if [ -z "$blobrt_sys_cxx" ] || { [ -n "$blobrt_cxx_needed" ] && ! grep -qa "$blobrt_cxx_needed" "$blobrt_sys_cxx"; }; then
   blobrt_libs="$blobrt_libs:$blobrt_bundle/lib/cxx"
 fi
-# libnccl: the NCCL part (test_nccl_part) needs it, blobrt-bench-cuda reports its version.
+# libnccl: the NCCL part (test_nccl_part) needs it, blobrt-bench-cuda reports its version;
+# a node may lack it, so it is looked for where NCCL installs (its wheel: under a Python's
+# site-packages), not on the whole disk.
+blobrt_nccl_wheel=$(python3 -c 'import os, nvidia.nccl as n; print(os.path.join(list(n.__path__)[0], "lib"))' 2>/dev/null)
 for blobrt_lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libnccl.so.2; do
-  blobrt_dir=$(blobrt_find_lib "$blobrt_lib") && case ":$blobrt_libs:" in
+  blobrt_dir=""
+  if [ "$blobrt_lib" = libnccl.so.2 ]; then
+    blobrt_dir=$(blobrt_find_lib "$blobrt_lib" optional) ||
+      { [ -e "$blobrt_nccl_wheel/$blobrt_lib" ] && blobrt_dir="$blobrt_nccl_wheel"; }
+  else
+    blobrt_dir=$(blobrt_find_lib "$blobrt_lib")
+  fi
+  [ -n "$blobrt_dir" ] && case ":$blobrt_libs:" in
     *":$blobrt_dir:"*) ;;
     *) blobrt_libs="$blobrt_libs:$blobrt_dir" ;;
   esac
@@ -39,4 +49,4 @@ export LD_LIBRARY_PATH="$blobrt_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="$blobrt_bundle/bin:$PATH"
 export BLOBRT_PLUGIN_SYSTEM_PATH="$blobrt_bundle/lib/blobrt/plugins.d"
 export BLOBRT_PLUGIN_SCANNER="$blobrt_bundle/libexec/blobrt-plugin-scanner"
-unset blobrt_libs blobrt_cxx_needed blobrt_sys_cxx blobrt_lib blobrt_dir
+unset blobrt_libs blobrt_cxx_needed blobrt_sys_cxx blobrt_lib blobrt_dir blobrt_nccl_wheel
