@@ -195,6 +195,18 @@ inline void print_plan(const Driver& d, const std::vector<std::string>& args, co
   std::fflush(stderr);
 }
 
+// The end of a driver's main once its benchmarks are registered: the plan line (or exit 1
+// when the filter selects nothing), the run, Google Benchmark's shutdown; the exit code.
+inline int run_registered(char* argv0, const Driver& d, const std::vector<std::string>& args, const std::string& note) {
+  if (const auto names = matching(argv0, args)) {
+    if (names->empty()) return no_match(d, args);
+    print_plan(d, args, *names, note);
+  }
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+
 }  // namespace blobrt::bench
 
 #endif

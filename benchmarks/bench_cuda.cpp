@@ -25,6 +25,7 @@
 
 #include "bench_cli.hpp"
 #include "bench_common.hpp"
+#include "bench_fill.hpp"
 #include "blobrt/runtime.hpp"
 #include "cuda_probe.hpp"
 
@@ -84,20 +85,17 @@ bool ok(benchmark::State& state, cublasStatus_t s, const char* call) {
   return false;
 }
 
-// Buffers of `counts` elements allocated through blobrt's device and filled on the GPU with
-// the operand values (cuda_probe::fill_operand), and `pinned` elements of pinned host memory
-// from the same device. `error` says what failed, if anything.
+// Buffers of `counts` elements allocated through blobrt's device and filled on it with the
+// operand values (fill_operand), and `pinned` elements of pinned host memory from the same
+// device. `error` says what failed, if anything.
 template <typename T>
 struct Operands {
   explicit Operands(std::vector<std::int64_t> counts, std::int64_t pinned = 0) : device(open_device(target.id)) {
-    cudaSetDevice(target.ordinal);  // fill_operand runs on the caller's current device
     for (std::int64_t count : counts) {
       handles.push_back(device->allocate(static_cast<std::size_t>(std::max<std::int64_t>(count, 1)) * sizeof(T)));
-      const cudaError_t e = cuda_probe::fill_operand(sizeof(T) == 8, count, handles.back(), target.sm_count, nullptr);
-      if (e != cudaSuccess && error.empty()) error = std::string("filling the operands: ") + cudaGetErrorName(e);
+      fill_operand<T>(*device, handles.back(), count);
     }
-    const cudaError_t e = cudaDeviceSynchronize();
-    if (e != cudaSuccess && error.empty()) error = std::string("cudaDeviceSynchronize: ") + cudaGetErrorName(e);
+    device->synchronize();
     if (pinned > 0) {
       host = static_cast<T*>(device->allocate_host(static_cast<std::size_t>(pinned) * sizeof(T)));
       if (!host && error.empty()) error = "the device lends no pinned host memory (allocate_host)";
@@ -130,7 +128,7 @@ void timed(benchmark::State& state, const std::string& setup_error, Once once) {
 }
 
 // The operands' sum (or sum of squares) over n elements, in closed form: values repeat
-// every 7 elements (fill_operand).
+// every 7 elements (fill_operand, bench_common.hpp).
 double operand_sum(std::int64_t n, bool squares) {
   double period = 0, rest = 0;
   for (int k = 0; k < 7; ++k) {
@@ -415,11 +413,5 @@ int main(int argc, char** argv) {
     return 1;
   }
   blobrt::bench::register_all();
-  if (const auto names = blobrt::bench::matching(argv[0], args)) {
-    if (names->empty()) return blobrt::bench::no_match(driver, args);
-    blobrt::bench::print_plan(driver, args, *names, "more where one iteration outlasts it, and setup");
-  }
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return blobrt::bench::run_registered(argv[0], driver, args, "more where one iteration outlasts it, and setup");
 }

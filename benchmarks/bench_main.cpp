@@ -31,11 +31,5 @@ int main(int argc, char** argv) {
   blobrt::bench::register_proto();
   blobrt::bench::register_team();
   blobrt::bench::register_caffe_mlp();
-  if (const auto names = blobrt::bench::matching(argv[0], args)) {
-    if (names->empty()) return blobrt::bench::no_match(driver, args);
-    blobrt::bench::print_plan(driver, args, *names, "more where one iteration outlasts it, and setup");
-  }
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return blobrt::bench::run_registered(argv[0], driver, args, "more where one iteration outlasts it, and setup");
 }

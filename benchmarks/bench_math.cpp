@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bench_common.hpp"
+#include "bench_fill.hpp"
 #include "blobrt/runtime.hpp"
 #include "blobrt_kernels/huge_pages.hpp"
 
@@ -29,18 +30,16 @@ constexpr blobrt::Precision precision_of() {
   return sizeof(T) == 8 ? blobrt::Precision::kFloat64 : blobrt::Precision::kFloat32;
 }
 
-// Buffers of a device, filled through copy_to_device (any memory model). On host-memory
+// Buffers of a device, filled on it (fill_periodic: any memory model). On host-memory
 // devices a handle is the host pointer, so the raw BLIS calls use the same buffers (ptr()).
 template <typename T>
 struct Buffers {
-  Buffers(Device& device, std::vector<std::int64_t> counts) : device(device) {
-    unsigned seed = 1;
+  Buffers(Device& device, std::vector<std::int64_t> counts) : device(device), counts(counts) {
+    std::int64_t seed = 1;
     for (std::int64_t count : counts) {
-      std::vector<T> host(static_cast<std::size_t>(count));
-      for (std::int64_t i = 0; i < count; ++i) host[i] = T(0.5) + T((i * seed) % 13) * T(0.0625);
       handles.push_back(device.allocate(static_cast<std::size_t>(count ? count : 1) * sizeof(T)));
-      device.copy_to_device(host.data(), handles.back(), 0, host.size() * sizeof(T));
-      counts_.push_back(count);
+      fill_periodic<T>(device, handles.back(), count, 13,
+                       [seed](std::int64_t k) { return T(0.5) + T((k * seed) % 13) * T(0.0625); });
       ++seed;
     }
   }
@@ -48,13 +47,12 @@ struct Buffers {
     for (DeviceBuffer h : handles) device.release(h);
   }
   void fill(std::size_t which, T value) {
-    std::vector<T> host(static_cast<std::size_t>(counts_[which]), value);
-    device.copy_to_device(host.data(), handles[which], 0, host.size() * sizeof(T));
+    fill_periodic<T>(device, handles[which], counts[which], 1, [value](std::int64_t) { return value; });
   }
   T* ptr(std::size_t which) const { return static_cast<T*>(handles[which]); }
   Device& device;
+  std::vector<std::int64_t> counts;
   std::vector<DeviceBuffer> handles;
-  std::vector<std::int64_t> counts_;
 };
 
 // Asynchronous devices are timed to completion (a no-op on host-memory devices).

@@ -152,11 +152,7 @@ int main(int argc, char** argv) {
       BLOBRT_VERSION};
   std::vector<std::string> args;
   if (const auto exit_code = blobrt::bench::parse_command_line(argc, argv, driver, args)) return *exit_code;
-  if (const auto names = blobrt::bench::matching(argv[0], args)) {
-    if (names->empty()) return blobrt::bench::no_match(driver, args);
-    blobrt::bench::print_plan(driver, args, *names, "more where one iteration outlasts it, and the untimed start that fills each verdict cache");
-  }
-  benchmark::RunSpecifiedBenchmarks();
-  benchmark::Shutdown();
-  return 0;
+  return blobrt::bench::run_registered(
+      argv[0], driver, args,
+      "more where one iteration outlasts it, and the untimed start that fills each verdict cache");
 }

@@ -94,14 +94,6 @@ __global__ void add_partials(int count, const T* partials, T* result) {
   if (threadIdx.x == 0) *result = total;
 }
 
-template <typename T>
-__global__ void operand_values(std::int64_t n, T* y) {
-  for (std::int64_t i = std::int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += std::int64_t(gridDim.x) * blockDim.x) {
-    y[i] = T(1) + T(i % 7) * T(0.125);
-  }
-}
-
 int blocks_for(std::int64_t n, int width, int sm_count) {
   const std::int64_t packs = (n + width - 1) / width;
   const std::int64_t wanted = (packs + kThreads - 1) / kThreads;
@@ -145,16 +137,6 @@ cudaError_t launch(Kernel kernel, bool fp64, std::int64_t n, void* x, void* y, v
                    cudaStream_t stream) {
   return fp64 ? dispatch<double>(kernel, n, x, y, scratch, sm_count, stream)
               : dispatch<float>(kernel, n, x, y, scratch, sm_count, stream);
-}
-
-cudaError_t fill_operand(bool fp64, std::int64_t n, void* y, int sm_count, cudaStream_t stream) {
-  const int blocks = blocks_for(n, 1, sm_count);
-  if (fp64) {
-    operand_values<double><<<blocks, kThreads, 0, stream>>>(n, static_cast<double*>(y));
-  } else {
-    operand_values<float><<<blocks, kThreads, 0, stream>>>(n, static_cast<float*>(y));
-  }
-  return cudaGetLastError();
 }
 
 }  // namespace blobrt::bench::cuda_probe

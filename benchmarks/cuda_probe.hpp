@@ -25,10 +25,6 @@ std::size_t result_offset(int sm_count, std::size_t element_bytes);
 cudaError_t launch(Kernel kernel, bool fp64, std::int64_t n, void* x, void* y, void* scratch, int sm_count,
                    cudaStream_t stream);
 
-// Fills n elements at `y` with the benchmarks' operand values, 1 + (i % 7) / 8 (as
-// bench_device.cpp's host fill), on the device: no host copy of gigabytes per benchmark.
-cudaError_t fill_operand(bool fp64, std::int64_t n, void* y, int sm_count, cudaStream_t stream);
-
 }  // namespace blobrt::bench::cuda_probe
 
 #endif
