@@ -24,6 +24,7 @@ struct Driver {
   std::string description;  // the first line of --help
   std::string version;      // blobrt's
   bool* smoke = nullptr;    // where --blobrt_smoke goes; nullptr: the driver has no smoke mode
+  std::string exit_codes = "";  // the driver's own exit codes, said before the common ones
 };
 
 inline constexpr const char* kBenchExitCodes =
@@ -61,7 +62,7 @@ inline int usage_error(const Driver& d, const std::string& what) {
 // (--help, --version: 0; a usage error: 2). `args` receives the flags passed through.
 inline std::optional<int> parse_command_line(int argc, char** argv, const Driver& d, std::vector<std::string>& args) {
   CLI::App app{d.description, d.program};
-  app.footer(kBenchExitCodes);
+  app.footer(d.exit_codes + kBenchExitCodes);
   app.set_version_flag("--version", d.program + " " + d.version);
   if (d.smoke) app.add_flag("--blobrt_smoke", *d.smoke, "a few small sizes and runs, for CI: seconds, not figures");
   app.allow_extras();  // Google Benchmark's flags, checked below

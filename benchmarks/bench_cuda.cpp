@@ -399,8 +399,10 @@ int main(int argc, char** argv) {
   const blobrt::bench::Driver driver{
       "blobrt-bench-cuda",
       "A CUDA device through blobrt and its yardsticks (bandwidth probe, raw cudaMemcpy and cuBLAS) in one run "
-      "(docs/performance-results-cuda.md); exit 77 when no CUDA device is usable",
-      blobrt::version(), &smoke};
+      "(tools/bench_report.py --cuda makes the results page of it, docs/cuda.md); exit 77 when no CUDA device is usable",
+      blobrt::version(), &smoke,
+      "Exit code 77: no usable device holds CUDA memory (skipped; the reason, one line, on stderr), nothing\n"
+      "registered or run. 1 also when the CUDA device cannot be queried.\n"};
   std::vector<std::string> args;
   if (const auto exit_code = blobrt::bench::parse_command_line(argc, argv, driver, args)) return *exit_code;
   blobrt::bench::set_smoke(smoke);

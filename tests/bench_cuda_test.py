@@ -27,7 +27,8 @@ def run(*args):
 
 
 r = run("--help")
-check(r.returncode == 0 and "exit 77 when no CUDA device is usable" in r.stdout, f"--help: {r.returncode} {r.stdout[:300]}")
+check(r.returncode == 0 and "exit 77 when no CUDA device is usable" in r.stdout and "Exit code 77: " in r.stdout,
+      f"--help: {r.returncode} {r.stdout[:300]}")
 r = run("--no-such-option")
 check(r.returncode == 2 and "--no-such-option" in r.stderr, f"a bad option: exit {r.returncode}, {r.stderr!r}")
 

@@ -249,6 +249,17 @@ def main():
             large = {t["key"]: t for t in json.load(f)["targets"]}["large_blob"]
         check(large["verdict"] == "MISSED", f"large_blob FAILED in the summary: {large['verdict']!r}")
 
+        # Inputs it cannot report on: a clear one-line refusal, no traceback, no page.
+        cpu_like = os.path.join(tmp, "cpu-run.json")
+        with open(cpu_like, "w") as f:
+            json.dump({"context": {"host_name": "vm"}, "benchmarks": []}, f)
+        for bad, needle in ((cpu_like, "is not a blobrt-bench-cuda run"),
+                            (os.path.join(tmp, "missing.json"), "No such file"), (summary, "is not JSON")):
+            out = os.path.join(tmp, "refused.md")
+            p = run("--cuda", bad, out)
+            check(p.returncode != 0 and needle in p.stderr and "Traceback" not in p.stderr
+                  and not os.path.exists(out), f"--cuda on {os.path.basename(bad)}: {p.returncode} {p.stderr!r}")
+
         # The CPU mode, positional as tools/bench.sh calls it.
         cpu = os.path.join(tmp, "cpu.json")
         with open(cpu, "w") as f:

@@ -57,9 +57,9 @@ if ! command -v nvidia-smi >/dev/null; then
     || fail "CUDA's no-driver reason is not reported: $(cat "$out/summary.txt")"
   grep -q "^SKIPPED  compute-sanitizer: no usable CUDA device" "$out/summary.txt" \
     || fail "compute-sanitizer's skip is not reported"
-  grep -q "^SKIPPED  python-dlpack: skipped: no device here says it is CUDA memory" "$out/summary.txt" \
+  grep -q "^SKIPPED  python-dlpack: no device here says it is CUDA memory" "$out/summary.txt" \
     || fail "the DLPack check's skip is not reported"
-  grep -q "^SKIPPED  benchmarks-cuda-smoke: blobrt-bench-cuda: skipped: no usable device holds CUDA memory (.*cudaErrorInsufficientDriver" \
+  grep -q "^SKIPPED  benchmarks-cuda-smoke: no usable device holds CUDA memory (.*cudaErrorInsufficientDriver" \
     "$out/summary.txt" || fail "blobrt-bench-cuda's skip is not reported: $(grep benchmarks-cuda "$out/summary.txt")"
   [ ! -e "$out/bench-cuda.json" ] || fail "a skipped blobrt-bench-cuda left bench-cuda.json"
 fi
@@ -76,6 +76,16 @@ grep -q "^PASSED   test_large_blob " "$out2/summary.txt" || fail "--bench-only d
 grep -q "^         test_large_blob devices: ran .*; skipped " "$out2/summary.txt" \
   || fail "no line says on which devices test_large_blob ran: $(cat "$out2/summary.txt")"
 [ "$(find "$out2" -type f | wc -l)" -le 8 ] || fail "run-on-gpu.sh --bench-only wrote more than 8 files"
-if "$bundle/run-on-gpu.sh" --no-such-option "$out2" 2>/dev/null; then fail "an unknown option was accepted"; fi
+# Usage errors end the script before it writes anything (an option alone is not an OUTDIR).
+for args in "--no-such-option $out2" "--bench-only" "--bench" "$out2 $out"; do
+  rc=0
+  (cd "$work" && "$bundle/run-on-gpu.sh" $args > /dev/null 2>&1) || rc=$?
+  [ "$rc" -eq 2 ] || fail "run-on-gpu.sh $args exited $rc, not 2 (a usage error)"
+done
+[ ! -e "$work/summary.txt" ] || fail "a usage error wrote summary.txt"
+# A reused OUTDIR: an earlier run's benchmark results are not reported as this run's.
+echo '{"benchmarks": []}' > "$out2/bench-cuda.json"
+"$bundle/run-on-gpu.sh" --bench-only --bench none "$out2" > /dev/null 2>&1 || fail "--bench-only --bench none failed"
+[ ! -e "$out2/bench-cuda.json" ] || fail "a stale bench-cuda.json survived a new run"
 python3 -c 'import json,sys; b=json.load(open(sys.argv[1])); assert b["benchmarks"], "no benchmark rows"' "$out/bench.json"
 echo "gpu_bundle_test: passed ($(du -sh "$bundle" | cut -f1) bundle; $(tail -n 2 "$out/summary.txt" | head -n 1))"

@@ -33,9 +33,17 @@ TO_NS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 KEEP_MARKER = "<!-- libblobrt-dist results: tools/bench-dist.sh -->"
 
 
-def load(path):
+def read_json(path):
+    """A JSON file's content; a ValueError naming the file when it is not JSON."""
     with open(path) as f:
-        data = json.load(f)
+        try:
+            return json.load(f)
+        except ValueError as e:
+            raise ValueError(f"{path} is not JSON: {e}") from None
+
+
+def load(path):
+    data = read_json(path)
     results = {}
     fastest = {}  # base name -> the fastest repetition's time ("min" aggregate, bench_common.hpp)
     for b in data["benchmarks"]:
@@ -645,12 +653,14 @@ def cuda_report(args):
     if os.path.abspath(out_json) == os.path.abspath(args.results):
         sys.exit(f"bench_report.py: {out_json} would overwrite the benchmark results; name OUT.md differently")
     context, r = load(args.results)
+    if not any(k.startswith("probe/cuda_kernel/") for k in r) or "gpu_name" not in context:
+        sys.exit(f"bench_report.py: {args.results} is not a blobrt-bench-cuda run (no probe/cuda_kernel rows "
+                 "or no GPU in its context); --cuda reports on those only")
     global CUDA
     CUDA = context.get("blobrt_device", CUDA)  # blobrt-bench-cuda measures the first CUDA device
     notes = {}
     if args.notes:
-        with open(args.notes) as f:
-            notes = json.load(f)
+        notes = read_json(args.notes)
         if not isinstance(notes, dict):
             sys.exit(f"bench_report.py: {args.notes} must hold one JSON object (target key -> text)")
     targets = cuda_targets(r, args.summary, notes)
@@ -686,12 +696,15 @@ def main():
     parser.add_argument("--notes", metavar="NOTES.json", help="--cuda: why each MISSED target is missed, by key")
     parser.add_argument("--strict", action="store_true", help="--cuda: exit 1 when a target is MISSED")
     args = parser.parse_args()
-    if not args.cuda:
-        if args.summary or args.notes or args.strict:
-            parser.error("--summary, --notes and --strict go with --cuda")
-        cpu_report(args.results, args.out_md, args.out_png)
-        return 0
-    return cuda_report(args)
+    if not args.cuda and (args.summary or args.notes or args.strict):
+        parser.error("--summary, --notes and --strict go with --cuda")
+    try:
+        if not args.cuda:
+            cpu_report(args.results, args.out_md, args.out_png)
+            return 0
+        return cuda_report(args)
+    except (OSError, ValueError) as e:  # a missing or unreadable file, JSON that is not JSON
+        sys.exit(f"bench_report.py: {e}")
 
 
 if __name__ == "__main__":

@@ -19,21 +19,30 @@ bench=full
 bench_filter=""
 bench_only=0
 cpu_bench=0
-while [ $# -gt 1 ]; do
+outdir=""
+while [ $# -gt 0 ]; do
   case "$1" in
-    --bench) bench="$2"; shift 2 ;;
-    --bench-filter) bench_filter="$2"; shift 2 ;;
+    --bench|--bench-filter)
+      [ $# -ge 2 ] || { echo "run-on-gpu.sh: $1 needs a value" >&2; echo "$usage" >&2; exit 2; }
+      if [ "$1" = --bench ]; then bench="$2"; else bench_filter="$2"; fi
+      shift 2 ;;
     --bench-only) bench_only=1; shift ;;
     --cpu-bench) cpu_bench=1; shift ;;
-    *) echo "run-on-gpu.sh: unknown option $1" >&2; echo "$usage" >&2; exit 2 ;;
+    -h|--help) echo "$usage"; exit 0 ;;
+    -*) echo "run-on-gpu.sh: unknown option $1" >&2; echo "$usage" >&2; exit 2 ;;
+    *)
+      [ -z "$outdir" ] || { echo "run-on-gpu.sh: one OUTDIR only ($outdir, then $1)" >&2; echo "$usage" >&2; exit 2; }
+      outdir="$1"; shift ;;
   esac
 done
-[ $# -eq 1 ] || { echo "$usage" >&2; exit 2; }
+[ -n "$outdir" ] || { echo "run-on-gpu.sh: no OUTDIR" >&2; echo "$usage" >&2; exit 2; }
 case "$bench" in full|smoke|none) ;; *) echo "run-on-gpu.sh: --bench full|smoke|none" >&2; exit 2 ;; esac
 
 here="$(cd "$(dirname "$0")" && pwd)"
-mkdir -p "$1"
-out="$(cd "$1" && pwd)"
+mkdir -p -- "$outdir" && out="$(cd -- "$outdir" && pwd)" || { echo "run-on-gpu.sh: cannot use $outdir as OUTDIR" >&2; exit 2; }
+# A reused OUTDIR: nothing of an earlier run may pass for this one's.
+rm -f "$out"/summary.txt "$out"/info.txt "$out"/info.json "$out"/logs.tar.gz "$out"/bench.json \
+  "$out"/bench-cuda.json "$out"/performance-results-cuda.md "$out"/performance-results-cuda.json
 logs="$(mktemp -d)"
 trap 'rm -rf "$logs"' EXIT
 # shellcheck source=env.sh
@@ -48,8 +57,17 @@ note() { echo "$*" | tee -a "$summary"; }
 # it failed).
 record() {
   local name="$1" rc="$2" start="$3"
+  local junit="$logs/$name.junit.xml" skipped=""
+  # A suite whose cases skipped (no GPU, memory short) says how many: PASSED alone would
+  # read as "ran and passed" on a node whose driver is broken.
+  if [ -f "$junit" ]; then
+    local cases skips
+    cases=$(grep -c '<testcase ' "$junit")
+    skips=$(grep -c 'result="skipped"' "$junit")
+    [ "$skips" -gt 0 ] && skipped=", $skips of $cases cases skipped"
+  fi
   if [ "$rc" -eq 0 ]; then
-    note "PASSED   $name ($((SECONDS - start)) s)"
+    note "PASSED   $name ($((SECONDS - start)) s$skipped)"
   else
     note "FAILED   $name (exit $rc, $((SECONDS - start)) s): last lines of $name.log:"
     tail -n 15 "$logs/$name.log" | sed 's/^/           /' | tee -a "$summary"
@@ -70,7 +88,8 @@ step_or_skip() {
   local name="$1"; shift
   local rc=0 start=$SECONDS
   "$@" > "$logs/$name.log" 2>&1 || rc=$?
-  if [ "$rc" -eq 77 ]; then skip "$name" "$(tail -n 1 "$logs/$name.log")"; return; fi
+  # The reason without the program's own "NAME: skipped: " prefix.
+  if [ "$rc" -eq 77 ]; then skip "$name" "$(tail -n 1 "$logs/$name.log" | sed -E 's/^([^ ]*: )?skipped: //')"; return; fi
   record "$name" "$rc" "$start"
 }
 
@@ -83,11 +102,13 @@ else
 fi
 note "  library path: $LD_LIBRARY_PATH"
 
-step info blobrt info
+# This script's own blobrt calls probe every plugin afresh: no verdict cache of the node
+# user's, and none of this run's, which the trap deletes (the suites keep theirs, below).
+step info env BLOBRT_PLUGIN_CACHE=off blobrt info
 cp "$logs/info.log" "$out/info.txt"
-blobrt info --json > "$out/info.json" 2> "$logs/info-json.log" || true
+BLOBRT_PLUGIN_CACHE=off blobrt info --json > "$out/info.json" 2> "$logs/info-json.log" || true
 cuda_reason=""
-BLOBRT_BACKEND=cuda blobrt info > "$logs/cuda-check.log" 2>&1 ||
+BLOBRT_PLUGIN_CACHE=off BLOBRT_BACKEND=cuda blobrt info > "$logs/cuda-check.log" 2>&1 ||
   cuda_reason=$(grep -m 1 -o "cannot be used: .*" "$logs/cuda-check.log" | sed "s/^cannot be used: //" || tail -n 1 "$logs/cuda-check.log")
 
 # The suites see the bundle's plugins plus simgpu, and nothing installed on the node.
@@ -120,7 +141,7 @@ checks() {
   if [ -n "$opencl_gpus" ]; then
     note "         OpenCL GPU devices: $opencl_gpus (the suites and conformance cover them)"
   else
-    skip opencl-gpu "no OpenCL GPU device here (ICDs in /etc/OpenCL/vendors: $(ls /etc/OpenCL/vendors 2>/dev/null | tr '\n' ' '))"
+    skip opencl-gpu "no OpenCL GPU device here (ICDs in /etc/OpenCL/vendors: $(ls /etc/OpenCL/vendors 2>/dev/null | xargs))"
   fi
 
   for exe in "$tests"/test_*; do
@@ -179,7 +200,9 @@ if [ "$bench" != none ]; then
 cases = [(c.get("value_param", "?").strip("\""), c.get("result")) for c in ET.parse(sys.argv[1]).iter("testcase")]
 ran = [d for d, result in cases if result == "completed"]
 skipped = [d for d, result in cases if result == "skipped"]
-print("         test_large_blob devices: ran %s; skipped %s" % (" ".join(ran) or "none", " ".join(skipped) or "none"))' \
+why = [s.get("message", "").split("\n")[0] for s in ET.parse(sys.argv[1]).iter("skipped")][:1]
+print("         test_large_blob devices: ran %s; skipped %s%s (the reference device is not a case)"
+      % (" ".join(ran) or "none", " ".join(skipped) or "none", " (first: %s)" % why[0] if why else ""))' \
     "$logs/test_large_blob.junit.xml" 2>&1 | tee -a "$summary"
 fi
 
@@ -190,12 +213,12 @@ case "$bench" in
     if [ "$bench" = smoke ]; then bench_args+=(--blobrt_smoke --benchmark_min_time=0.001)
     else bench_args+=(--benchmark_min_time=0.1); fi
     [ -n "$bench_filter" ] && bench_args+=(--benchmark_filter="$bench_filter")
-    bench_env=(BLOBRT_PLUGIN_PATH="$here/lib/blobrt/plugins.d" BLOBRT_PLUGIN_SYSTEM_PATH= XDG_CACHE_HOME="$logs/cache")
+    bench_env=(BLOBRT_PLUGIN_PATH="$here/lib/blobrt/plugins.d" BLOBRT_PLUGIN_SYSTEM_PATH= BLOBRT_PLUGIN_CACHE=off)
     # The GPU against its yardsticks in one run (exit 77 without one), then the report of
     # issue 27's targets (the plot is drawn where gnuplot is: tools/bench_report.py again).
     step_or_skip "benchmarks-cuda-$bench" env "${bench_env[@]}" "$here/bin/blobrt-bench-cuda" "${bench_args[@]}" \
       --benchmark_out="$out/bench-cuda.json"
-    [ -s "$out/bench-cuda.json" ] || rm -f "$out/bench-cuda.json"
+    [ -s "$out/bench-cuda.json" ] || rm -f "$out/bench-cuda.json"  # a skipped run may leave it empty
     if [ -f "$out/bench-cuda.json" ]; then
       step cuda-report python3 "$here/libexec/blobrt/bench_report.py" --cuda "$out/bench-cuda.json" \
         "$out/performance-results-cuda.md" --summary "$summary"
