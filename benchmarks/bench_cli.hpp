@@ -44,6 +44,19 @@ inline std::optional<std::string> flag_value(const std::vector<std::string>& arg
   return value;
 }
 
+// Whether Google Benchmark will only list the benchmarks (--benchmark_list_tests[=true]).
+inline bool listing_only(const std::vector<std::string>& args) {
+  bool listing = false;
+  for (const std::string& a : args) {
+    if (a == "--benchmark_list_tests") listing = true;
+    if (a.compare(0, 23, "--benchmark_list_tests=") == 0) {
+      const std::string v = a.substr(23);
+      listing = v == "true" || v == "1" || v == "yes";
+    }
+  }
+  return listing;
+}
+
 namespace detail {
 
 inline bool is_benchmark_flag(const std::string& arg) {

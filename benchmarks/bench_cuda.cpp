@@ -402,15 +402,22 @@ int main(int argc, char** argv) {
       "(tools/bench_report.py --cuda makes the results page of it, docs/cuda.md); exit 77 when no CUDA device is usable",
       blobrt::version(), &smoke,
       "Exit code 77: no usable device holds CUDA memory (skipped; the reason, one line, on stderr), nothing\n"
-      "registered or run. 1 also when the CUDA device cannot be queried.\n"};
+      "run (--benchmark_list_tests still lists what a run on cuda:0 would measure). 1 also when the CUDA\n"
+      "device cannot be queried.\n"};
   std::vector<std::string> args;
   if (const auto exit_code = blobrt::bench::parse_command_line(argc, argv, driver, args)) return *exit_code;
   blobrt::bench::set_smoke(smoke);
-  if (const std::string why = blobrt::bench::find_target(); !why.empty()) {
+  const std::string why = blobrt::bench::find_target();
+  if (!why.empty() && !blobrt::bench::listing_only(args)) {
     std::fprintf(stderr, "blobrt-bench-cuda: skipped: %s\n", why.c_str());
     return 77;
   }
-  if (const std::string failed = blobrt::bench::add_context(); !failed.empty()) {
+  if (!why.empty()) {
+    // --benchmark_list_tests runs nothing: the names are those a run on cuda:0 would have
+    // (tests/bench_cuda_test.py holds them against what tools/bench_report.py reads).
+    std::fprintf(stderr, "blobrt-bench-cuda: %s; listing what a run on cuda:0 would measure\n", why.c_str());
+    blobrt::bench::target = {"cuda:0", 0, 1};
+  } else if (const std::string failed = blobrt::bench::add_context(); !failed.empty()) {
     std::fprintf(stderr, "blobrt-bench-cuda: %s\n", failed.c_str());
     return 1;
   }

@@ -33,6 +33,25 @@ r = run("--no-such-option")
 check(r.returncode == 2 and "--no-such-option" in r.stderr, f"a bad option: exit {r.returncode}, {r.stderr!r}")
 
 with tempfile.TemporaryDirectory() as tmp:
+    # The names a run would have (listed even without a GPU) are the names the report reads:
+    # a run made of them, every rate equal and every time equal, meets every target but the
+    # 2^31 + 8 test's (no summary given). A renamed benchmark would be "not measured".
+    r = run("--benchmark_list_tests=true")
+    names = [line.strip() for line in r.stdout.splitlines() if line.strip()]
+    check(r.returncode == 0 and len(names) > 300, f"listing: exit {r.returncode}, {len(names)} names, {r.stderr[-500:]}")
+    listed = os.path.join(tmp, "listed-run.json")
+    with open(listed, "w") as f:
+        json.dump({"context": {"host_name": "listed", "gpu_name": "none (listing)"},
+                   "benchmarks": [{"name": n, "run_type": "iteration", "real_time": 1000.0, "time_unit": "ns",
+                                   "bytes_per_second": 1e11, "GFLOPS": 1.0} for n in names]}, f)
+    rr = subprocess.run([sys.executable, report, "--cuda", listed, os.path.join(tmp, "listed.md")],
+                        capture_output=True, text=True)
+    check(rr.returncode == 0, f"the report on the listed names: {rr.returncode} {rr.stderr[-1000:]}")
+    if rr.returncode == 0:
+        with open(os.path.join(tmp, "listed.json")) as f:
+            targets = json.load(f)["targets"]
+        unmeasured = [t["key"] for t in targets if t["verdict"] != "met" and t["key"] != "large_blob"]
+        check(not unmeasured, f"targets the listed benchmarks do not meet (a name mismatch?): {unmeasured}")
     out = os.path.join(tmp, "bench-cuda.json")
     r = run("--blobrt_smoke", "--benchmark_min_time=0.001", f"--benchmark_out={out}", "--benchmark_out_format=json")
     if r.returncode == 77:
