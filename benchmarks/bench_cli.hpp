@@ -9,6 +9,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -44,15 +45,22 @@ inline std::optional<std::string> flag_value(const std::vector<std::string>& arg
   return value;
 }
 
-// Whether Google Benchmark will only list the benchmarks (--benchmark_list_tests[=true]).
+// A boolean flag's value as Google Benchmark reads it (its IsTruthyFlagValue): empty (the
+// bare flag) is true; one character is true unless it is 0, f, F, n or N; a longer value is
+// true unless it is false, no or off in any case.
+inline bool truthy(std::string v) {
+  if (v.size() == 1) return std::isalnum(static_cast<unsigned char>(v[0])) && std::string("0fFnN").find(v[0]) == std::string::npos;
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return v != "false" && v != "no" && v != "off";
+}
+
+// Whether Google Benchmark will only list the benchmarks: the last --benchmark_list_tests,
+// bare or with a value, decides.
 inline bool listing_only(const std::vector<std::string>& args) {
   bool listing = false;
   for (const std::string& a : args) {
     if (a == "--benchmark_list_tests") listing = true;
-    if (a.compare(0, 23, "--benchmark_list_tests=") == 0) {
-      const std::string v = a.substr(23);
-      listing = v == "true" || v == "1" || v == "yes";
-    }
+    if (a.compare(0, 23, "--benchmark_list_tests=") == 0) listing = truthy(a.substr(23));
   }
   return listing;
 }
@@ -108,8 +116,7 @@ inline std::optional<int> parse_command_line(int argc, char** argv, const Driver
 // list mode, which runs nothing), or nullopt when the user asked for the list itself.
 // argv0: main's (Google Benchmark keeps the pointer, for the JSON's "executable").
 inline std::optional<std::vector<std::string>> matching(char* argv0, const std::vector<std::string>& args) {
-  const std::optional<std::string> listing = flag_value(args, "--benchmark_list_tests");
-  if (listing && *listing != "false" && *listing != "0") return std::nullopt;
+  if (listing_only(args)) return std::nullopt;
   // Without --benchmark_out while listing: the file is the run's to open (and to fail to).
   std::string on = "--benchmark_list_tests=true", no_file = "--benchmark_out=";
   std::string off = "--benchmark_list_tests=false", file = no_file + flag_value(args, "--benchmark_out").value_or("");

@@ -90,15 +90,20 @@ bool ok(benchmark::State& state, cublasStatus_t s, const char* call) {
 // device. `error` says what failed, if anything.
 template <typename T>
 struct Operands {
+  // A failure (out of memory, a CUDA error) becomes `error`, the benchmark's, not the run's end.
   explicit Operands(std::vector<std::int64_t> counts, std::int64_t pinned = 0) : device(open_device(target.id)) {
-    for (std::int64_t count : counts) {
-      handles.push_back(device->allocate(static_cast<std::size_t>(std::max<std::int64_t>(count, 1)) * sizeof(T)));
-      fill_operand<T>(*device, handles.back(), count);
-    }
-    device->synchronize();
-    if (pinned > 0) {
-      host = static_cast<T*>(device->allocate_host(static_cast<std::size_t>(pinned) * sizeof(T)));
-      if (!host && error.empty()) error = "the device lends no pinned host memory (allocate_host)";
+    try {
+      for (std::int64_t count : counts) {
+        handles.push_back(device->allocate(static_cast<std::size_t>(std::max<std::int64_t>(count, 1)) * sizeof(T)));
+        fill_operand<T>(*device, handles.back(), count);
+      }
+      device->synchronize();
+      if (pinned > 0) {
+        host = static_cast<T*>(device->allocate_host(static_cast<std::size_t>(pinned) * sizeof(T)));
+        if (!host) error = "the device lends no pinned host memory (allocate_host)";
+      }
+    } catch (const std::exception& e) {
+      error = std::string("setting up the operands: ") + e.what();
     }
   }
   ~Operands() {

@@ -39,6 +39,11 @@ with tempfile.TemporaryDirectory() as tmp:
     r = run("--benchmark_list_tests=true")
     names = [line.strip() for line in r.stdout.splitlines() if line.strip()]
     check(r.returncode == 0 and len(names) > 300, f"listing: exit {r.returncode}, {len(names)} names, {r.stderr[-500:]}")
+    # Google Benchmark's other spellings of "list" list too; "=off" runs (here: the skip).
+    for spelling in ("--benchmark_list_tests", "--benchmark_list_tests=on", "--benchmark_list_tests=Y"):
+        r2 = run(spelling, "--benchmark_filter=^raw/cudamemcpy/h2d/float/1/")
+        check(r2.returncode == 0 and r2.stdout.split() == ["raw/cudamemcpy/h2d/float/1/repeats:5/real_time"],
+              f"{spelling}: exit {r2.returncode}, {r2.stdout!r} {r2.stderr[-300:]!r}")
     listed = os.path.join(tmp, "listed-run.json")
     with open(listed, "w") as f:
         json.dump({"context": {"host_name": "listed", "gpu_name": "none (listing)"},

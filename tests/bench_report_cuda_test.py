@@ -253,12 +253,29 @@ def main():
         cpu_like = os.path.join(tmp, "cpu-run.json")
         with open(cpu_like, "w") as f:
             json.dump({"context": {"host_name": "vm"}, "benchmarks": []}, f)
+        not_a_run = os.path.join(tmp, "list.json")
+        with open(not_a_run, "w") as f:
+            json.dump([1, 2], f)
         for bad, needle in ((cpu_like, "is not a blobrt-bench-cuda run"),
-                            (os.path.join(tmp, "missing.json"), "No such file"), (summary, "is not JSON")):
+                            (os.path.join(tmp, "missing.json"), "No such file"), (summary, "is not JSON"),
+                            (not_a_run, "is not Google Benchmark's JSON")):
             out = os.path.join(tmp, "refused.md")
             p = run("--cuda", bad, out)
             check(p.returncode != 0 and needle in p.stderr and "Traceback" not in p.stderr
                   and not os.path.exists(out), f"--cuda on {os.path.basename(bad)}: {p.returncode} {p.stderr!r}")
+
+        # A filtered run (run-on-gpu.sh --bench-filter): reported, what it lacks not measured.
+        filtered = os.path.join(tmp, "filtered.json")
+        with open(filtered, "w") as f:
+            json.dump({"context": {"host_name": "gpu-node-7", "gpu_name": "NVIDIA H100 80GB HBM3"}, "benchmarks": [
+                {"name": "raw/cublas/axpy/float/1/real_time", "run_type": "iteration", "real_time": 5.0,
+                 "time_unit": "us"}]}, f)
+        p = run("--cuda", filtered, os.path.join(tmp, "filtered-page.md"))
+        check(p.returncode == 0, f"a filtered run is refused: {p.returncode} {p.stderr!r}")
+        if p.returncode == 0:
+            with open(os.path.join(tmp, "filtered-page.json")) as f:
+                counts = json.load(f)["summary"]
+            check(counts["met"] == 0 and counts["missed"] == 0, f"a filtered run's verdicts: {counts}")
 
         # The CPU mode, positional as tools/bench.sh calls it.
         cpu = os.path.join(tmp, "cpu.json")

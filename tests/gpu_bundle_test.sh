@@ -77,12 +77,14 @@ grep -q "^         test_large_blob devices: ran .*; skipped " "$out2/summary.txt
   || fail "no line says on which devices test_large_blob ran: $(cat "$out2/summary.txt")"
 [ "$(find "$out2" -type f | wc -l)" -le 8 ] || fail "run-on-gpu.sh --bench-only wrote more than 8 files"
 # Usage errors end the script before it writes anything (an option alone is not an OUTDIR).
-for args in "--no-such-option $out2" "--bench-only" "--bench" "$out2 $out"; do
+before=$(cd "$work" && find . | sort)
+for usage_error in "--no-such-option|$out2" "--bench-only" "--bench" "$out2|$out" "--bench|fast|$out2"; do
+  IFS='|' read -r -a args <<<"$usage_error"
   rc=0
-  (cd "$work" && "$bundle/run-on-gpu.sh" $args > /dev/null 2>&1) || rc=$?
-  [ "$rc" -eq 2 ] || fail "run-on-gpu.sh $args exited $rc, not 2 (a usage error)"
+  (cd "$work" && "$bundle/run-on-gpu.sh" "${args[@]}" > /dev/null 2>&1) || rc=$?
+  [ "$rc" -eq 2 ] || fail "run-on-gpu.sh ${args[*]} exited $rc, not 2 (a usage error)"
 done
-[ ! -e "$work/summary.txt" ] || fail "a usage error wrote summary.txt"
+[ "$(cd "$work" && find . | sort)" = "$before" ] || fail "a usage error wrote into $work"
 # A reused OUTDIR: an earlier run's benchmark results are not reported as this run's.
 echo '{"benchmarks": []}' > "$out2/bench-cuda.json"
 "$bundle/run-on-gpu.sh" --bench-only --bench none "$out2" > /dev/null 2>&1 || fail "--bench-only --bench none failed"

@@ -38,8 +38,8 @@ done
 [ -n "$outdir" ] || { echo "run-on-gpu.sh: no OUTDIR" >&2; echo "$usage" >&2; exit 2; }
 case "$bench" in full|smoke|none) ;; *) echo "run-on-gpu.sh: --bench full|smoke|none" >&2; exit 2 ;; esac
 
-here="$(cd "$(dirname "$0")" && pwd)"
-mkdir -p -- "$outdir" && out="$(cd -- "$outdir" && pwd)" || { echo "run-on-gpu.sh: cannot use $outdir as OUTDIR" >&2; exit 2; }
+here="$(CDPATH='' cd "$(dirname "$0")" && pwd)"
+mkdir -p -- "$outdir" && out="$(CDPATH='' cd -- "$outdir" && pwd)" || { echo "run-on-gpu.sh: cannot use $outdir as OUTDIR" >&2; exit 2; }
 # A reused OUTDIR: nothing of an earlier run may pass for this one's.
 rm -f "$out"/summary.txt "$out"/info.txt "$out"/info.json "$out"/logs.tar.gz "$out"/bench.json \
   "$out"/bench-cuda.json "$out"/performance-results-cuda.md "$out"/performance-results-cuda.json
@@ -62,8 +62,9 @@ record() {
   # read as "ran and passed" on a node whose driver is broken.
   if [ -f "$junit" ]; then
     local cases skips
-    cases=$(grep -c '<testcase ' "$junit")
-    skips=$(grep -c 'result="skipped"' "$junit")
+    # Counted by element, not by line (pytest writes its file on one line).
+    cases=$(grep -o '<testcase ' "$junit" | wc -l)
+    skips=$(grep -o '<skipped' "$junit" | wc -l)
     [ "$skips" -gt 0 ] && skipped=", $skips of $cases cases skipped"
   fi
   if [ "$rc" -eq 0 ]; then
@@ -160,7 +161,7 @@ checks() {
     step compute-sanitizer compute-sanitizer --tool memcheck --error-exitcode 99 \
       --log-file "$logs/compute-sanitizer.txt" \
       env "${suite_env[@]}" "$here/bin/blobrt-conformance" --gtest_filter='*cuda*' \
-      --gtest_output="xml:$logs/conformance-memcheck.junit.xml"
+      --gtest_output="xml:$logs/compute-sanitizer.junit.xml"
     grep -h "ERROR SUMMARY" "$logs/compute-sanitizer.txt" | tail -n 1 | sed 's/^/         /' | tee -a "$summary"
   fi
 
@@ -180,7 +181,7 @@ checks() {
         # Not the stub check: it compares the source tree's _blobrt.pyi with what this node's
         # nanobind would generate, a check of the build machine's tree (CI runs it there).
         step python-tests env "${py_env[@]}" python3 -m pytest -q -p no:cacheprovider \
-          -k "not test_type_stubs_are_current" --junitxml="$logs/python.junit.xml" "$here/python-build/tests"
+          -k "not test_type_stubs_are_current" --junitxml="$logs/python-tests.junit.xml" "$here/python-build/tests"
       else
         skip python-tests "pytest is not installed for $(command -v python3)"
       fi
