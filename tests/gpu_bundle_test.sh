@@ -8,6 +8,7 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 work="$1"
 rm -rf "$work"
 mkdir -p "$work"
+work="$(cd "$work" && pwd)"  # absolute: some checks run from inside it
 fail() { echo "gpu_bundle_test: FAILED: $*" >&2; exit 1; }
 
 "$root/tools/gpu-bundle.sh" "$work/built"
