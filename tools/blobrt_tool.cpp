@@ -1,5 +1,5 @@
 // The `blobrt` command: info (what was found and why), inspect (a BlobProto file, binary or
-// text), selftest (a backend checked against the host reference). The command line is
+// text, or a Caffe model file's layers), selftest (a backend checked against the host reference). The command line is
 // CLI11's; every failure is one line on stderr and a non-zero exit (kExitCodes); nothing aborts.
 #include <CLI/CLI.hpp>
 
@@ -42,11 +42,8 @@ int cmd_info(bool as_json, bool brief) {
 }
 
 int cmd_inspect(const std::string& file, bool as_json) {
-  blobrt::BlobProto proto;
-  // Binary or text by the one rule of blobrt/io.hpp, as Python's blobrt.load and inspect.
-  blobrt::ReadBlobProtoFromFileOrDie(file == "-" ? std::string("/dev/stdin") : file, &proto);
-  const blobrt::tools::json report = blobrt::tools::inspect_report(file, proto);
-  std::cout << (as_json ? blobrt::tools::dump_json(report) + "\n" : blobrt::tools::inspect_text(report));
+  const blobrt::tools::json report = blobrt::tools::inspect_file(file);
+  std::cout << (as_json ? blobrt::tools::dump_json(report) + "\n" : blobrt::tools::inspect_file_text(report));
   return 0;
 }
 
@@ -67,10 +64,10 @@ int run(int argc, char** argv) {
   info->add_flag("--rescan", rescan, "probe every plugin again, not from the cache");
   info->footer(kExitCodes);
 
-  CLI::App* inspect = app.add_subcommand("inspect", "Shape, precision and statistics of a BlobProto file");
+  CLI::App* inspect = app.add_subcommand("inspect", "Shape, precision and statistics of a BlobProto file, or the layers and blob shapes of a Caffe model file (.caffemodel)");
   std::string file;
   bool inspect_json = false;
-  inspect->add_option("FILE", file, "a BlobProto, binary or text (decided from the file); - for standard input")
+  inspect->add_option("FILE", file, "a BlobProto, binary or text (decided from the file), or a .caffemodel; - for standard input (a BlobProto)")
       ->required();
   inspect->add_flag("--json", inspect_json, "JSON (docs/blobrt-inspect.schema.json)");
   inspect->footer(kExitCodes);

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdint>
 #include <sstream>
+#include <vector>
+#include <algorithm>
 
 #include "blobrt/blob.hpp"
 #include "number_format.hpp"
@@ -85,6 +87,87 @@ std::string inspect_text(const json& r) {
   stats_text(s, "data", r["data"]);
   stats_text(s, "diff", r["diff"]);
   return s.str();
+}
+
+json model_report(const std::string& file, NetParameter* net) {
+  json layers = json::array();
+  std::int64_t blob_count = 0, parameters = 0;
+  for (const ModelLayer& layer : model_layers(net)) {
+    json blobs = json::array();
+    for (const BlobProto& proto : *layer.blobs) {
+      const bool is_double = proto.double_data_size() > 0;
+      Blob<float> shape_only;  // shape rules (legacy 4-D included) as FromProto applies them
+      BlobProto header;
+      if (proto.has_shape()) *header.mutable_shape() = proto.shape();
+      if (proto.has_num()) header.set_num(proto.num());
+      if (proto.has_channels()) header.set_channels(proto.channels());
+      if (proto.has_height()) header.set_height(proto.height());
+      if (proto.has_width()) header.set_width(proto.width());
+      std::vector<std::int64_t> shape;
+      if (header.has_shape()) {
+        for (std::int64_t d : header.shape().dim()) shape.push_back(d);
+      } else {
+        shape = {header.num(), header.channels(), header.height(), header.width()};
+      }
+      std::int64_t count = 1;
+      for (std::int64_t d : shape) count *= d;
+      const std::int64_t values = is_double ? proto.double_data_size() : proto.data_size();
+      if (values != count) {
+        throw Error(file + ": layer '" + layer.name + "' blob " + std::to_string(blobs.size()) + " has shape of " +
+                    std::to_string(count) + " values but holds " + std::to_string(values));
+      }
+      blobs.push_back({{"shape", shape}, {"count", count}, {"dtype", is_double ? "float64" : "float32"}});
+      ++blob_count;
+      parameters += count;
+    }
+    layers.push_back({{"name", layer.name}, {"type", layer.type}, {"layout", layer.layout}, {"blobs", blobs}});
+  }
+  return {{"schema_version", kInspectSchemaVersion}, {"file", file},      {"kind", "caffemodel"},
+          {"name", net->name()},                     {"layers", layers}, {"blob_count", blob_count},
+          {"parameter_count", parameters}};
+}
+
+std::string model_text(const json& r) {
+  std::ostringstream s;
+  const json& layers = r["layers"];
+  s << r["file"].get<std::string>() << "\n  Caffe model (binary NetParameter)"
+    << (r["name"].get<std::string>().empty() ? "" : " '" + r["name"].get<std::string>() + "'") << ": "
+    << layers.size() << " layers, " << r["blob_count"].get<std::int64_t>() << " blobs, "
+    << r["parameter_count"].get<std::int64_t>() << " parameters\n";
+  std::size_t name_width = 4, type_width = 4;
+  for (const json& l : layers) {
+    name_width = std::max(name_width, l["name"].get<std::string>().size());
+    type_width = std::max(type_width, l["type"].get<std::string>().size());
+  }
+  for (const json& l : layers) {
+    std::string name = l["name"].get<std::string>(), type = l["type"].get<std::string>();
+    s << "  " << name << std::string(name_width - name.size() + 2, ' ') << type;
+    std::string blobs;
+    for (const json& b : l["blobs"]) {
+      std::string shape;
+      for (const json& d : b["shape"]) shape += (shape.empty() ? "" : ", ") + std::to_string(d.get<long long>());
+      blobs += " (" + shape + (b["shape"].size() == 1 ? ",)" : ")") + (b["dtype"] == "float64" ? " double" : "");
+    }
+    if (!blobs.empty()) s << std::string(type_width - type.size() + 1, ' ') << blobs;
+    if (l["layout"] != "layer") s << "  [" << l["layout"].get<std::string>() << "]";
+    s << "\n";
+  }
+  return s.str();
+}
+
+json inspect_file(const std::string& file) {
+  if (file != "-") {
+    NetParameter net;
+    if (ReadModelFile(file, &net)) return model_report(file, &net);
+  }
+  BlobProto proto;
+  // Binary or text by the one rule of blobrt/io.hpp, as Python's blobrt.load.
+  ReadBlobProtoFromFileOrDie(file == "-" ? std::string("/dev/stdin") : file, &proto);
+  return inspect_report(file, proto);
+}
+
+std::string inspect_file_text(const json& report) {
+  return report.contains("kind") && report["kind"] == "caffemodel" ? model_text(report) : inspect_text(report);
 }
 
 }  // namespace blobrt::tools

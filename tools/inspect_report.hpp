@@ -7,6 +7,8 @@
 
 #include "blobrt/blob.hpp"
 #include "blobrt/io.hpp"
+#include "blobrt/model_file.hpp"
+#include "blobrt.pb.h"
 #include "json_out.hpp"
 
 namespace blobrt::tools {
@@ -20,6 +22,18 @@ constexpr int kInspectSchemaVersion = 1;
 json inspect_report(const std::string& file, const BlobProto& proto);
 // The same, as the lines `blobrt inspect` prints.
 std::string inspect_text(const json& report);
+
+// A Caffe model file (blobrt/model_file.hpp): {"schema_version", "file", "kind": "caffemodel",
+// "name", "layers": [{"name", "type", "layout", "blobs": [{"shape", "count", "dtype"}]}],
+// "blob_count", "parameter_count"}.
+json model_report(const std::string& file, NetParameter* net);
+std::string model_text(const json& report);
+
+// What `blobrt inspect FILE` and blobrt.inspect() report: a Caffe model file's layers when
+// FILE is one (not for "-": standard input is read once, as a BlobProto), else the BlobProto
+// report; read errors (a file that is neither) throw blobrt::Error naming the file.
+json inspect_file(const std::string& file);
+std::string inspect_file_text(const json& report);
 
 }  // namespace blobrt::tools
 

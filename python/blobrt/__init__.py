@@ -39,7 +39,7 @@ from . import _blobrt
 __all__ = ["Blob", "Error", "InvalidTypeError", "InvalidValueError", "MissingFileError", "OutOfMemoryError",
            "UnsupportedError", "DeviceArray", "load", "inspect", "info", "devices", "active_device",
            "available_devices", "select_backend", "version", "set_log_handler", "set_log_level", "log_level",
-           "log_to_logging"]
+           "log_to_logging", "load_caffemodel", "save_caffemodel", "caffemodel_layers"]
 
 __version__: str = version()
 """libblobrt's version (as blobrt.version() and `blobrt --version`)."""
@@ -75,6 +75,50 @@ def inspect(path: str | _os.PathLike[str], format: str | None = None) -> dict[st
     or 'text'."""
     parsed: dict[str, Any] = _json.loads(_blobrt._inspect_json(_os.fsdecode(path), format))
     return parsed
+
+
+def load_caffemodel(path: str | _os.PathLike[str]) -> dict[str, list[Any]]:
+    """The weights of a Caffe model file (.caffemodel, a binary NetParameter; the current
+    `layer` and the V1/V0 `layers` layouts) as pycaffe's `net.params` shows them: layer name
+    -> list of NumPy arrays (float32, or float64 where the file has double_data), in file
+    order, for the layers that have blobs. Read without Caffe. A file that is not a model
+    file raises blobrt.Error saying what it appears to be; a missing one MissingFileError."""
+    import numpy as np
+
+    params: dict[str, list[Any]] = {}
+    for name, _type, blobs in _blobrt._read_caffemodel(_os.fsdecode(path)):
+        if blobs:
+            params[name] = [np.frombuffer(data, dtype=dtype).reshape(shape).copy() for shape, dtype, data in blobs]
+    return params
+
+
+def caffemodel_layers(path: str | _os.PathLike[str]) -> list[tuple[str, str]]:
+    """(name, type) of every layer of a Caffe model file, in file order; types as Caffe's
+    current names ("Convolution"), V1 and V0 types translated as Caffe upgrades them."""
+    return [(name, type_) for name, type_, _ in _blobrt._read_caffemodel(_os.fsdecode(path))]
+
+
+def save_caffemodel(path: str | _os.PathLike[str], params: dict[str, Any],
+                    template: str | _os.PathLike[str] | None = None) -> None:
+    """Writes a Caffe model file that Caffe loads: `template` (default: `path` itself) with
+    the blobs of the layers named in `params` (name -> list of arrays, as load_caffemodel
+    returns) replaced. Everything else in the file (layer parameters, other layers) is kept
+    as it was. Each layer must keep its blob count and each blob its shape, as Caffe's
+    CopyTrainedLayersFrom requires, else blobrt.InvalidValueError and nothing is written.
+    Values are stored in the file's own precision for that blob; the write is atomic."""
+    import numpy as np
+
+    encoded: dict[str, list[tuple[tuple[int, ...], str, bytes]]] = {}
+    for name, arrays in params.items():
+        entries = []
+        for a in arrays:
+            arr = np.asarray(a)
+            dtype = np.float64 if arr.dtype == np.float64 else np.float32
+            arr = np.ascontiguousarray(arr, dtype=np.dtype(dtype).newbyteorder("="))
+            entries.append((tuple(int(d) for d in arr.shape), np.dtype(dtype).name, arr.tobytes()))
+        encoded[name] = entries
+    source = _os.fsdecode(template if template is not None else path)
+    _blobrt._write_caffemodel(source, _os.fsdecode(path), encoded)
 
 
 _LOGGING_LEVELS = {"error": _logging.ERROR, "warn": _logging.WARNING, "info": _logging.INFO, "debug": _logging.DEBUG}

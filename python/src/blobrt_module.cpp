@@ -19,6 +19,7 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +34,7 @@
 #include "log_bridge.hpp"
 #include "blobrt/blob.hpp"
 #include "blobrt/io.hpp"
+#include "blobrt/model_file.hpp"
 #include "blobrt/runtime.hpp"
 #include "view_cache.hpp"
 
@@ -317,6 +319,114 @@ BlobProto read_proto(const std::string& path, const std::optional<std::string>& 
   }
   if (!ok) throw Error(last_read_error());
   return proto;
+}
+
+// Caffe model files (blobrt/model_file.hpp) for blobrt.load_caffemodel/save_caffemodel:
+// each blob as (shape, dtype, raw bytes), which __init__.py turns into NumPy arrays.
+NetParameter read_model(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) throw MissingFileError(std::strerror(ENOENT), path);
+  NetParameter net;
+  {
+    nb::gil_scoped_release release;
+    ReadModelFileOrDie(path, &net);
+  }
+  return net;
+}
+
+nb::list read_caffemodel(const std::string& path) {
+  NetParameter net = read_model(path);
+  nb::list layers;
+  for (const ModelLayer& layer : model_layers(&net)) {
+    nb::list blobs;
+    for (const BlobProto& proto : *layer.blobs) {
+      const bool is_double = proto.double_data_size() > 0;
+      nb::list shape;
+      std::string bytes;
+      auto take = [&](auto& blob) {
+        try {
+          blob.FromProto(proto, true);
+        } catch (const Error& e) {
+          throw Error(path + ": layer '" + layer.name + "' blob " + std::to_string(nb::len(blobs)) + ": " + e.what());
+        }
+        for (int d : blob.shape()) shape.append(d);
+        bytes.assign(reinterpret_cast<const char*>(blob.cpu_data()),
+                     static_cast<std::size_t>(blob.count()) * sizeof(*blob.cpu_data()));
+      };
+      if (is_double) {
+        Blob<double> b;
+        take(b);
+      } else {
+        Blob<float> b;
+        take(b);
+      }
+      blobs.append(nb::make_tuple(nb::tuple(shape), is_double ? "float64" : "float32",
+                                  nb::bytes(bytes.data(), bytes.size())));
+    }
+    layers.append(nb::make_tuple(layer.name, layer.type, blobs));
+  }
+  return layers;
+}
+
+// params: {layer name: [(shape, dtype, bytes)]}; every named layer must exist and keep its
+// blob count and shapes (as Caffe's CopyTrainedLayersFrom requires), else nothing is written.
+void write_caffemodel(const std::string& template_path, const std::string& path, nb::dict params) {
+  NetParameter net = read_model(template_path);
+  std::map<std::string, ModelLayer> by_name;
+  for (const ModelLayer& layer : model_layers(&net)) by_name.emplace(layer.name, layer);
+  for (auto [key, value] : params) {
+    const std::string name = nb::cast<std::string>(key);
+    auto it = by_name.find(name);
+    if (it == by_name.end()) {
+      detail::fail_as<InvalidValueError>("blobrt.save_caffemodel: ", template_path, " has no layer '", name, "'");
+    }
+    auto& blobs = *it->second.blobs;
+    nb::list given = nb::cast<nb::list>(value);
+    if (static_cast<int>(nb::len(given)) != blobs.size()) {
+      detail::fail_as<InvalidValueError>("blobrt.save_caffemodel: layer '", name, "' has ", blobs.size(),
+                                         " blobs in ", template_path, ", ", nb::len(given), " given");
+    }
+    for (int i = 0; i < blobs.size(); ++i) {
+      nb::tuple entry = nb::cast<nb::tuple>(given[i]);
+      std::vector<int> shape;
+      for (nb::handle d : nb::cast<nb::tuple>(entry[0])) shape.push_back(nb::cast<int>(d));
+      const std::string dtype = nb::cast<std::string>(entry[1]);
+      nb::bytes data = nb::cast<nb::bytes>(entry[2]);
+      BlobProto& proto = blobs[i];
+      Blob<float> old_shape;
+      old_shape.FromProto(proto, true);
+      if (old_shape.shape() != shape) {
+        detail::fail_as<InvalidValueError>("blobrt.save_caffemodel: layer '", name, "' blob ", i, " has shape ",
+                                           old_shape.shape_string(), " in ", template_path, ", the array given has ",
+                                           Blob<float>(shape).shape_string(), " (nothing was written)");
+      }
+      const bool as_double = proto.double_data_size() > 0;
+      const std::size_t n = static_cast<std::size_t>(old_shape.count());
+      const std::size_t width = dtype == "float64" ? sizeof(double) : sizeof(float);
+      if (data.size() != n * width) {
+        detail::fail_as<InvalidValueError>("blobrt.save_caffemodel: layer '", name, "' blob ", i, ": ", data.size(),
+                                           " bytes given for ", n, " ", dtype, " values");
+      }
+      if (dtype == "float64") {
+        const double* v = reinterpret_cast<const double*>(data.c_str());
+        if (as_double) {
+          proto.mutable_double_data()->Assign(v, v + n);
+        } else {
+          proto.mutable_data()->Clear();
+          for (std::size_t k = 0; k < n; ++k) proto.add_data(static_cast<float>(v[k]));
+        }
+      } else {
+        const float* v = reinterpret_cast<const float*>(data.c_str());
+        if (as_double) {
+          proto.mutable_double_data()->Assign(v, v + n);
+        } else {
+          proto.mutable_data()->Assign(v, v + n);
+        }
+      }
+    }
+  }
+  nb::gil_scoped_release release;
+  WriteProtoToBinaryFile(net, path);
 }
 
 // A Blob from a BlobProto: float64 when it has double values, else float32 (what has no
@@ -724,10 +834,17 @@ void register_functions(nb::module_& m) {
   m.def("_inspect_json",
         [](const std::string& path, const std::optional<std::string>& format) {
           nb::gil_scoped_release release;  // a file, or a pipe that may wait for its writer
+          // format None: a Caffe model file's layers when it is one (tools::inspect_file).
+          if (!format && path != "-") return tools::dump_json(tools::inspect_file(path), -1);
           return tools::dump_json(tools::inspect_report(path, read_proto(path, format)), -1);
         },
         "path"_a, "format"_a = nb::none(),
         "What `blobrt inspect --json PATH` prints, as JSON text (blobrt.inspect() parses it).");
+
+  m.def("_read_caffemodel", &read_caffemodel, "path"_a,
+        "[(layer name, type, [(shape, dtype, bytes)])] of a Caffe model file (blobrt.load_caffemodel).");
+  m.def("_write_caffemodel", &write_caffemodel, "template"_a, "path"_a, "params"_a,
+        "Writes `template` with the given layers' blobs replaced to `path` (blobrt.save_caffemodel).");
 
   m.def("select_backend", &select_backend, "spec"_a,
         "Selects 'auto', 'host', 'NAME' or 'NAME:INDEX' (as BLOBRT_BACKEND); raises blobrt.Error listing what "

@@ -80,6 +80,25 @@ class Blob : public blobrt::Blob<Dtype> {
   }
   int offset(const vector<int>& indices) const { return as_int(Base::offset(indices), "offset(indices)"); }
 
+  // Members of caffe::Blob itself, not only of the base: a pointer to one names caffe::Blob
+  // as its class, which is what Boost.Python needs to call it on a caffe::Blob (pycaffe
+  // binds &Blob<Dtype>::num, ::mutable_cpu_data, ...; a base member would not match).
+  const vector<int>& shape() const { return Base::shape(); }
+  int shape(int index) const { return Base::shape(index); }
+  int num_axes() const { return Base::num_axes(); }
+  int num() const { return Base::num(); }
+  int channels() const { return Base::channels(); }
+  int height() const { return Base::height(); }
+  int width() const { return Base::width(); }
+  const Dtype* cpu_data() const { return Base::cpu_data(); }
+  const Dtype* cpu_diff() const { return Base::cpu_diff(); }
+  const Dtype* gpu_data() const { return Base::gpu_data(); }
+  const Dtype* gpu_diff() const { return Base::gpu_diff(); }
+  Dtype* mutable_cpu_data() { return Base::mutable_cpu_data(); }
+  Dtype* mutable_cpu_diff() { return Base::mutable_cpu_diff(); }
+  Dtype* mutable_gpu_data() { return Base::mutable_gpu_data(); }
+  Dtype* mutable_gpu_diff() { return Base::mutable_gpu_diff(); }
+
 #ifdef BLOBRT_CAFFE_PROTO
   // Caffe's own BlobProto and BlobShape (see the top of this header).
   using Base::FromProto;
@@ -153,12 +172,16 @@ using blobrt::BlobShape;
 using blobrt::kMaxBlobAxes;
 using blobrt::SyncedMemory;
 
+// blobrt-caffe's caffe/*.hpp headers (BLOBRT_CAFFE_HEADERS) declare Caffe's own io.hpp,
+// defined by Caffe's io.cpp: then these would conflict with it.
+#ifndef BLOBRT_CAFFE_HEADERS
 using blobrt::ReadProtoFromBinaryFile;
 using blobrt::ReadProtoFromBinaryFileOrDie;
 using blobrt::ReadProtoFromTextFile;
 using blobrt::ReadProtoFromTextFileOrDie;
 using blobrt::WriteProtoToBinaryFile;
 using blobrt::WriteProtoToTextFile;
+#endif
 
 #ifndef BLOBRT_CAFFE_PROTO
 using blobrt::BlobProtoVector;

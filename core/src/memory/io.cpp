@@ -29,6 +29,7 @@
 #include "blobrt/environment.hpp"
 #include "atomic_file.hpp"
 #include "file_kind.hpp"
+#include "model_file_check.hpp"
 
 namespace blobrt {
 namespace {
@@ -339,6 +340,8 @@ void refuse_if_read_as_text(const BlobProto& blob, const char* filename) {
 
 const std::string& last_read_error() { return read_error; }
 
+void model_check::set_read_error(std::string message) { read_error = std::move(message); }
+
 bool ReadProtoFromTextFile(const char* filename, Message* proto) {
   read_error.clear();
   Descriptor file{open_for_reading(filename)};
@@ -457,6 +460,16 @@ bool ReadBlobProtoFromFile(const char* filename, BlobProto* proto, ProtoFormat* 
                        : ": its first byte after whitespace and comments is not a lowercase letter") +
                   "; see BlobProtoFormatSniffer in blobrt/io.hpp]";
     return false;
+  }
+  if (decided == ProtoFormat::kBinary) {
+    // A file of another message parses as a BlobProto of undefined fields only: refused,
+    // never returned as the empty blob (text format already refuses unknown field names).
+    const std::string why = model_check::not_a_blob_proto(*proto);
+    if (!why.empty()) {
+      read_error = std::string(filename) + ": " + why;
+      proto->Clear();
+      return false;
+    }
   }
   return true;
 }

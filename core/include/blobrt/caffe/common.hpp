@@ -150,8 +150,12 @@ inline std::int64_t cluster_seedgen() {
   return std::abs(((s * 181) * ((pid - 83) * 359)) % 104729);
 }
 
-// Flags and logging are the program's own business here: accepted and left alone.
+// Flags and logging are the program's own business here: accepted and left alone. With
+// blobrt-caffe's caffe/*.hpp headers (BLOBRT_CAFFE_HEADERS) it is Caffe's: gflags, glog and
+// the failure handler, in libblobrt-caffe.
+#ifndef BLOBRT_CAFFE_HEADERS
 inline void GlobalInit(int* /*pargc*/, char*** /*pargv*/) {}
+#endif
 
 // Caffe's per-thread context. The mode says where Caffe code wants its math
 // (caffe_copy follows it, as Caffe's); the device is the calling thread's current blobrt

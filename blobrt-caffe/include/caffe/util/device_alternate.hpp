@@ -1,0 +1,88 @@
+// caffe/util/device_alternate.hpp for Caffe's own sources built on blobrt (installed by
+// blobrt-caffe; docs/caffe-on-blobrt.md).
+//
+// CPU_ONLY: nothing here; <blobrt/caffe/common.hpp> defines NO_GPU and STUB_GPU*, whose
+// GPU-mode Forward/Backward run the CPU code (Caffe's would abort), so a layer built
+// without its .cu file works in GPU mode on every backend.
+//
+// A CUDA build (no CPU_ONLY): what Caffe's .cu layers and solvers use, as Caffe declares
+// it: the CUDA, cuBLAS and cuRAND headers, CUDA_CHECK, CUBLAS_CHECK, CURAND_CHECK,
+// CUDA_KERNEL_LOOP, CUDA_POST_KERNEL_CHECK, cublasGetErrorString and
+// curandGetErrorString; CAFFE_CUDA_NUM_THREADS and CAFFE_GET_BLOCKS are common.hpp's. Such
+// kernels run on the pointers gpu_data() returns, which are CUDA memory on the cuda
+// backend only: run a CUDA build's GPU mode with BLOBRT_BACKEND=cuda.
+#ifndef CAFFE_UTIL_DEVICE_ALTERNATE_H_
+#define CAFFE_UTIL_DEVICE_ALTERNATE_H_
+
+#include <vector>
+
+#ifndef CPU_ONLY
+
+#include <cublas_v2.h>
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <curand.h>
+#include <driver_types.h>
+#ifdef USE_CUDNN
+#include "caffe/util/cudnn.hpp"
+#endif
+
+#include <glog/logging.h>
+
+#define CUDA_CHECK(condition)                                         \
+  do {                                                                \
+    cudaError_t blobrt_cuda_error = condition;                        \
+    CHECK_EQ(blobrt_cuda_error, cudaSuccess) << " " << cudaGetErrorString(blobrt_cuda_error); \
+  } while (0)
+
+#define CUBLAS_CHECK(condition)                                       \
+  do {                                                                \
+    cublasStatus_t blobrt_cublas_status = condition;                  \
+    CHECK_EQ(blobrt_cublas_status, CUBLAS_STATUS_SUCCESS) << " "      \
+        << caffe::cublasGetErrorString(blobrt_cublas_status);         \
+  } while (0)
+
+#define CURAND_CHECK(condition)                                       \
+  do {                                                                \
+    curandStatus_t blobrt_curand_status = condition;                  \
+    CHECK_EQ(blobrt_curand_status, CURAND_STATUS_SUCCESS) << " "      \
+        << caffe::curandGetErrorString(blobrt_curand_status);         \
+  } while (0)
+
+// A grid-stride loop over [0, n).
+#define CUDA_KERNEL_LOOP(i, n) \
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < (n); i += blockDim.x * gridDim.x)
+
+// After a kernel launch: a launch error ends the program as CHECK does.
+#define CUDA_POST_KERNEL_CHECK CUDA_CHECK(cudaPeekAtLastError())
+
+namespace caffe {
+
+// cuBLAS names its own codes (cuBLAS 11.4 and later).
+inline const char* cublasGetErrorString(cublasStatus_t error) { return cublasGetStatusString(error); }
+
+// cuRAND has no such function: the names of curandStatus_t's values.
+inline const char* curandGetErrorString(curandStatus_t error) {
+  switch (error) {
+    case CURAND_STATUS_SUCCESS: return "CURAND_STATUS_SUCCESS";
+    case CURAND_STATUS_VERSION_MISMATCH: return "CURAND_STATUS_VERSION_MISMATCH";
+    case CURAND_STATUS_NOT_INITIALIZED: return "CURAND_STATUS_NOT_INITIALIZED";
+    case CURAND_STATUS_ALLOCATION_FAILED: return "CURAND_STATUS_ALLOCATION_FAILED";
+    case CURAND_STATUS_TYPE_ERROR: return "CURAND_STATUS_TYPE_ERROR";
+    case CURAND_STATUS_OUT_OF_RANGE: return "CURAND_STATUS_OUT_OF_RANGE";
+    case CURAND_STATUS_LENGTH_NOT_MULTIPLE: return "CURAND_STATUS_LENGTH_NOT_MULTIPLE";
+    case CURAND_STATUS_DOUBLE_PRECISION_REQUIRED: return "CURAND_STATUS_DOUBLE_PRECISION_REQUIRED";
+    case CURAND_STATUS_LAUNCH_FAILURE: return "CURAND_STATUS_LAUNCH_FAILURE";
+    case CURAND_STATUS_PREEXISTING_FAILURE: return "CURAND_STATUS_PREEXISTING_FAILURE";
+    case CURAND_STATUS_INITIALIZATION_FAILED: return "CURAND_STATUS_INITIALIZATION_FAILED";
+    case CURAND_STATUS_ARCH_MISMATCH: return "CURAND_STATUS_ARCH_MISMATCH";
+    case CURAND_STATUS_INTERNAL_ERROR: return "CURAND_STATUS_INTERNAL_ERROR";
+  }
+  return "Unknown curand status";
+}
+
+}  // namespace caffe
+
+#endif  // CPU_ONLY
+
+#endif  // CAFFE_UTIL_DEVICE_ALTERNATE_H_
