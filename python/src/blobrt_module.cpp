@@ -298,16 +298,21 @@ std::string path_of(nb::handle path) {
   return nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path));
 }
 
+// A missing file is MissingFileError (a FileNotFoundError), as open() raises it.
+void require_file(const std::string& path) {
+  struct stat st;
+  if (path != "-" && ::stat(path.c_str(), &st) != 0 && errno == ENOENT) {
+    throw MissingFileError(std::strerror(ENOENT), path);  // str(): as open()'s
+  }
+}
+
 // Reads a BlobProto file: format None decides from the file itself (ReadBlobProtoFromFile,
 // the one rule in blobrt/io.hpp), "binary" or "text" reads it as that format only.
 BlobProto read_proto(const std::string& path, const std::optional<std::string>& format) {
   if (format && *format != "binary" && *format != "text") {
     detail::fail_as<InvalidValueError>("blobrt.load: format must be None, 'binary' or 'text', got '", *format, "'");
   }
-  struct stat st;
-  if (path != "-" && ::stat(path.c_str(), &st) != 0 && errno == ENOENT) {
-    throw MissingFileError(std::strerror(ENOENT), path);  // str(): as open()'s
-  }
+  require_file(path);
   BlobProto proto;
   bool ok = false;
   if (!format) {
@@ -324,8 +329,7 @@ BlobProto read_proto(const std::string& path, const std::optional<std::string>& 
 // Caffe model files (blobrt/model_file.hpp) for blobrt.load_caffemodel/save_caffemodel:
 // each blob as (shape, dtype, raw bytes), which __init__.py turns into NumPy arrays.
 NetParameter read_model(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) throw MissingFileError(std::strerror(ENOENT), path);
+  require_file(path);
   NetParameter net;
   {
     nb::gil_scoped_release release;
@@ -835,7 +839,10 @@ void register_functions(nb::module_& m) {
         [](const std::string& path, const std::optional<std::string>& format) {
           nb::gil_scoped_release release;  // a file, or a pipe that may wait for its writer
           // format None: a Caffe model file's layers when it is one (tools::inspect_file).
-          if (!format && path != "-") return tools::dump_json(tools::inspect_file(path), -1);
+          if (!format && path != "-") {
+            require_file(path);
+            return tools::dump_json(tools::inspect_file(path), -1);
+          }
           return tools::dump_json(tools::inspect_report(path, read_proto(path, format)), -1);
         },
         "path"_a, "format"_a = nb::none(),

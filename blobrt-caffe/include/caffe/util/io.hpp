@@ -28,6 +28,16 @@
 #include "caffe/util/format.hpp"
 #endif
 
+// Caffe's io.cpp calls CodedInputStream::SetTotalBytesLimit(limit, warning_threshold),
+// which protobuf 3.6 removed (the one-argument form stayed): BVLC Caffe's io.cpp does not
+// compile against a current protobuf, with or without blobrt. Its one includer gets the
+// call mapped to the one-argument form (the threshold only ever set a log message).
+// BLOBRT_CAFFE_KEEP_PROTOBUF_API leaves protobuf's name alone.
+#include <google/protobuf/io/coded_stream.h>
+#if GOOGLE_PROTOBUF_VERSION >= 3006000 && !defined(BLOBRT_CAFFE_KEEP_PROTOBUF_API) && !defined(SetTotalBytesLimit)
+#define SetTotalBytesLimit(limit, ...) SetTotalBytesLimit(limit)
+#endif
+
 #ifndef CAFFE_TMP_DIR_RETRIES
 #define CAFFE_TMP_DIR_RETRIES 100
 #endif
