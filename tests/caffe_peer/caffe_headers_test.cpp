@@ -67,13 +67,23 @@ TEST(CaffeHeaders, BlobMembersCallableThroughCaffeBlobPointers) {
 }
 
 // Layer code and pycaffe cast shared_ptrs with Boost's functions (pycaffe's _caffe.cpp:
-// boost::dynamic_pointer_cast<MemoryDataLayer<Dtype> >(net->layers()[0])).
+// boost::dynamic_pointer_cast<MemoryDataLayer<Dtype> >(net->layers()[0])), on Caffe's
+// boost::shared_ptr and, through boost/pointer_cast.hpp, on std::shared_ptr too.
 struct Base {
   virtual ~Base() = default;
 };
 struct Derived : Base {
   int value = 42;
 };
+TEST(CaffeHeaders, SharedPtrIsCaffesBoostOneAndBoostCastsTakeStdOnesToo) {
+  // Caffe's common.hpp: using boost::shared_ptr (tools/extract_features.cpp spells it out).
+  static_assert(std::is_same<caffe::shared_ptr<int>, boost::shared_ptr<int>>::value, "caffe::shared_ptr");
+  std::shared_ptr<Base> base(new Derived);
+  std::shared_ptr<Derived> derived = boost::dynamic_pointer_cast<Derived>(base);
+  ASSERT_TRUE(derived);
+  EXPECT_EQ(derived->value, 42);
+}
+
 TEST(CaffeHeaders, BoostPointerCastsOnCaffeSharedPtr) {
   caffe::shared_ptr<Base> base(new Derived);
   caffe::shared_ptr<Derived> derived = boost::dynamic_pointer_cast<Derived>(base);

@@ -11,8 +11,8 @@
 #define BLOBRT_CAFFE_HEADERS 1
 #endif
 
-// boost::dynamic_pointer_cast & co. on the std::shared_ptr blobrt's Caffe uses (pycaffe
-// calls them): Boost's pointer_cast.hpp has the std::shared_ptr overloads.
+// caffe::shared_ptr is boost::shared_ptr, as in Caffe; boost::dynamic_pointer_cast & co.
+// also take std::shared_ptr (Boost's pointer_cast.hpp), which blobrt's own API returns.
 #include <boost/pointer_cast.hpp>
 #include <boost/shared_ptr.hpp>
 #include <gflags/gflags.h>

@@ -9,6 +9,9 @@
 #define BLOBRT_CAFFE_COMMON_HPP
 
 #include <boost/random/mersenne_twister.hpp>
+#ifdef BLOBRT_CAFFE_HEADERS
+#include <boost/shared_ptr.hpp>
+#endif
 #include <boost/random/uniform_int.hpp>
 
 #include <algorithm>
@@ -128,7 +131,14 @@ using std::map;
 using std::ostringstream;
 using std::pair;
 using std::set;
+#ifdef BLOBRT_CAFFE_HEADERS
+// With blobrt-caffe's caffe/*.hpp headers, Caffe's own choice (common.hpp: using
+// boost::shared_ptr), so that Caffe code spelling boost::shared_ptr<Blob<Dtype> > for what
+// Net returns (tools/extract_features.cpp) compiles as it does on Caffe.
+using boost::shared_ptr;
+#else
 using std::shared_ptr;
+#endif
 using std::string;
 using std::stringstream;
 using std::vector;
