@@ -6,10 +6,12 @@
 // shared cores one 64x500x784 gemm took 2-6 ms instead of 0.6 (docs/performance.md, "The MLP
 // step"); BLIS_NUM_THREADS, OMP_NUM_THREADS or a BLIS_*_NT variable give BLIS's own threads.
 // (Split into concurrent bli_?gemm calls, Debian's OpenMP BLIS read memory it had freed.)
+// Which of BLIS's kernel sets runs: blis_kernel_choice.hpp.
 #include <blis.h>
 
 #include <string>
 
+#include "blis_kernel_choice.hpp"
 #include "blobrt/plugin_kit_host.hpp"
 
 namespace {
@@ -46,8 +48,10 @@ struct Blis : kit::HostBlasDevice<BlisCalls> {
     if (int status = kit::check_index(err, "blis", index, 1)) return status;
     kit::set_text(out->name, "host CPU via BLIS %s", bli_info_get_version_str());
     kit::set_text(out->details,
-                  "BLIS %s, %ld online CPUs, %d-bit dimensions; level-1 calls split across cores by blobrt",
-                  bli_info_get_version_str(), sysconf(_SC_NPROCESSORS_ONLN),
+                  "BLIS %s, kernels '%s' (%s), %ld online CPUs, %d-bit dimensions; level-1 calls split across "
+                  "cores by blobrt",
+                  bli_info_get_version_str(), blis_plugin::kernels_in_use().c_str(),
+                  blis_plugin::kernel_choice().c_str(), sysconf(_SC_NPROCESSORS_ONLN),
                   static_cast<int>(bli_info_get_int_type_size()));
     kit::fill_host_properties(out);
     return BLOBRT_OK;
@@ -56,4 +60,5 @@ struct Blis : kit::HostBlasDevice<BlisCalls> {
 
 }  // namespace
 
-BLOBRT_PLUGIN_DEFINE(Blis, "blis", std::string("BLIS ") + bli_info_get_version_str())
+// BLIS's kernels are chosen as the plugin's table is first asked for, before any BLIS call.
+BLOBRT_PLUGIN_DEFINE(Blis, "blis", (blis_plugin::kernel_choice(), std::string("BLIS ") + bli_info_get_version_str()))
