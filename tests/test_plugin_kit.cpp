@@ -4,11 +4,14 @@
 // checked through the table table_of builds, with calls that compute with plain loops.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <atomic>
 #include <cstdint>
 #include <vector>
 
 #include "blobrt/plugin_kit_host.hpp"
+#include "blobrt_kernels/small_gemm.hpp"
 
 namespace {
 
@@ -16,7 +19,7 @@ namespace kit = blobrt::plugin_kit;
 
 // A "library": plain loops on host arrays, counting its calls.
 struct Loops {
-  static inline std::atomic<int> axpy_calls{0}, gemv_calls{0};
+  static inline std::atomic<int> axpy_calls{0}, gemv_calls{0}, gemm_calls{0};
   template <typename T>
   static void axpy(int64_t n, T alpha, T* x, T* y) {
     ++axpy_calls;
@@ -29,6 +32,7 @@ struct Loops {
   template <typename T>
   static void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha, T* a, int64_t lda, T* b, int64_t ldb,
                    T beta, T* c, int64_t ldc) {
+    ++gemm_calls;
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t j = 0; j < n; ++j) {
         T sum = 0;
@@ -84,9 +88,13 @@ TEST(PluginKitTest, TableHasTheLibrarysCallsAndTheKitsKernels) {
   EXPECT_EQ(t.struct_size, sizeof(blobrt_plugin_v1));
 }
 
+// The kit's table gemm against a plain loop; `library` says whether the library's gemm must
+// be the one called (above blobrt_kernels::is_small_gemm) or must not be (below it).
 template <typename T>
-void check_gemm(int32_t precision) {
-  const int64_t m = 3, n = 4, k = 5, ao = 2, bo = 3, co = 1;
+void check_gemm(int32_t precision, int64_t m, int64_t n, int64_t k, bool library) {
+  const int64_t ao = 2, bo = 3, co = 1;
+  ASSERT_EQ(blobrt_kernels::is_small_gemm(m, n, k), !library);
+  Loops::gemm_calls = 0;
   for (int ta = 0; ta < 2; ++ta) {
     for (int tb = 0; tb < 2; ++tb) {
       std::vector<T> a = values<T>(ao + m * k, 1), b = values<T>(bo + k * n, 2), c = values<T>(co + m * n, 3);
@@ -104,14 +112,27 @@ void check_gemm(int32_t precision) {
       ASSERT_EQ(table().gemm(nullptr, precision, ta, tb, m, n, k, 2.0, a.data(), ao, b.data(), bo, 3.0, c.data(), co,
                              nullptr),
                 BLOBRT_OK);
-      EXPECT_EQ(c, expected) << "trans_a " << ta << " trans_b " << tb;
+      for (std::size_t i = 0; i < c.size(); ++i) {
+        ASSERT_NEAR(c[i], expected[i], 1e-5 * (1 + std::abs(expected[i])))
+            << "element " << i << ", trans_a " << ta << " trans_b " << tb << ", " << m << "x" << n << "x" << k;
+      }
     }
   }
+  EXPECT_EQ(Loops::gemm_calls.load(), library ? 4 : 0) << m << "x" << n << "x" << k;
 }
 
 TEST(PluginKitTest, GemmGetsOffsetsAndCaffesLeadingDimensions) {
-  check_gemm<float>(BLOBRT_FLOAT32);
-  check_gemm<double>(BLOBRT_FLOAT64);
+  check_gemm<float>(BLOBRT_FLOAT32, 40, 36, 30, true);
+  check_gemm<double>(BLOBRT_FLOAT64, 40, 36, 30, true);
+}
+
+// Problems too small for a library call to pay (Caffe's per-image bias outer products, the
+// softmax's 10x1x1) run on blobrt's small-gemm loops, with the same results.
+TEST(PluginKitTest, SmallGemmsStayOnTheKitsLoops) {
+  check_gemm<float>(BLOBRT_FLOAT32, 3, 4, 5, false);
+  check_gemm<double>(BLOBRT_FLOAT64, 3, 4, 5, false);
+  check_gemm<float>(BLOBRT_FLOAT32, 64, 500, 1, false);  // ip1's bias
+  check_gemm<float>(BLOBRT_FLOAT32, 32, 32, 32, false);  // 2^15 multiply-adds, the limit
 }
 
 // y = 2 op(A) x + y over bands of y: large enough that the kit splits it (2^19 elements of A

@@ -36,6 +36,7 @@
 #include "blobrt/plugin_kit.hpp"
 #include "blobrt_kernels/elementwise.hpp"
 #include "blobrt_kernels/gemm.hpp"
+#include "blobrt_kernels/small_gemm.hpp"
 #include "blobrt_kernels/huge_pages.hpp"
 #include "blobrt_kernels/level1.hpp"
 #include "blobrt_kernels/parallel.hpp"
@@ -183,7 +184,9 @@ struct HostMemoryDevice : HostMemory {
 // For a library that runs level 1 and gemv on one thread (as BLIS does), the kit splits
 // them across blobrt's team: axpy and scal in contiguous chunks, a large gemv by bands of
 // y (one call per band). gemm is one call on the calling thread, threaded or not as the
-// library is. dot, asum, copies and the element-wise family stay on blobrt's kernels.
+// library is, except for problems too small for the library's set-up to pay
+// (blobrt_kernels/small_gemm.hpp: outer products and up to 2^15 multiply-adds). dot, asum,
+// copies and the element-wise family stay on blobrt's kernels.
 template <class Calls>
 struct HostBlasDevice : HostMemoryDevice {
   template <typename T>
@@ -203,6 +206,10 @@ struct HostBlasDevice : HostMemoryDevice {
   template <typename T>
   static void gemm_typed(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const void* a, int64_t ao,
                          const void* b, int64_t bo, double beta, void* c, int64_t co) {
+    if (blobrt_kernels::is_small_gemm(m, n, k)) {  // a library call's set-up would cost more
+      blobrt_kernels::small_gemm(ta, tb, m, n, k, T(alpha), at<T>(a, ao), at<T>(b, bo), T(beta), at<T>(c, co));
+      return;
+    }
     Calls::gemm(ta, tb, m, n, k, T(alpha), at<T>(a, ao), ta ? m : k, at<T>(b, bo), tb ? k : n, T(beta), at<T>(c, co),
                 n);
   }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "blobrt_kernels/parallel.hpp"
+#include "blobrt_kernels/small_gemm.hpp"
 
 namespace blobrt_kernels {
 
@@ -133,6 +134,10 @@ void gemm_rows(const Operands<T>& o, T alpha, T* c, std::int64_t row_begin, std:
 template <typename T>
 void gemm(bool trans_a, bool trans_b, std::int64_t m, std::int64_t n, std::int64_t k, T alpha, const T* a,
           const T* b, T beta, T* c) {
+  if (is_small_gemm(m, n, k)) {  // blocking and splitting would cost more than the work
+    small_gemm(trans_a, trans_b, m, n, k, alpha, a, b, beta, c);
+    return;
+  }
   const gemm_detail::Operands<T> o{trans_a, trans_b, m, n, k, a, b};
   parallel_for(
       m,
