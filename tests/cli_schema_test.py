@@ -96,6 +96,20 @@ doc = validate("inspect --json", inspect_schema, out)
 if doc:
     check(doc["diff"]["sumsq"] == 36451.25, "inspect --json: sumsq reads back exactly", json.dumps(doc["diff"]))
 
+# A Caffe model file BVLC Caffe wrote (shared/reference-data beside the checkout).
+model = os.path.join(os.environ.get("BLOBRT_REFERENCE_DATA_DIR", ""), "lenet_iter_200.caffemodel")
+if os.path.exists(model):
+    rc, out, err = run(["inspect", "--json", model])
+    check(rc == 0, "inspect --json of a .caffemodel exits 0", err)
+    doc = validate("inspect --json of a .caffemodel", inspect_schema, out)
+    if doc:
+        layers = {layer["name"]: layer for layer in doc["layers"]}
+        check(doc["kind"] == "caffemodel" and len(doc["layers"]) == 9 and
+              layers["conv1"]["blobs"][0]["shape"] == [20, 1, 5, 5] and layers["conv1"]["type"] == "Convolution",
+              "inspect --json lists LeNet's 9 layers, conv1 (20, 1, 5, 5)", out[:500])
+else:
+    print("skipped: inspect --json of a .caffemodel (no %s)" % model)
+
 # Python's blobrt.info() is the same description (the extension links the same code): it
 # validates too, and equals the command's JSON but for what differs between two processes.
 python_dir = os.environ.get("BLOBRT_PYTHON_DIR", "")
