@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """blobrt as a user meets it from outside the tree: configured with a real prefix, installed
 there, then used by small programs (tests/outside/) built the three ways a C++ project
-does — pkg-config + g++, meson's dependency(), CMake's find_package — for libblobrt and
-libblobrt-dist, and run on every backend the install has. Also: the installed `blobrt`
+does — pkg-config + g++, meson's dependency(), CMake's find_package — for libblobrt,
+libblobrt-dist and blobrt-caffe (Caffe's header names), and run on every backend the install has. Also: the installed `blobrt`
 command works and needs no MPI, blobrt-dp-sgd is installed.
 
 usage: outside_in_test.py SOURCE_ROOT WORK_DIR JUNIT_XML
@@ -70,6 +70,8 @@ if not check(len(pcs) == 1, "the prefix has blobrt.pc", str(pcs)):
 pc_dir = os.path.dirname(pcs[0])
 libdir = os.path.dirname(pc_dir)
 has_dist = os.path.exists(os.path.join(pc_dir, "blobrt-dist.pc"))
+has_caffe = os.path.exists(os.path.join(pc_dir, "blobrt-caffe.pc"))
+check(has_caffe, "the prefix has blobrt-caffe.pc (Caffe's header names, libblobrt-caffe)")
 user_env = dict(base_env, PKG_CONFIG_PATH=pc_dir, LD_LIBRARY_PATH=libdir)
 blobrt_cmd = os.path.join(prefix, "bin", "blobrt")
 
@@ -94,8 +96,8 @@ outside = os.path.join(root, "tests", "outside")
 consumers = {}  # "how: program" -> path
 bin_dir = os.path.join(work, "pkg-config")
 os.makedirs(bin_dir, exist_ok=True)
-for program, module in (("consumer", "blobrt"), ("dist_consumer", "blobrt-dist")):
-    if module == "blobrt-dist" and not has_dist:
+for program, module in (("consumer", "blobrt"), ("dist_consumer", "blobrt-dist"), ("caffe_consumer", "blobrt-caffe")):
+    if (module == "blobrt-dist" and not has_dist) or (module == "blobrt-caffe" and not has_caffe):
         continue
     rc, flags = run(["pkg-config", "--cflags", "--libs", module], env=user_env)
     if not check(rc == 0, f"pkg-config --cflags --libs {module}", flags):
@@ -112,7 +114,7 @@ rc, out = run(["meson", "setup", meson_dir, outside], env=user_env)
 if check(rc == 0, "a meson project finds dependency('blobrt')" + (" and 'blobrt-dist'" if has_dist else ""), out):
     rc, out = run(["ninja", "-C", meson_dir], env=user_env)
     if check(rc == 0, "the meson consumer builds", out):
-        for program in ("consumer", "dist_consumer") if has_dist else ("consumer",):
+        for program in ["consumer"] + ["dist_consumer"] * has_dist + ["caffe_consumer"] * has_caffe:
             consumers["meson: " + program] = os.path.join(meson_dir, program)
 
 cmake_dir = os.path.join(work, "cmake-consumer")
@@ -121,9 +123,10 @@ rc, out = run(["cmake", "-S", outside, "-B", cmake_dir, f"-DCMAKE_PREFIX_PATH={p
 if check(rc == 0, "a CMake project finds find_package(blobrt CONFIG)", out):
     rc, out = run(["cmake", "--build", cmake_dir], env=user_env)
     if check(rc == 0, "the CMake consumer builds (C++17 from blobrt::blobrt)", out):
-        for program in ("consumer", "dist_consumer") if has_dist else ("consumer",):
+        for program in ["consumer"] + ["dist_consumer"] * has_dist + ["caffe_consumer"] * has_caffe:
             path = os.path.join(cmake_dir, program)
-            if check(os.path.exists(path), f"CMake built {program} (blobrt::dist found: {has_dist})"):
+            if check(os.path.exists(path), f"CMake built {program} (blobrt::dist found: {has_dist}, "
+                                           f"blobrt::caffe found: {has_caffe})"):
                 consumers["cmake: " + program] = path
 
 # blobrt as a meson subproject: dependency('blobrt') resolves to the subproject's library
@@ -147,7 +150,12 @@ if check(rc == 0, "a meson project with blobrt as a subproject configures", out)
 mpirun = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--timeout", "120", "--mca", "btl", "self,vader",
           "--mca", "btl_vader_single_copy_mechanism", "none", "-np", "2"]
 for how, exe in sorted(consumers.items()):
-    if how.endswith(": consumer"):
+    if how.endswith(": caffe_consumer"):
+        # Caffe's 0.5 * (0 + 2 + ... + 46) with --scale=2: GlobalInit parsed the flag.
+        for backend in backends:
+            rc, out = run([exe, "--scale=2", "left"], env=dict(user_env, BLOBRT_BACKEND=backend))
+            check(rc == 0 and f"device={backend}:0 asum=276 argc=2" in out, f"{how} runs on {backend}", out)
+    elif how.endswith(": consumer"):
         # A subproject build is not installed: its plugins are nowhere a program looks.
         for backend in (["host"] if how.startswith("meson subproject") else backends):
             rc, out = run([exe], env=dict(user_env, BLOBRT_BACKEND=backend))
