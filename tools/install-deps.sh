@@ -4,13 +4,13 @@
 set -euo pipefail
 
 packages=(
-  g++ meson ninja-build pkg-config python3 binutils cmake
+  g++ meson ninja-build pkg-config python3 python3-pip python3-venv binutils cmake
   libprotobuf-dev protobuf-compiler
   libboost-dev libboost-filesystem-dev
   libblis-dev
   ocl-icd-opencl-dev opencl-headers libclblast-dev pocl-opencl-icd clinfo
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
-  libgoogle-glog-dev
+  libgoogle-glog-dev libgflags-dev
   libcli11-dev nlohmann-json3-dev
   libopenmpi-dev openmpi-bin
   "$@"

@@ -270,6 +270,10 @@ nb::object from_array(nb::handle x, const char* who) {
   if (name != "float32" && name != "float64") {
     detail::fail_as<InvalidTypeError>("blobrt.Blob.", who, ": dtype ", name, " is not supported (float32 or float64)");
   }
+  // Big-endian data (np.fromfile(..., dtype='>f4')) is brought to the machine's byte order.
+  if (!nb::cast<bool>(a.attr("dtype").attr("isnative"))) {
+    a = a.attr("astype")(a.attr("dtype").attr("newbyteorder")("="));
+  }
   nb::object c = np.attr("require")(a, "requirements"_a = "C");
   if (name == "float32") {
     return nb::cast(copy_in(nb::cast<nb::ndarray<const float, nb::c_contig, nb::device::cpu>>(c), DType::kFloat32));
@@ -296,6 +300,18 @@ nb::object from_dlpack(nb::handle x) {
 // A str or os.PathLike path as a string.
 std::string path_of(nb::handle path) {
   return nb::cast<std::string>(nb::module_::import_("os").attr("fsdecode")(path));
+}
+
+// A dimension: anything with __index__ (int, NumPy's integers), as Python's own sequences
+// take it; anything else is an InvalidTypeError naming it.
+std::int64_t index_of(nb::handle d, const char* who) {
+  nb::object index = nb::steal(PyNumber_Index(d.ptr()));
+  if (!index.is_valid()) {
+    PyErr_Clear();
+    detail::fail_as<InvalidTypeError>("blobrt.", who, ": a dimension must be an integer, got ",
+                                      nb::cast<std::string>(nb::repr(d)));
+  }
+  return nb::cast<std::int64_t>(index);
 }
 
 // A missing file is MissingFileError (a FileNotFoundError), as open() raises it.
@@ -661,10 +677,13 @@ void define_blob_caffe_shape(nb::class_<PyBlob>& blob) {
       .def("reshape",
            [](PyBlob& b, nb::args dims) {
              std::vector<std::int64_t> shape;
-             if (dims.size() == 1 && !nb::isinstance<nb::int_>(dims[0])) {
-               for (nb::handle d : dims[0]) shape.push_back(nb::cast<std::int64_t>(d));
+             // One argument that is a sequence (a tuple, a list, a 1-d array), or anything else
+             // that is not an integer (int and NumPy's integers, as arr.size and np.prod return
+             // them, have __index__), is the whole shape.
+             if (dims.size() == 1 && (PySequence_Check(dims[0].ptr()) || !PyIndex_Check(dims[0].ptr()))) {
+               for (nb::handle d : dims[0]) shape.push_back(index_of(d, "Blob.reshape"));
              } else {
-               for (nb::handle d : dims) shape.push_back(nb::cast<std::int64_t>(d));
+               for (nb::handle d : dims) shape.push_back(index_of(d, "Blob.reshape"));
              }
              std::vector<int> s = checked_shape(shape);
              without_gil(b, [&](auto& blob) { blob.Reshape(s); });

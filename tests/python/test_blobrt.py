@@ -167,6 +167,29 @@ def test_from_numpy_accepts_read_only_arrays(device: str) -> None:
     b.data[...] = 0                                # the Blob's own copy stays writable
     assert a.sum() == 15
 
+def test_from_numpy_reads_big_endian_arrays(device: str, tmp_path: Path) -> None:
+    # As np.fromfile(..., dtype='>f4') gives them: values, not bytes, are what arrive.
+    path = tmp_path / "values.be"
+    np.arange(6, dtype=">f4").tofile(path)
+    for dtype in (">f4", ">f8"):
+        a = np.fromfile(path, dtype=">f4").astype(dtype).reshape(2, 3)
+        b = blobrt.Blob.from_numpy(a)
+        assert b.shape == (2, 3) and b.dtype == np.dtype(dtype).newbyteorder("=")
+        np.testing.assert_array_equal(b.data, np.arange(6).reshape(2, 3))
+
+
+def test_reshape_takes_numpy_integers(device: str) -> None:
+    b = blobrt.Blob((2, 3), dtype=np.float32)
+    b.reshape(np.int64(6))                         # arr.size and np.prod give NumPy integers
+    assert b.shape == (6,)
+    b.reshape(np.int64(2), np.int32(3))
+    assert b.shape == (2, 3)
+    b.reshape(np.array([3, 2]))
+    assert b.shape == (3, 2)
+    b.reshape(int(np.prod((1, 6))))
+    assert b.shape == (6,)
+
+
 # --- files ----------------------------------------------------------------------------
 
 def expect_reference(b: blobrt.Blob) -> None:
