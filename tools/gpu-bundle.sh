@@ -6,6 +6,9 @@
 # The NVIDIA driver, libcudart and libcublas are never bundled: the GPU node provides
 # them (run-on-gpu.sh finds them). BUNDLE_BUILD_DIR (default build-gpu-bundle),
 # CUDA_ARCH (default 90) and BUNDLE_MAX_MIB (default 48) may be set. docs/cuda.md says more.
+# CAFFE_CUDA_BUILD: a Caffe checkout built for CUDA on blobrt (docs/caffe-on-blobrt.md, "A
+# CUDA build"); its `caffe` tool and libcaffe are bundled, and run-on-gpu.sh trains LeNet
+# with it in GPU mode (tools/gpu-bundle/caffe-lenet-gpu.sh). Without it that step is skipped.
 set -euo pipefail
 
 [ $# -eq 1 ] || { echo "usage: tools/gpu-bundle.sh DIR" >&2; exit 2; }
@@ -40,6 +43,20 @@ echo "== installing into $dir"
 find "$dir" -mindepth 1 -delete
 meson install -C "$build" --strip --no-rebuild --quiet --tags runtime,cuda,tests,devel >/dev/null
 
+# Caffe's own `caffe` tool built for CUDA on blobrt, where one is given: the tool in caffe/,
+# libcaffe beside the bundled libraries (env.sh's library path).
+if [ -n "${CAFFE_CUDA_BUILD:-}" ]; then
+  caffe_build="$CAFFE_CUDA_BUILD/.build_release"
+  for f in "$caffe_build/tools/caffe.bin" "$caffe_build/lib/libcaffe.so.1.0.0"; do
+    [ -f "$f" ] || { echo "gpu-bundle: CAFFE_CUDA_BUILD=$CAFFE_CUDA_BUILD has no $f (make all tools there first)" >&2; exit 1; }
+  done
+  echo "== adding Caffe's CUDA build from $CAFFE_CUDA_BUILD"
+  mkdir -p "$dir/caffe" "$dir/lib/deps"
+  install -m 755 "$caffe_build/tools/caffe.bin" "$dir/caffe/caffe"
+  install -m 644 "$caffe_build/lib/libcaffe.so.1.0.0" "$dir/lib/deps/libcaffe.so.1.0.0"
+  strip --strip-unneeded "$dir/caffe/caffe" "$dir/lib/deps/libcaffe.so.1.0.0"
+fi
+
 # Every shared library the bundle's programs and plugins need, except what any Linux with
 # an NVIDIA driver has (glibc) and what the GPU node must provide itself (CUDA, NCCL, the driver).
 # libstdc++/libgcc_s go to lib/cxx, used only where the node's own are older (run-on-gpu.sh).
@@ -54,7 +71,7 @@ for f in "${elves[@]}"; do
   # ldd resolves through the build's own libblobrt; the bundle's copy replaces it.
   while read -r name _ path _; do
     [[ "$name" =~ $system_lib || "$name" =~ $gpu_lib || "$name" == libblobrt* ]] && continue
-    [ -n "$path" ] && [ -f "$path" ] && wanted["$name"]="$path"
+    [ -n "$path" ] && [ -f "$path" ] && [[ "$path" != "$dir"/* ]] && wanted["$name"]="$path"
   done < <(LD_LIBRARY_PATH="$dir/lib" ldd "$f" 2>/dev/null | grep '=> /')
 done
 # The plugins load these at run time (manifests' `requires`), not through DT_NEEDED.
@@ -108,6 +125,7 @@ install -m 755 tools/gpu-bundle/run-on-gpu.sh "$dir/run-on-gpu.sh"
 install -m 644 tools/gpu-bundle/env.sh "$dir/env.sh"
 install -m 755 tools/test_summary.py "$dir/libexec/blobrt/test_summary.py"
 install -m 755 tools/bench_report.py "$dir/libexec/blobrt/bench_report.py"  # the CUDA results, made on the node
+install -m 755 tools/gpu-bundle/caffe-lenet-gpu.sh "$dir/libexec/blobrt/caffe-lenet-gpu.sh"
 {
   echo "blobrt $(meson introspect "$build" --projectinfo | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])') GPU bundle"
   echo "commit: $(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"

@@ -3,7 +3,8 @@
 #   run-on-gpu.sh [--bench full|smoke|none] [--bench-filter REGEX] [--bench-only] [--cpu-bench] OUTDIR
 # Steps: blobrt info, blobrt selftest (auto and cuda), every GoogleTest suite,
 # blobrt-conformance on every device (cuda:0 and any OpenCL device included), the
-# conformance suite on cuda under compute-sanitizer memcheck, Python, and the benchmarks:
+# conformance suite on cuda under compute-sanitizer memcheck, BVLC Caffe's LeNet in GPU
+# mode where the bundle holds a Caffe build, Python, and the benchmarks:
 # blobrt-bench-cuda (the CUDA device against its yardsticks in one run, then
 # tools/bench_report.py --cuda), and with --cpu-bench blobrt-bench (every device at the CPU
 # sizes). --bench-only: info, test_large_blob (2^31 + 8 floats) and the benchmarks alone.
@@ -163,6 +164,15 @@ checks() {
       env "${suite_env[@]}" "$here/bin/blobrt-conformance" --gtest_filter='*cuda*' \
       --gtest_output="xml:$logs/compute-sanitizer.junit.xml"
     grep -h "ERROR SUMMARY" "$logs/compute-sanitizer.txt" | tail -n 1 | sed 's/^/         /' | tee -a "$summary"
+  fi
+
+  # BVLC Caffe's `caffe` tool built for CUDA on blobrt, where the bundle holds one: LeNet in
+  # GPU mode (Caffe's .cu layers on blobrt's CUDA memory) against the CPU run, caffe time.
+  if [ -x "$here/caffe/caffe" ]; then
+    step_or_skip caffe-lenet-gpu env "${suite_env[@]}" "$here/libexec/blobrt/caffe-lenet-gpu.sh" \
+      "$here/caffe/caffe" "$logs/caffe-lenet"
+  else
+    skip caffe-lenet-gpu "the bundle holds no Caffe build (tools/gpu-bundle.sh with CAFFE_CUDA_BUILD)"
   fi
 
   # Python on this node (issue 27, step 4): the extension built here against the bundle
