@@ -15,6 +15,11 @@ set -uo pipefail
 caffe=$1
 out=$2
 mkdir -p "$out"
+missing=$(ldd "$caffe" 2>/dev/null | awk '/not found/ { print $1 }' | xargs)
+if [ -n "$missing" ]; then
+  echo "skipped: this node lacks libraries Caffe's HDF5 needs and the bundle leaves to the node: $missing"
+  exit 77
+fi
 if ! BLOBRT_BACKEND=cuda blobrt info > "$out/cuda-check.log" 2>&1; then
   echo "skipped: no usable CUDA device: $(grep -m 1 -o 'cannot be used: .*' "$out/cuda-check.log")"
   exit 77
