@@ -82,9 +82,10 @@ if [ -n "$caffe_src" ]; then
   nets+=("caffenet:5")
 fi
 
-time_one() {  # PROGRAM NET ITERATIONS
-  (cd "$work" && GLOG_logtostderr=1 "$1" time --model="$work/$2.prototxt" --iterations="$3" 2>&1) |
-    awk '/Average Forward-Backward:/ { print $(NF-1) }'
+time_one() {  # PROGRAM NET ITERATIONS: the time, or nothing (the run's log is in $work/last.log)
+  (cd "$work" && GLOG_logtostderr=1 "$1" time --model="$work/$2.prototxt" --iterations="$3" > "$work/last.log" 2>&1) ||
+    true
+  awk '/Average Forward-Backward:/ { print $(NF-1) }' "$work/last.log"
 }
 
 export BLOBRT_BACKEND="${BLOBRT_BACKEND:-blis}"
@@ -94,12 +95,17 @@ for entry in "${nets[@]}"; do
   iterations=${entry##*:}
   ratios=()
   for round in $(seq "$rounds"); do
-    a=$(time_one "$bvlc" "$net" "$iterations")
-    b=$(time_one "$blobrt" "$net" "$iterations")
-    if [ -z "$a" ] || [ -z "$b" ]; then
-      echo "caffe-yardstick: $net: a run printed no time (bvlc '$a', blobrt '$b')" >&2
-      exit 1
-    fi
+    for side in bvlc blobrt; do
+      program=$bvlc
+      [ "$side" = blobrt ] && program=$blobrt
+      t=$(time_one "$program" "$net" "$iterations")
+      if [ -z "$t" ]; then
+        echo "caffe-yardstick: $net: $program printed no time; the end of its output:" >&2
+        tail -n 15 "$work/last.log" >&2
+        exit 1
+      fi
+      if [ "$side" = bvlc ]; then a=$t; else b=$t; fi
+    done
     ratio=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b / a }')
     ratios+=("$ratio")
     printf '%-9s round %d: BVLC %8.2f  blobrt %8.2f  ratio %s\n' "$net" "$round" "$a" "$b" "$ratio"

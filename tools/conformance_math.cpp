@@ -334,10 +334,11 @@ std::vector<Case> math_cases() {
   const double betas[] = {0, 1, -0.5};
   for (Precision p : {Precision::kFloat, Precision::kDouble}) {
     // gemm: (m, n, k)
-    // The last two are large enough for a device to split them (BLIS: by rows, then by
+    // {150, 131, 120} and {64, 500, 81} are large enough for a device to split them (BLIS: by rows, then by
     // columns of C across blobrt's team; the BLIS plugin hands them to BLIS's own threads).
     const std::int64_t shapes[][3] = {{1, 1, 1},    {0, 3, 2},    {3, 0, 2},        {3, 2, 0},
-                                      {7, 13, 5},   {37, 29, 67}, {150, 131, 120}, {64, 500, 81}};
+                                      {7, 13, 5},   {37, 29, 67}, {150, 131, 120}, {64, 500, 81},
+                                      {64, 500, 1}};  // an outer product (Caffe's bias), k = 1
     for (bool ta : {false, true}) {
       for (bool tb : {false, true}) {
         int variant = 0;

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <sstream>
+#include <sys/stat.h>
 #include <vector>
 #include <algorithm>
 
@@ -96,21 +97,21 @@ json model_report(const std::string& file, NetParameter* net) {
     json blobs = json::array();
     for (const BlobProto& proto : *layer.blobs) {
       const bool is_double = proto.double_data_size() > 0;
-      Blob<float> shape_only;  // shape rules (legacy 4-D included) as FromProto applies them
-      BlobProto header;
-      if (proto.has_shape()) *header.mutable_shape() = proto.shape();
-      if (proto.has_num()) header.set_num(proto.num());
-      if (proto.has_channels()) header.set_channels(proto.channels());
-      if (proto.has_height()) header.set_height(proto.height());
-      if (proto.has_width()) header.set_width(proto.width());
+      // The shape as Blob::FromProto reads it: `shape`, else the legacy 4-D fields, else a
+      // scalar (no dimensions, one value).
       std::vector<std::int64_t> shape;
-      if (header.has_shape()) {
-        for (std::int64_t d : header.shape().dim()) shape.push_back(d);
-      } else {
-        shape = {header.num(), header.channels(), header.height(), header.width()};
+      if (proto.has_shape()) {
+        for (std::int64_t d : proto.shape().dim()) shape.push_back(d);
+      } else if (proto.has_num() || proto.has_channels() || proto.has_height() || proto.has_width()) {
+        shape = {proto.num(), proto.channels(), proto.height(), proto.width()};
       }
       std::int64_t count = 1;
-      for (std::int64_t d : shape) count *= d;
+      for (std::int64_t d : shape) {
+        if (d < 0 || __builtin_mul_overflow(count, d, &count)) {
+          throw Error(file + ": layer '" + layer.name + "' blob " + std::to_string(blobs.size()) +
+                      " has an impossible shape (a dimension of " + std::to_string(d) + ")");
+        }
+      }
       const std::int64_t values = is_double ? proto.double_data_size() : proto.data_size();
       if (values != count) {
         throw Error(file + ": layer '" + layer.name + "' blob " + std::to_string(blobs.size()) + " has shape of " +
@@ -156,7 +157,10 @@ std::string model_text(const json& r) {
 }
 
 json inspect_file(const std::string& file) {
-  if (file != "-") {
+  // Only a regular file is tried as a model file first: a pipe, FIFO or device is read once,
+  // as a BlobProto (a second open of a FIFO would wait for a writer that never comes).
+  struct stat st {};
+  if (file != "-" && ::stat(file.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
     NetParameter net;
     if (ReadModelFile(file, &net)) return model_report(file, &net);
   }

@@ -5,12 +5,16 @@
 // against 156 with BLIS's skx kernels and 116 with OpenBLAS, and made `caffe time` of LeNet
 // 2.3x slower than BVLC Caffe with OpenBLAS (docs/performance.md, "Caffe's own training stack").
 //
-// So, once, before the plugin's first BLIS call: where the CPU has the AVX-512 subsets skx's
-// kernels use (F, CD, DQ, BW, VL) and this BLIS was built with skx, the plugin sets
-// BLIS_ARCH_TYPE to skx, which BLIS reads as it initialises. A BLIS_ARCH_TYPE the user set
-// stands, and so does the choice of a BLIS that another part of the process initialised first;
-// other CPUs keep BLIS's own choice (it knows the AVX2 Intel and AMD generations). The device's
-// details name the kernels in use and why.
+// So, once, before the plugin's first BLIS call: on an AMD CPU with the AVX-512 subsets skx's
+// kernels use (F, CD, DQ, BW, VL), where this BLIS was built with skx, the plugin sets
+// BLIS_ARCH_TYPE to skx, initialises BLIS (which reads it then and only then), and takes the
+// variable away again, so that no child process inherits it. Intel CPUs keep BLIS's own
+// choice (BLIS counts their FMA units and picks haswell on purpose where skx would be
+// slower), as do AVX2-only CPUs, a BLIS_ARCH_TYPE the user set, and a BLIS that another part
+// of the process initialised first. The device's details name the kernels in use and who
+// chose them. (The variable is set while the plugin's table is first asked for, when
+// blobrt loads the plugin; the process's other threads are not reading the environment then
+// in any program blobrt knows of, but glibc's setenv is not safe against a concurrent getenv.)
 #ifndef BLOBRT_BLIS_KERNEL_CHOICE_HPP
 #define BLOBRT_BLIS_KERNEL_CHOICE_HPP
 
@@ -23,9 +27,9 @@
 
 namespace blis_plugin {
 
-inline bool cpu_has_skx_subsets() {
+inline bool amd_cpu_with_skx_subsets() {
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
+  return __builtin_cpu_is("amd") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512cd") &&
          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("fma");
 }
@@ -35,9 +39,14 @@ inline const std::string& kernel_choice() {
   static const std::string why = []() -> std::string {
     if (!blobrt::plugin_kit::getenv("BLIS_ARCH_TYPE").empty()) return "BLIS_ARCH_TYPE set by the user";
 #ifdef BLIS_CONFIG_SKX
-    if (cpu_has_skx_subsets()) {
-      ::setenv("BLIS_ARCH_TYPE", std::to_string(static_cast<int>(BLIS_ARCH_SKX)).c_str(), 0);
-      return "skx chosen by blobrt: the CPU has AVX-512 F/CD/DQ/BW/VL";
+    if (amd_cpu_with_skx_subsets()) {
+      ::setenv("BLIS_ARCH_TYPE", std::to_string(static_cast<int>(BLIS_ARCH_SKX)).c_str(), 1);
+      bli_init();  // reads BLIS_ARCH_TYPE now, if BLIS was not initialised before
+      ::unsetenv("BLIS_ARCH_TYPE");
+      if (bli_arch_query_id() == BLIS_ARCH_SKX) {
+        return "skx chosen by blobrt: an AMD CPU with AVX-512 F/CD/DQ/BW/VL, which BLIS 0.9 does not know";
+      }
+      return "BLIS's own choice: BLIS was initialised before the plugin could choose";
     }
 #endif
     return "BLIS's own choice for this CPU";

@@ -72,7 +72,9 @@ def inspect(path: str | _os.PathLike[str], format: str | None = None) -> dict[st
     dtype, legacy_4d, has_diff, and data and diff statistics (min, max, mean, asum, sumsq
     over the finite values, and non_finite; diff None without one). The file is read as
     load() reads it: binary or text decided from the file itself unless format is 'binary'
-    or 'text'."""
+    or 'text'. A Caffe model file (.caffemodel, a regular file, format None) gives its layers
+    instead: kind "caffemodel", name, layers (name, type, layout, blobs with shape, count,
+    dtype), blob_count and parameter_count."""
     parsed: dict[str, Any] = _json.loads(_blobrt._inspect_json(_os.fsdecode(path), format))
     return parsed
 

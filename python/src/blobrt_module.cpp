@@ -392,55 +392,59 @@ nb::list read_caffemodel(const std::string& path) {
 // blob count and shapes (as Caffe's CopyTrainedLayersFrom requires), else nothing is written.
 void write_caffemodel(const std::string& template_path, const std::string& path, nb::dict params) {
   NetParameter net = read_model(template_path);
-  std::map<std::string, ModelLayer> by_name;
+  // Every layer of a name: a file may repeat one (Caffe copies weights by name, so a later
+  // layer of the name is what load_caffemodel shows and what Caffe loads last).
+  std::multimap<std::string, ModelLayer> by_name;
   for (const ModelLayer& layer : model_layers(&net)) by_name.emplace(layer.name, layer);
   for (auto [key, value] : params) {
     const std::string name = nb::cast<std::string>(key);
-    auto it = by_name.find(name);
-    if (it == by_name.end()) {
+    auto [first, last] = by_name.equal_range(name);
+    if (first == last) {
       detail::fail_as<InvalidValueError>("blobrt.save_caffemodel: ", template_path, " has no layer '", name, "'");
     }
-    auto& blobs = *it->second.blobs;
-    nb::list given = nb::cast<nb::list>(value);
-    if (static_cast<int>(nb::len(given)) != blobs.size()) {
-      detail::fail_as<InvalidValueError>("blobrt.save_caffemodel: layer '", name, "' has ", blobs.size(),
-                                         " blobs in ", template_path, ", ", nb::len(given), " given");
-    }
-    for (int i = 0; i < blobs.size(); ++i) {
-      nb::tuple entry = nb::cast<nb::tuple>(given[i]);
-      std::vector<int> shape;
-      for (nb::handle d : nb::cast<nb::tuple>(entry[0])) shape.push_back(nb::cast<int>(d));
-      const std::string dtype = nb::cast<std::string>(entry[1]);
-      nb::bytes data = nb::cast<nb::bytes>(entry[2]);
-      BlobProto& proto = blobs[i];
-      Blob<float> old_shape;
-      old_shape.FromProto(proto, true);
-      if (old_shape.shape() != shape) {
-        detail::fail_as<InvalidValueError>("blobrt.save_caffemodel: layer '", name, "' blob ", i, " has shape ",
-                                           old_shape.shape_string(), " in ", template_path, ", the array given has ",
-                                           Blob<float>(shape).shape_string(), " (nothing was written)");
+    for (auto it = first; it != last; ++it) {
+      auto& blobs = *it->second.blobs;
+      nb::list given = nb::cast<nb::list>(value);
+      if (static_cast<int>(nb::len(given)) != blobs.size()) {
+        detail::fail_as<InvalidValueError>("blobrt.save_caffemodel: layer '", name, "' has ", blobs.size(),
+                                           " blobs in ", template_path, ", ", nb::len(given), " given");
       }
-      const bool as_double = proto.double_data_size() > 0;
-      const std::size_t n = static_cast<std::size_t>(old_shape.count());
-      const std::size_t width = dtype == "float64" ? sizeof(double) : sizeof(float);
-      if (data.size() != n * width) {
-        detail::fail_as<InvalidValueError>("blobrt.save_caffemodel: layer '", name, "' blob ", i, ": ", data.size(),
-                                           " bytes given for ", n, " ", dtype, " values");
-      }
-      if (dtype == "float64") {
-        const double* v = reinterpret_cast<const double*>(data.c_str());
-        if (as_double) {
-          proto.mutable_double_data()->Assign(v, v + n);
-        } else {
-          proto.mutable_data()->Clear();
-          for (std::size_t k = 0; k < n; ++k) proto.add_data(static_cast<float>(v[k]));
+      for (int i = 0; i < blobs.size(); ++i) {
+        nb::tuple entry = nb::cast<nb::tuple>(given[i]);
+        std::vector<int> shape;
+        for (nb::handle d : nb::cast<nb::tuple>(entry[0])) shape.push_back(nb::cast<int>(d));
+        const std::string dtype = nb::cast<std::string>(entry[1]);
+        nb::bytes data = nb::cast<nb::bytes>(entry[2]);
+        BlobProto& proto = blobs[i];
+        Blob<float> old_shape;
+        old_shape.FromProto(proto, true);
+        if (old_shape.shape() != shape) {
+          detail::fail_as<InvalidValueError>("blobrt.save_caffemodel: layer '", name, "' blob ", i, " has shape ",
+                                             old_shape.shape_string(), " in ", template_path, ", the array given has ",
+                                             Blob<float>(shape).shape_string(), " (nothing was written)");
         }
-      } else {
-        const float* v = reinterpret_cast<const float*>(data.c_str());
-        if (as_double) {
-          proto.mutable_double_data()->Assign(v, v + n);
+        const bool as_double = proto.double_data_size() > 0;
+        const std::size_t n = static_cast<std::size_t>(old_shape.count());
+        const std::size_t width = dtype == "float64" ? sizeof(double) : sizeof(float);
+        if (data.size() != n * width) {
+          detail::fail_as<InvalidValueError>("blobrt.save_caffemodel: layer '", name, "' blob ", i, ": ", data.size(),
+                                             " bytes given for ", n, " ", dtype, " values");
+        }
+        if (dtype == "float64") {
+          const double* v = reinterpret_cast<const double*>(data.c_str());
+          if (as_double) {
+            proto.mutable_double_data()->Assign(v, v + n);
+          } else {
+            proto.mutable_data()->Clear();
+            for (std::size_t k = 0; k < n; ++k) proto.add_data(static_cast<float>(v[k]));
+          }
         } else {
-          proto.mutable_data()->Assign(v, v + n);
+          const float* v = reinterpret_cast<const float*>(data.c_str());
+          if (as_double) {
+            proto.mutable_double_data()->Assign(v, v + n);
+          } else {
+            proto.mutable_data()->Assign(v, v + n);
+          }
         }
       }
     }

@@ -1,6 +1,10 @@
 // A Caffe-style program on an installed blobrt-caffe (tests/outside_in_test.py): Caffe's
 // header names from the prefix, GlobalInit parsing a gflags flag, a caffe::Blob and Caffe's
 // math on the active backend. No caffe.pb.h: blobrt's own BlobProto stands in.
+// A CPU_ONLY build, as Caffe's Makefile.config would say (without it caffe/util/
+// device_alternate.hpp brings in the CUDA headers).
+#define CPU_ONLY 1
+
 #include <cstdio>
 
 #include "caffe/common.hpp"

@@ -145,6 +145,15 @@ def test_fifo_and_pipe_are_read_once(device: str, tmp_path: Path, binary: bool) 
         writer.kill()
         writer.wait()
     assert back.shape == (2, 3) and _same(back.data, b.data)
+    # inspect of a FIFO too: a model file is tried first only where the path is a regular file.
+    os.unlink(path)
+    path, writer = _fifo(tmp_path, tmp_path / "src")
+    try:
+        report = blobrt.inspect(path)
+    finally:
+        writer.kill()
+        writer.wait()
+    assert report["shape"] == [2, 3] and report["data"]["asum"] == 15, report
     r = subprocess.run([TOOL if os.path.exists(TOOL) else "false", "inspect", "-"], input=payload,
                        capture_output=True)
     if os.path.exists(TOOL):

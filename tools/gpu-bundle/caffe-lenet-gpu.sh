@@ -63,7 +63,9 @@ EOF
   (cd "$out" && GLOG_logtostderr=1 BLOBRT_BACKEND=cuda "$caffe" train --solver="$out/solver-$mode.prototxt" \
     > "$out/train-$mode.log" 2>&1)
   local status=$?
-  sed -n 's/.*Iteration \([0-9]*\).*, loss = \([-0-9.e+]*\).*/\1 \2/p' "$out/train-$mode.log" > "$out/losses-$mode.txt"
+  # A loss of nan or inf is kept as such (and then differs from any number).
+  sed -n 's/.*Iteration \([0-9]*\).*, loss = \([-+0-9.eEnaifNAIF]*\).*/\1 \2/p' "$out/train-$mode.log" \
+    > "$out/losses-$mode.txt"
   return $status
 }
 
@@ -73,7 +75,8 @@ train GPU || { echo "FAIL: caffe train in GPU mode exited non-zero"; tail -5 "$o
 if [ "$status" -eq 0 ]; then
   paste "$out/losses-CPU.txt" "$out/losses-GPU.txt" | awk '
     { n++; rel = ($2 == 0) ? 0 : ($4 - $2) / $2; if (rel < 0) rel = -rel; abs = $4 - $2; if (abs < 0) abs = -abs
-      ok = (n == 1) ? rel <= 1e-5 : (rel <= 0.05 || abs <= 0.02)
+      finite = ($2 ~ /^[-+0-9.eE]+$/) && ($4 ~ /^[-+0-9.eE]+$/)
+      ok = finite && ((n == 1) ? rel <= 1e-5 : (rel <= 0.05 || abs <= 0.02))
       printf "iteration %4d  CPU %-10s GPU %-10s %s\n", $1, $2, $4, ok ? "ok" : "DIFFERS"; if (!ok || $1 != $3) bad = 1 }
     END { if (n < 10) { print "too few losses: " n; bad = 1 }; exit bad }' || status=1
 fi

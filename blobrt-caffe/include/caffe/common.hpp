@@ -7,6 +7,9 @@
 
 // Tells the compat header that Caffe's own util/io.hpp API is in use (this layer's
 // io.hpp), so it does not put blobrt's proto helpers into namespace caffe beside it.
+#if defined(BLOBRT_CAFFE_COMPAT_HPP) && !defined(BLOBRT_CAFFE_HEADERS)
+#error "<blobrt/caffe_compat.hpp> was included before caffe/common.hpp: include Caffe's headers first (the compat header alone makes GlobalInit an empty function)"
+#endif
 #ifndef BLOBRT_CAFFE_HEADERS
 #define BLOBRT_CAFFE_HEADERS 1
 #endif

@@ -118,16 +118,28 @@ bool looks_like_blob_proto(const BlobProto& proto) {
 std::string not_a_blob_proto(const BlobProto& proto) {
   const auto& unknown = proto.GetReflection()->GetUnknownFields(proto);
   if (unknown.empty()) return {};
+  // A NetParameter's layer lists (fields 100 and 2, messages) are never a BlobProto's: a file
+  // with them is tried as a model file even where some of its fields land in BlobProto's own
+  // (NetParameter's input_dim is field 4, BlobProto's width; input_shape 8, double_data).
+  bool layer_lists = false;
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    const auto& f = unknown.field(i);
+    layer_lists |= (f.number() == 100 || f.number() == 2) &&
+                   f.type() == google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED;
+  }
   BlobProto own_fields(proto);
   own_fields.GetReflection()->MutableUnknownFields(&own_fields)->Clear();
-  if (own_fields.ByteSizeLong() > 0) return {};  // its own fields beside undefined ones: kept as read
+  if (!layer_lists && own_fields.ByteSizeLong() > 0) return {};  // its own fields beside undefined ones: kept
   NetParameter net;
+  // The message's own bytes, its fields of both kinds (protobuf writes the ones it knows
+  // first; field order does not change what a NetParameter parse reads).
   if (net.ParseFromString(proto.SerializeAsString()) && net.GetReflection()->GetUnknownFields(net).empty() &&
       (net.layer_size() > 0 || net.layers_size() > 0)) {
     return "not a BlobProto: it appears to be a Caffe model file (a binary NetParameter, .caffemodel) with " +
            std::to_string(net.layer_size() + net.layers_size()) +
            " layers; `blobrt inspect` lists them and blobrt.load_caffemodel reads their weights";
   }
+  if (layer_lists) return {};  // not a NetParameter either: kept as read, as any other undefined field
   return "not a BlobProto: it has none of BlobProto's fields, only fields BlobProto does not define (" +
          field_numbers(unknown) + ")";
 }
