@@ -1,8 +1,8 @@
 """blobrt's Blob and runtime (the extension behind the blobrt package)"""
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 import os
-from typing import Any
+from typing import Any, SupportsIndex
 
 import numpy
 import numpy.typing
@@ -153,7 +153,7 @@ class Blob:
     def width(self) -> int:
         """Caffe's legacy width(): shape[3] of a 4-d Blob."""
 
-    def reshape(self, *shape: int | Sequence[int]) -> None:
+    def reshape(self, *shape: SupportsIndex | Iterable[SupportsIndex]) -> None:
         """
         reshape(*shape) or reshape(shape): Caffe's Reshape (keeps memory when it fits).
         """

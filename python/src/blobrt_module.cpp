@@ -685,14 +685,20 @@ void define_blob_caffe_shape(nb::class_<PyBlob>& blob) {
              // that is not an integer (int and NumPy's integers, as arr.size and np.prod return
              // them, have __index__), is the whole shape.
              if (dims.size() == 1 && (PySequence_Check(dims[0].ptr()) || !PyIndex_Check(dims[0].ptr()))) {
-               for (nb::handle d : dims[0]) shape.push_back(index_of(d, "Blob.reshape"));
+               nb::object items = nb::steal(PyObject_GetIter(dims[0].ptr()));
+               if (!items.is_valid()) {  // neither an integer nor a sequence of them: 2.5, None
+                 PyErr_Clear();
+                 index_of(dims[0], "Blob.reshape");  // raises InvalidTypeError naming it
+               }
+               for (nb::handle d : items) shape.push_back(index_of(d, "Blob.reshape"));
              } else {
                for (nb::handle d : dims) shape.push_back(index_of(d, "Blob.reshape"));
              }
              std::vector<int> s = checked_shape(shape);
              without_gil(b, [&](auto& blob) { blob.Reshape(s); });
            },
-           nb::sig("def reshape(self, *shape: int | collections.abc.Sequence[int]) -> None"),
+           nb::sig("def reshape(self, *shape: typing.SupportsIndex | collections.abc.Iterable[typing.SupportsIndex]) "
+                   "-> None"),
            "reshape(*shape) or reshape(shape): Caffe's Reshape (keeps memory when it fits).");
 }
 

@@ -180,14 +180,18 @@ def test_from_numpy_reads_big_endian_arrays(device: str, tmp_path: Path) -> None
 
 def test_reshape_takes_numpy_integers(device: str) -> None:
     b = blobrt.Blob((2, 3), dtype=np.float32)
+    shapes: list[tuple[int, ...]] = []
     b.reshape(np.int64(6))                         # arr.size and np.prod give NumPy integers
-    assert b.shape == (6,)
+    shapes.append(b.shape)
     b.reshape(np.int64(2), np.int32(3))
-    assert b.shape == (2, 3)
+    shapes.append(b.shape)
     b.reshape(np.array([3, 2]))
-    assert b.shape == (3, 2)
+    shapes.append(b.shape)
     b.reshape(int(np.prod((1, 6))))
-    assert b.shape == (6,)
+    shapes.append(b.shape)
+    assert shapes == [(6,), (2, 3), (3, 2), (6,)]
+    with pytest.raises(blobrt.InvalidTypeError, match="must be an integer"):
+        b.reshape(2.5)  # type: ignore[arg-type]
 
 
 # --- files ----------------------------------------------------------------------------
