@@ -38,12 +38,6 @@ inline bool amd_cpu_with_skx_subsets() {
 inline const std::string& kernel_choice() {
   static const std::string why = []() -> std::string {
     if (!blobrt::plugin_kit::getenv("BLIS_ARCH_TYPE").empty()) return "BLIS_ARCH_TYPE set by the user";
-#if defined(__SANITIZE_ADDRESS__)
-    // An AddressSanitizer build (the CI's sanitizer run): with BLIS's AVX-512 kernels in the
-    // process, GCC 12's LeakSanitizer crashed in its exit-time tracer ("Tracer caught signal
-    // 11") on an AMD EPYC, in runs with all three plugins loaded. Timings mean nothing there.
-    return "BLIS's own choice (an AddressSanitizer build leaves it)";
-#endif
 #ifdef BLIS_CONFIG_SKX
     if (amd_cpu_with_skx_subsets()) {
       ::setenv("BLIS_ARCH_TYPE", std::to_string(static_cast<int>(BLIS_ARCH_SKX)).c_str(), 1);
