@@ -21,6 +21,13 @@ std::string temp_path(const std::string& name) {
   return ::testing::TempDir() + "blobrt_model_" + std::to_string(::getpid()) + "_" + name;
 }
 
+// Reads `path` as a BlobProto, which must be refused; returns the reason given.
+std::string refused_as_blob_proto(const std::string& path) {
+  BlobProto read;
+  EXPECT_FALSE(blobrt::ReadBlobProtoFromFile(path, &read)) << path;
+  return blobrt::last_read_error();
+}
+
 void add_blob(google::protobuf::RepeatedPtrField<BlobProto>* blobs, std::initializer_list<std::int64_t> shape) {
   BlobProto* b = blobs->Add();
   std::int64_t n = 1;
@@ -108,11 +115,9 @@ TEST(ModelFile, ABlobProtoIsNotAModelFileAndTheReverse) {
   model.add_layer()->set_name("only");
   const std::string model_path = temp_path("net.caffemodel");
   blobrt::WriteProtoToBinaryFile(model, model_path);
-  BlobProto read;
-  EXPECT_FALSE(blobrt::ReadBlobProtoFromFile(model_path, &read));
-  EXPECT_NE(blobrt::last_read_error().find("appears to be a Caffe model file"), std::string::npos)
-      << blobrt::last_read_error();
-  EXPECT_NE(blobrt::last_read_error().find(model_path), std::string::npos);
+  const std::string why = refused_as_blob_proto(model_path);
+  EXPECT_NE(why.find("appears to be a Caffe model file"), std::string::npos) << why;
+  EXPECT_NE(why.find(model_path), std::string::npos);
 }
 
 TEST(ModelFile, AModelWithFieldsThatLandInBlobProtosIsStillRefused) {
@@ -123,10 +128,8 @@ TEST(ModelFile, AModelWithFieldsThatLandInBlobProtosIsStillRefused) {
   model.add_layer()->set_name("conv1");
   const std::string path = temp_path("deploy_style.caffemodel");
   blobrt::WriteProtoToBinaryFile(model, path);
-  BlobProto read;
-  EXPECT_FALSE(blobrt::ReadBlobProtoFromFile(path, &read));
-  EXPECT_NE(blobrt::last_read_error().find("appears to be a Caffe model file"), std::string::npos)
-      << blobrt::last_read_error();
+  const std::string why = refused_as_blob_proto(path);
+  EXPECT_NE(why.find("appears to be a Caffe model file"), std::string::npos) << why;
 }
 
 TEST(ModelFile, UndefinedFieldsOnlyAreRefusedNotReadAsAnEmptyBlob) {
@@ -137,9 +140,8 @@ TEST(ModelFile, UndefinedFieldsOnlyAreRefusedNotReadAsAnEmptyBlob) {
     std::ofstream out(path, std::ios::binary);
     out << odd.SerializeAsString();
   }
-  BlobProto read;
-  EXPECT_FALSE(blobrt::ReadBlobProtoFromFile(path, &read));
-  EXPECT_NE(blobrt::last_read_error().find("(200)"), std::string::npos) << blobrt::last_read_error();
+  const std::string why = refused_as_blob_proto(path);
+  EXPECT_NE(why.find("(200)"), std::string::npos) << why;
 }
 
 TEST(ModelFile, LeNetWrittenByBvlcCaffe) {

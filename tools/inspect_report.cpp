@@ -2,10 +2,10 @@
 
 #include <cmath>
 #include <cstdint>
-#include <sstream>
 #include <sys/stat.h>
-#include <vector>
+
 #include <algorithm>
+#include <sstream>
 
 #include "blobrt/blob.hpp"
 #include "number_format.hpp"
@@ -97,27 +97,14 @@ json model_report(const std::string& file, NetParameter* net) {
     json blobs = json::array();
     for (const BlobProto& proto : *layer.blobs) {
       const bool is_double = proto.double_data_size() > 0;
-      // The shape as Blob::FromProto reads it: `shape`, else the legacy 4-D fields, else a
-      // scalar (no dimensions, one value).
-      std::vector<std::int64_t> shape;
-      if (proto.has_shape()) {
-        for (std::int64_t d : proto.shape().dim()) shape.push_back(d);
-      } else if (proto.has_num() || proto.has_channels() || proto.has_height() || proto.has_width()) {
-        shape = {proto.num(), proto.channels(), proto.height(), proto.width()};
+      BlobProtoShape shape;
+      try {
+        shape = blob_proto_shape(proto);  // FromProto's shape and checks, no values copied
+      } catch (const Error& e) {
+        throw Error(file + ": layer '" + layer.name + "' blob " + std::to_string(blobs.size()) + ": " + e.what());
       }
-      std::int64_t count = 1;
-      for (std::int64_t d : shape) {
-        if (d < 0 || __builtin_mul_overflow(count, d, &count)) {
-          throw Error(file + ": layer '" + layer.name + "' blob " + std::to_string(blobs.size()) +
-                      " has an impossible shape (a dimension of " + std::to_string(d) + ")");
-        }
-      }
-      const std::int64_t values = is_double ? proto.double_data_size() : proto.data_size();
-      if (values != count) {
-        throw Error(file + ": layer '" + layer.name + "' blob " + std::to_string(blobs.size()) + " has shape of " +
-                    std::to_string(count) + " values but holds " + std::to_string(values));
-      }
-      blobs.push_back({{"shape", shape}, {"count", count}, {"dtype", is_double ? "float64" : "float32"}});
+      const std::int64_t count = shape.count;
+      blobs.push_back({{"shape", shape.shape}, {"count", count}, {"dtype", is_double ? "float64" : "float32"}});
       ++blob_count;
       parameters += count;
     }

@@ -85,12 +85,10 @@ def load_caffemodel(path: str | _os.PathLike[str]) -> dict[str, list[Any]]:
     -> list of NumPy arrays (float32, or float64 where the file has double_data), in file
     order, for the layers that have blobs. Read without Caffe. A file that is not a model
     file raises blobrt.Error saying what it appears to be; a missing one MissingFileError."""
-    import numpy as np
-
     params: dict[str, list[Any]] = {}
     for name, _type, blobs in _blobrt._read_caffemodel(_os.fsdecode(path)):
         if blobs:
-            params[name] = [np.frombuffer(data, dtype=dtype).reshape(shape).copy() for shape, dtype, data in blobs]
+            params[name] = list(blobs)
     return params
 
 
@@ -110,17 +108,11 @@ def save_caffemodel(path: str | _os.PathLike[str], params: dict[str, Any],
     Values are stored in the file's own precision for that blob; the write is atomic."""
     import numpy as np
 
-    encoded: dict[str, list[tuple[tuple[int, ...], str, bytes]]] = {}
-    for name, arrays in params.items():
-        entries = []
-        for a in arrays:
-            arr = np.asarray(a)
-            dtype = np.float64 if arr.dtype == np.float64 else np.float32
-            arr = np.ascontiguousarray(arr, dtype=np.dtype(dtype).newbyteorder("="))
-            entries.append((tuple(int(d) for d in arr.shape), np.dtype(dtype).name, arr.tobytes()))
-        encoded[name] = entries
+    # C-contiguous, native byte order: float64 stays float64, anything else becomes float32.
+    arrays = {name: [np.ascontiguousarray(a, dtype=np.float64 if np.asarray(a).dtype == np.float64 else np.float32)
+                     for a in blobs] for name, blobs in params.items()}
     source = _os.fsdecode(template if template is not None else path)
-    _blobrt._write_caffemodel(source, _os.fsdecode(path), encoded)
+    _blobrt._write_caffemodel(source, _os.fsdecode(path), arrays)
 
 
 _LOGGING_LEVELS = {"error": _logging.ERROR, "warn": _logging.WARNING, "info": _logging.INFO, "debug": _logging.DEBUG}

@@ -16,6 +16,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -354,43 +355,49 @@ NetParameter read_model(const std::string& path) {
   return net;
 }
 
+// A model blob's values as a new NumPy array: one copy, straight from the message's field.
+template <typename T>
+nb::object numpy_copy(const google::protobuf::RepeatedField<T>& values, const BlobProtoShape& shape) {
+  std::vector<std::size_t> dims(shape.shape.begin(), shape.shape.end());
+  if (shape.count == 0 && dims.empty()) dims.push_back(0);  // an empty Blob: no values
+  T* buffer = new T[values.empty() ? 1 : values.size()];
+  std::copy(values.begin(), values.end(), buffer);
+  nb::capsule owner(buffer, [](void* p) noexcept { delete[] static_cast<T*>(p); });
+  return nb::cast(nb::ndarray<nb::numpy, T>(buffer, dims.size(), dims.data(), owner));
+}
+
+// The shape FromProto would give a model blob, its errors naming the layer and the blob.
+BlobProtoShape model_blob_shape(const std::string& path, const ModelLayer& layer, int index,
+                                const BlobProto& proto) {
+  try {
+    return blob_proto_shape(proto);
+  } catch (const Error& e) {
+    throw Error(path + ": layer '" + layer.name + "' blob " + std::to_string(index) + ": " + e.what());
+  }
+}
+
+// [(layer name, type, [NumPy arrays])]: float64 where the blob has double_data.
 nb::list read_caffemodel(const std::string& path) {
   NetParameter net = read_model(path);
   nb::list layers;
   for (const ModelLayer& layer : model_layers(&net)) {
     nb::list blobs;
     for (const BlobProto& proto : *layer.blobs) {
-      const bool is_double = proto.double_data_size() > 0;
-      nb::list shape;
-      std::string bytes;
-      auto take = [&](auto& blob) {
-        try {
-          blob.FromProto(proto, true);
-        } catch (const Error& e) {
-          throw Error(path + ": layer '" + layer.name + "' blob " + std::to_string(nb::len(blobs)) + ": " + e.what());
-        }
-        for (int d : blob.shape()) shape.append(d);
-        bytes.assign(reinterpret_cast<const char*>(blob.cpu_data()),
-                     static_cast<std::size_t>(blob.count()) * sizeof(*blob.cpu_data()));
-      };
-      if (is_double) {
-        Blob<double> b;
-        take(b);
-      } else {
-        Blob<float> b;
-        take(b);
-      }
-      blobs.append(nb::make_tuple(nb::tuple(shape), is_double ? "float64" : "float32",
-                                  nb::bytes(bytes.data(), bytes.size())));
+      const BlobProtoShape shape = model_blob_shape(path, layer, static_cast<int>(nb::len(blobs)), proto);
+      blobs.append(proto.double_data_size() > 0 ? numpy_copy(proto.double_data(), shape)
+                                                : numpy_copy(proto.data(), shape));
     }
     layers.append(nb::make_tuple(layer.name, layer.type, blobs));
   }
   return layers;
 }
 
-// params: {layer name: [(shape, dtype, bytes)]}; every named layer must exist and keep its
-// blob count and shapes (as Caffe's CopyTrainedLayersFrom requires), else nothing is written.
+// params: {layer name: [C-contiguous float32 or float64 NumPy arrays]}; every named layer
+// must exist and keep its blob count and shapes (as Caffe's CopyTrainedLayersFrom requires),
+// else nothing is written. Values go into the file's own precision for that blob.
 void write_caffemodel(const std::string& template_path, const std::string& path, nb::dict params) {
+  using Floats = nb::ndarray<const float, nb::c_contig, nb::device::cpu>;
+  using Doubles = nb::ndarray<const double, nb::c_contig, nb::device::cpu>;
   NetParameter net = read_model(template_path);
   // Every layer of a name: a file may repeat one (Caffe copies weights by name, so a later
   // layer of the name is what load_caffemodel shows and what Caffe loads last).
@@ -402,48 +409,50 @@ void write_caffemodel(const std::string& template_path, const std::string& path,
     if (first == last) {
       detail::fail_as<InvalidValueError>("blobrt.save_caffemodel: ", template_path, " has no layer '", name, "'");
     }
+    nb::list given = nb::cast<nb::list>(value);
     for (auto it = first; it != last; ++it) {
       auto& blobs = *it->second.blobs;
-      nb::list given = nb::cast<nb::list>(value);
       if (static_cast<int>(nb::len(given)) != blobs.size()) {
         detail::fail_as<InvalidValueError>("blobrt.save_caffemodel: layer '", name, "' has ", blobs.size(),
                                            " blobs in ", template_path, ", ", nb::len(given), " given");
       }
       for (int i = 0; i < blobs.size(); ++i) {
-        nb::tuple entry = nb::cast<nb::tuple>(given[i]);
-        std::vector<int> shape;
-        for (nb::handle d : nb::cast<nb::tuple>(entry[0])) shape.push_back(nb::cast<int>(d));
-        const std::string dtype = nb::cast<std::string>(entry[1]);
-        nb::bytes data = nb::cast<nb::bytes>(entry[2]);
         BlobProto& proto = blobs[i];
-        Blob<float> old_shape;
-        old_shape.FromProto(proto, true);
-        if (old_shape.shape() != shape) {
+        const std::vector<int> old_shape = model_blob_shape(template_path, it->second, i, proto).shape;
+        Doubles doubles;
+        Floats floats;
+        const bool given_double = nb::try_cast(given[i], doubles);
+        if (!given_double && !nb::try_cast(given[i], floats)) {
+          detail::fail_as<InvalidTypeError>("blobrt.save_caffemodel: layer '", name, "' blob ", i,
+                                            " is not a C-contiguous float32 or float64 array");
+        }
+        const std::size_t ndim = given_double ? doubles.ndim() : floats.ndim();
+        std::vector<int> shape;
+        for (std::size_t d = 0; d < ndim; ++d) {
+          shape.push_back(static_cast<int>(given_double ? doubles.shape(d) : floats.shape(d)));
+        }
+        if (shape != old_shape) {
           detail::fail_as<InvalidValueError>("blobrt.save_caffemodel: layer '", name, "' blob ", i, " has shape ",
-                                             old_shape.shape_string(), " in ", template_path, ", the array given has ",
-                                             Blob<float>(shape).shape_string(), " (nothing was written)");
+                                             Blob<float>(old_shape).shape_string(), " in ", template_path,
+                                             ", the array given has ", Blob<float>(shape).shape_string(),
+                                             " (nothing was written)");
         }
-        const bool as_double = proto.double_data_size() > 0;
-        const std::size_t n = static_cast<std::size_t>(old_shape.count());
-        const std::size_t width = dtype == "float64" ? sizeof(double) : sizeof(float);
-        if (data.size() != n * width) {
-          detail::fail_as<InvalidValueError>("blobrt.save_caffemodel: layer '", name, "' blob ", i, ": ", data.size(),
-                                             " bytes given for ", n, " ", dtype, " values");
-        }
-        if (dtype == "float64") {
-          const double* v = reinterpret_cast<const double*>(data.c_str());
-          if (as_double) {
-            proto.mutable_double_data()->Assign(v, v + n);
+        const std::size_t n = given_double ? doubles.size() : floats.size();
+        if (proto.double_data_size() > 0) {
+          auto* field = proto.mutable_double_data();
+          if (given_double) {
+            field->Assign(doubles.data(), doubles.data() + n);
           } else {
-            proto.mutable_data()->Clear();
-            for (std::size_t k = 0; k < n; ++k) proto.add_data(static_cast<float>(v[k]));
+            field->Assign(floats.data(), floats.data() + n);
           }
         } else {
-          const float* v = reinterpret_cast<const float*>(data.c_str());
-          if (as_double) {
-            proto.mutable_double_data()->Assign(v, v + n);
+          auto* field = proto.mutable_data();
+          if (given_double) {
+            field->Resize(static_cast<int>(n), 0.f);
+            std::transform(doubles.data(), doubles.data() + n, field->mutable_data(),
+                           [](double v) { return static_cast<float>(v); });
           } else {
-            proto.mutable_data()->Assign(v, v + n);
+            field->Assign(floats.data(), floats.data() + n);
           }
         }
       }
@@ -878,7 +887,7 @@ void register_functions(nb::module_& m) {
         "What `blobrt inspect --json PATH` prints, as JSON text (blobrt.inspect() parses it).");
 
   m.def("_read_caffemodel", &read_caffemodel, "path"_a,
-        "[(layer name, type, [(shape, dtype, bytes)])] of a Caffe model file (blobrt.load_caffemodel).");
+        "[(layer name, type, [NumPy arrays])] of a Caffe model file (blobrt.load_caffemodel).");
   m.def("_write_caffemodel", &write_caffemodel, "template"_a, "path"_a, "params"_a,
         "Writes `template` with the given layers' blobs replaced to `path` (blobrt.save_caffemodel).");
 

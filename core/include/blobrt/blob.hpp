@@ -106,6 +106,17 @@ class Blob {
 extern template class Blob<float>;
 extern template class Blob<double>;
 
+// The shape Blob::FromProto(proto, true) gives a Blob and the number of values it reads,
+// checked as FromProto checks them (axes, dimensions, size, the value count of the precision
+// it would read), without copying any value: for code that reads a BlobProto's values itself
+// (a model file's weights as NumPy arrays, `blobrt inspect`). Throws blobrt::Error as
+// FromProto would; an empty Blob (no axes, no values) is {{}, 0}.
+struct BlobProtoShape {
+  std::vector<int> shape;
+  std::int64_t count = 0;
+};
+BlobProtoShape blob_proto_shape(const BlobProto& proto);
+
 }  // namespace blobrt
 
 #endif  // BLOBRT_BLOB_HPP

@@ -53,6 +53,23 @@ std::vector<int> dims_of(const BlobShape& shape) {
   return dims;
 }
 
+// The shape a BlobProto gives a Blob: the deprecated 4-D fields where any is set, else `shape`.
+std::vector<int> proto_dims(const BlobProto& proto) {
+  if (proto.has_num() || proto.has_channels() || proto.has_height() || proto.has_width()) {
+    return {proto.num(), proto.channels(), proto.height(), proto.width()};
+  }
+  return dims_of(proto.shape());
+}
+
+// What ToProto writes for a default-constructed Blob (no axes, count 0): no axes and no
+// values. Caffe reads it as a scalar needing one value and fails; blobrt reads it back as
+// the Blob it came from (docs/differences-from-caffe.md). A scalar always has one value.
+bool is_empty_blob(const BlobProto& proto) {
+  const bool legacy = proto.has_num() || proto.has_channels() || proto.has_height() || proto.has_width();
+  return !legacy && proto.shape().dim_size() == 0 && proto.data_size() == 0 && proto.diff_size() == 0 &&
+         proto.double_data_size() == 0 && proto.double_diff_size() == 0;
+}
+
 std::string shape_text(const std::vector<int>& shape, std::int64_t count) {
   std::ostringstream stream;
   for (int d : shape) stream << d << " ";
@@ -430,19 +447,9 @@ void Blob<Dtype>::CopyFrom(const Blob& source, bool copy_diff, bool reshape) {
 template <typename Dtype>
 void Blob<Dtype>::FromProto(const BlobProto& proto, bool reshape) {
   std::vector<int> target = shape_;
-  const bool legacy = proto.has_num() || proto.has_channels() || proto.has_height() || proto.has_width();
-  // What ToProto writes for a default-constructed Blob (no axes, count 0): no axes and no
-  // values. Caffe reads it as a scalar needing one value and fails; blobrt reads it back as
-  // the Blob it came from (docs/differences-from-caffe.md). A scalar always has one value.
-  const bool empty_blob = !legacy && proto.shape().dim_size() == 0 && proto.data_size() == 0 &&
-                          proto.diff_size() == 0 && proto.double_data_size() == 0 && proto.double_diff_size() == 0;
+  const bool empty_blob = is_empty_blob(proto);
   if (reshape) {
-    if (legacy) {
-      // Using deprecated 4D Blob dimensions -- shape is (num, channels, height, width).
-      target = {proto.num(), proto.channels(), proto.height(), proto.width()};
-    } else {
-      target = dims_of(proto.shape());
-    }
+    target = proto_dims(proto);
   } else if (!ShapeEquals(proto) || (empty_blob && count_ != 0)) {
     fail("FromProto: shape mismatch (reshape not set): Blob has shape ", shape_string(),
          empty_blob ? ", the BlobProto is an empty Blob (no axes, no values)" : "");
@@ -462,6 +469,15 @@ void Blob<Dtype>::FromProto(const BlobProto& proto, bool reshape) {
   if (count == 0) return;
   proto_bulk::read_values(proto.double_data(), proto.data(), count, mutable_cpu_data());
   if (has_diff) proto_bulk::read_values(proto.double_diff(), proto.diff(), count, mutable_cpu_diff());
+}
+
+BlobProtoShape blob_proto_shape(const BlobProto& proto) {
+  if (is_empty_blob(proto)) return {};
+  BlobProtoShape out{proto_dims(proto), 0};
+  // The element size only bounds the count: that of the precision FromProto would read.
+  out.count = checked_count(out.shape, proto.double_data_size() > 0 ? sizeof(double) : sizeof(float));
+  proto_bulk::check_values(proto.double_data(), proto.data(), "data", shape_text(out.shape, out.count), out.count);
+  return out;
 }
 
 template <typename Dtype>

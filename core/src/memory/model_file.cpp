@@ -89,7 +89,6 @@ bool ReadModelFile(const std::string& filename, NetParameter* net) {
     why = "it holds no layer";
   }
   if (why.empty()) return true;
-  std::string blob_reason;
   BlobProto as_blob;
   const std::string bytes = net->SerializeAsString();
   if (as_blob.ParseFromString(bytes) && model_check::looks_like_blob_proto(as_blob)) {
