@@ -131,6 +131,30 @@ if check(rc == 0, "a CMake project finds find_package(blobrt CONFIG)", out):
                                            f"blobrt::caffe found: {has_caffe})"):
                 consumers["cmake: " + program] = path
 
+# Caffe's own CMake build (a tree laid out as BVLC Caffe's: tests/outside/caffe-cmake) with
+# nothing edited but one -D: caffe-on-blobrt.cmake leaves blobrt's four files out of
+# target caffe and puts blobrt-caffe's headers ahead of Caffe's include/. Without that -D
+# the same tree must not build (its stand-ins for blobrt's files and Caffe's blob.hpp #error).
+if has_caffe:
+    caffe_tree = os.path.join(outside, "caffe-cmake")
+    hook = glob.glob(os.path.join(libdir, "cmake", "blobrt", "caffe-on-blobrt.cmake"))
+    if check(len(hook) == 1, "the prefix has cmake/blobrt/caffe-on-blobrt.cmake", str(hook)):
+        caffe_build = os.path.join(work, "caffe-cmake")
+        shutil.rmtree(caffe_build, ignore_errors=True)
+        rc, out = run(["cmake", "-S", caffe_tree, "-B", caffe_build, f"-DCMAKE_PROJECT_Caffe_INCLUDE={hook[0]}"],
+                      env=user_env)
+        if check(rc == 0 and "4 of Caffe's files replaced by blobrt" in out,
+                 "a Caffe-layout CMake tree configures with -DCMAKE_PROJECT_Caffe_INCLUDE=caffe-on-blobrt.cmake", out):
+            rc, out = run(["cmake", "--build", caffe_build], env=user_env)
+            if check(rc == 0, "the Caffe-layout tree builds: blobrt's files left out, blobrt-caffe's headers first", out):
+                consumers["Caffe's CMake layout: caffe_tool"] = os.path.join(caffe_build, "tools", "caffe_tool")
+        plain_build = os.path.join(work, "caffe-cmake-plain")
+        shutil.rmtree(plain_build, ignore_errors=True)
+        rc, out = run(["cmake", "-S", caffe_tree, "-B", plain_build, f"-DCMAKE_PREFIX_PATH={prefix}"], env=user_env)
+        if rc == 0:
+            rc, out = run(["cmake", "--build", plain_build], env=user_env)
+        check(rc != 0 and "#error" in out, "without caffe-on-blobrt.cmake the same tree does not build", out)
+
 # blobrt as a meson subproject: dependency('blobrt') resolves to the subproject's library
 # (meson.override_dependency), built with the consumer.
 sub_dir = os.path.join(work, "subproject-consumer")
@@ -152,7 +176,12 @@ if check(rc == 0, "a meson project with blobrt as a subproject configures", out)
 mpirun = ["mpirun", "--allow-run-as-root", "--oversubscribe", "--timeout", "120", "--mca", "btl", "self,vader",
           "--mca", "btl_vader_single_copy_mechanism", "none", "-np", "2"]
 for how, exe in sorted(consumers.items()):
-    if how.endswith(": caffe_consumer"):
+    if how.endswith(": caffe_tool"):
+        # rows (1, 2, 3), (4, 5, 6), (7, 8, 9) times a 4x3 weight of ones: --rows=3 was parsed.
+        for backend in backends:
+            rc, out = run([exe, "--rows=3"], env=dict(user_env, BLOBRT_BACKEND=backend))
+            check(rc == 0 and f"device={backend}:0 top=(3, 4) asum=180" in out, f"{how} runs on {backend}", out)
+    elif how.endswith(": caffe_consumer"):
         # Caffe's 0.5 * (0 + 2 + ... + 46) with --scale=2: GlobalInit parsed the flag.
         for backend in backends:
             rc, out = run([exe, "--scale=2", "left"], env=dict(user_env, BLOBRT_BACKEND=backend))

@@ -3,9 +3,12 @@
 // CUDA_CHECK) compiled by nvcc with blobrt-caffe's caffe/*.hpp and a generated caffe.pb.h,
 // run on the pointers gpu_data()/mutable_gpu_data() return on the cuda backend. Without a
 // usable CUDA device the run is skipped with the reason (the build is what CI checks).
+// Also: Caffe's two ways of moving a thread to a GPU (Caffe::SetDevice, a bare
+// cudaSetDevice) keep the CUDA runtime's device and blobrt's thread device the same.
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 
 #include "caffe/blob.hpp"
 #include "caffe/common.hpp"
@@ -53,6 +56,64 @@ TEST(CaffeCudaBuild, CaffeStyleKernelRunsOnBlobrtCudaMemory) {
   float asum = 0;
   caffe::caffe_gpu_asum(n, top.gpu_data(), &asum);  // blobrt's caffe_gpu_* on the same memory
   EXPECT_GT(asum, 0.f);
+  blobrt::select_backend("auto");
+}
+
+// A cudaSetDevice the CUDA runtime refuses (no such device; or no driver at all) leaves
+// blobrt's thread device as it was, and off the cuda backend cudaSetDevice never moves it.
+TEST(CaffeCudaBuild, CudaSetDeviceOffCudaLeavesBlobrtsDevice) {
+  blobrt::select_backend("host");
+  std::thread([] {
+    EXPECT_NE(cudaSetDevice(1 << 20), cudaSuccess);
+    EXPECT_EQ(blobrt::active_backend(), "host:0");
+    (void)cudaSetDevice(0);  // a GPU node accepts it, a node without a driver does not
+    EXPECT_EQ(blobrt::active_backend(), "host:0");
+  }).join();
+  blobrt::select_backend("auto");
+}
+
+// Caffe's InternalThread: a new thread calls cudaSetDevice(n), then allocates; the memory
+// must be on cuda:n, where that thread's kernels launch, whatever blobrt device the thread
+// had. The last device, so that a node with several GPUs checks one other than the default.
+TEST(CaffeCudaBuild, CudaSetDeviceMovesBlobrtsThreadDevice) {
+  try {
+    blobrt::select_backend("cuda");
+  } catch (const blobrt::Error& e) {
+    GTEST_SKIP() << "no usable CUDA device: " << e.what();
+  }
+  int count = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&count));
+  const int last = count - 1;
+  std::thread([last] {
+    blobrt::select_thread_device("host:0");  // whatever the thread had before
+    ASSERT_EQ(cudaSetDevice(last), cudaSuccess);
+    EXPECT_EQ(blobrt::active_backend(), "cuda:" + std::to_string(last));
+    EXPECT_NE(cudaSetDevice(1 << 20), cudaSuccess);
+    EXPECT_EQ(blobrt::active_backend(), "cuda:" + std::to_string(last));
+  }).join();
+  EXPECT_EQ(blobrt::active_backend(), "cuda:0") << "the other thread's choice stays its own";
+  blobrt::select_backend("auto");
+}
+
+// The caffe tool's Caffe::SetDevice(n): blobrt selects cuda:n for the thread and the CUDA
+// runtime's current device (where Caffe's kernels launch) follows. (With one GPU the
+// runtime's device is 0 anyway: only a node with several tells this apart.)
+TEST(CaffeCudaBuild, CaffeSetDeviceMovesTheCudaRuntimesDevice) {
+  try {
+    blobrt::select_backend("cuda");
+  } catch (const blobrt::Error& e) {
+    GTEST_SKIP() << "no usable CUDA device: " << e.what();
+  }
+  int count = 0;
+  CUDA_CHECK(cudaGetDeviceCount(&count));
+  const int last = count - 1;
+  std::thread([last] {
+    caffe::Caffe::SetDevice(last);
+    int device = -1;
+    CUDA_CHECK(cudaGetDevice(&device));
+    EXPECT_EQ(device, last);
+    EXPECT_EQ(blobrt::active_backend(), "cuda:" + std::to_string(last));
+  }).join();
   blobrt::select_backend("auto");
 }
 

@@ -11,6 +11,14 @@
 // curandGetErrorString; CAFFE_CUDA_NUM_THREADS and CAFFE_GET_BLOCKS are common.hpp's. Such
 // kernels run on the pointers gpu_data() returns, which are CUDA memory on the cuda
 // backend only: run a CUDA build's GPU mode with BLOBRT_BACKEND=cuda.
+//
+// One device per thread, as in Caffe: Caffe's code moves a thread to a GPU in two ways,
+// Caffe::SetDevice (the caffe tool, Solver) and a bare cudaSetDevice (InternalThread's
+// prefetch thread, parallel.cpp's workers). On blobrt the CUDA runtime's current device
+// (where Caffe's own kernels launch) and blobrt's per-thread device (where gpu_data()'s
+// memory is) are kept the same both ways on the cuda backend: Caffe::SetDevice(n) also
+// sets the runtime's device, and cudaSetDevice(n) in Caffe's code also selects cuda:n for
+// the thread. On other backends cudaSetDevice is the CUDA runtime's alone.
 #ifndef CAFFE_UTIL_DEVICE_ALTERNATE_H_
 #define CAFFE_UTIL_DEVICE_ALTERNATE_H_
 
@@ -28,6 +36,10 @@
 #endif
 
 #include <glog/logging.h>
+
+#include <string>
+
+#include <blobrt/runtime.hpp>
 
 #define CUDA_CHECK(condition)                                         \
   do {                                                                \
@@ -81,7 +93,34 @@ inline const char* curandGetErrorString(curandStatus_t error) {
   return "Unknown curand status";
 }
 
+namespace blobrt_cuda {
+
+inline bool is_cuda(const std::string& device) {  // "cuda:0"
+  return device.compare(0, device.find(':'), "cuda") == 0;
+}
+
+// After Caffe::SetDevice(n) selected cuda:n for the thread: Caffe's kernels launch there too.
+inline void runtime_follows(int device) {
+  if (is_cuda(blobrt::active_backend())) CUDA_CHECK((::cudaSetDevice)(device));
+}
+
+}  // namespace blobrt_cuda
+
 }  // namespace caffe
+
+// Caffe's cudaSetDevice(n): the CUDA runtime's, then, where the process runs on the cuda
+// backend, blobrt's thread device follows (when the runtime accepted n: its error is
+// returned as it was).
+inline cudaError_t blobrt_caffe_cuda_set_device(int device) {
+  const cudaError_t status = (::cudaSetDevice)(device);
+  if (status == cudaSuccess && caffe::blobrt_cuda::is_cuda(blobrt::default_device()->description().id())) {
+    blobrt::select_thread_device("cuda:" + std::to_string(device));
+  }
+  return status;
+}
+// Unqualified on purpose, so ::cudaSetDevice(n) still reads as a call.
+#define cudaSetDevice(device) blobrt_caffe_cuda_set_device(device)
+#define BLOBRT_CAFFE_AFTER_SET_DEVICE(device) ::caffe::blobrt_cuda::runtime_follows(device)
 
 #endif  // CPU_ONLY
 

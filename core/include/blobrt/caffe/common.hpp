@@ -205,7 +205,14 @@ class Caffe {
   // Caffe's device ordinals are the indices of the current backend's devices ("opencl:1"
   // is device 1 in an OpenCL program): SetDevice selects one for the calling thread (the
   // process default and other threads keep theirs), the others only look.
-  static void SetDevice(const int device_id) { blobrt::select_thread_device(device_spec(device_id)); }
+  static void SetDevice(const int device_id) {
+    blobrt::select_thread_device(device_spec(device_id));
+#ifdef BLOBRT_CAFFE_AFTER_SET_DEVICE
+    // A CUDA build of Caffe's sources (blobrt-caffe's device_alternate.hpp): the CUDA
+    // runtime's current device, where Caffe's own kernels launch, follows.
+    BLOBRT_CAFFE_AFTER_SET_DEVICE(device_id);
+#endif
+  }
   static bool CheckDevice(const int device_id) {
     if (device_id < 0) return false;
     try {

@@ -1,0 +1,48 @@
+# Caffe's own CMake build on blobrt, with no Caffe file edited (docs/caffe-on-blobrt.md):
+#
+#   cmake -S caffe -B build -DCMAKE_PROJECT_Caffe_INCLUDE=<prefix>/lib/.../cmake/blobrt/caffe-on-blobrt.cmake \
+#         -DCPU_ONLY=ON ...
+#
+# CMake includes this file right after Caffe's project(Caffe ...). It finds blobrt's
+# `caffe` component here, and at the end of Caffe's top-level CMakeLists (when every
+# target exists) it adopts Caffe's `caffe` library: the four files blobrt replaces leave
+# its sources (src/caffe/{blob,common,syncedmem}.cpp, util/math_functions.cpp and, in a
+# CUDA build, the object nvcc would make of util/math_functions.cu), blobrt-caffe's include
+# directory goes ahead of Caffe's include/ (for the library and everything linking it:
+# the tools, pycaffe, the tests), and the library links blobrt::caffe. Caffe's own
+# sources glob every src/caffe/*.cpp, so its build cannot be told this from its command
+# line; its Makefile can, and needs no such file.
+include_guard(GLOBAL)
+# 3.19 for cmake_language(DEFER), 3.23 for an imported target whose include directory is
+# not a system one (blobrtConfig.cmake: -isystem would put it after Caffe's include/).
+if(CMAKE_VERSION VERSION_LESS 3.23)
+  message(FATAL_ERROR "caffe-on-blobrt.cmake needs CMake 3.23 or later; this is ${CMAKE_VERSION}")
+endif()
+# Caffe declares cmake_minimum_required(2.8.7); the policies below are this file's own.
+cmake_policy(VERSION 3.23)
+
+find_package(blobrt 1.0 CONFIG REQUIRED COMPONENTS caffe HINTS "${CMAKE_CURRENT_LIST_DIR}" NO_DEFAULT_PATH)
+
+function(blobrt_adopt_caffe_library)
+  if(NOT TARGET caffe)
+    message(FATAL_ERROR "caffe-on-blobrt.cmake: this project defines no target 'caffe' (is it a Caffe tree?)")
+  endif()
+  get_target_property(sources caffe SOURCES)
+  set(replaced "/src/caffe/(blob|common|syncedmem)\\.cpp$|/src/caffe/util/math_functions\\.(cpp|cu)$|_generated_math_functions\\.cu\\.o(bj)?$")
+  set(left_out "${sources}")
+  list(FILTER left_out INCLUDE REGEX "${replaced}")
+  list(FILTER sources EXCLUDE REGEX "${replaced}")
+  list(LENGTH left_out count)
+  if(count EQUAL 0)
+    message(FATAL_ERROR "caffe-on-blobrt.cmake: target 'caffe' has none of the files blobrt replaces (src/caffe/blob.cpp ...): not Caffe's layout")
+  endif()
+  set_property(TARGET caffe PROPERTY SOURCES "${sources}")
+  message(STATUS "blobrt: ${count} of Caffe's files replaced by blobrt (${left_out})")
+
+  # Ahead of Caffe's include/ for the library and, through its interface, for everything
+  # that links it.
+  get_target_property(blobrt_caffe_include blobrt::caffe INTERFACE_INCLUDE_DIRECTORIES)
+  target_include_directories(caffe BEFORE PUBLIC ${blobrt_caffe_include})
+  target_link_libraries(caffe PUBLIC blobrt::caffe)
+endfunction()
+cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL blobrt_adopt_caffe_library)
