@@ -41,6 +41,9 @@ T device_value(cl_device_id d, cl_device_info what) {
 
 // The plugin's CPU kernels (cpu_kernels.hpp), float ones first, then double at the same
 // position + kDoubleKernels.
+// The most chunks one launch of the own CPU kernels splits into: the reduction's partial
+// sums are read back into a host array of this many.
+constexpr size_t kMaxCpuKernelParts = 1024;
 enum CpuKernel { kDot, kAsum, kAxpy, kScal, kDoubleKernels, kCpuKernelCount = 2 * kDoubleKernels };
 inline const char* const kCpuKernelNames[kCpuKernelCount] = {"blobrt_sdot", "blobrt_sasum", "blobrt_saxpy", "blobrt_sscal",
                                                              "blobrt_ddot", "blobrt_dasum", "blobrt_daxpy", "blobrt_dscal"};
@@ -64,7 +67,8 @@ struct Context {
   std::mutex notes_mutex;    // guards blast_routines_called
   std::set<std::string> blast_routines_called;  // CLBlast routines (and precisions) run here
   // CPU devices run the plugin's own level-1 kernels (cpu_kernels.hpp), built at the first
-  // call; `parts` chunks at most, a reduction's partial sums in `partials`.
+  // call; `parts` (at most kMaxCpuKernelParts) chunks at most, a reduction's partial sums
+  // in `partials`, which the host reads back into an array of kMaxCpuKernelParts.
   bool own_kernels = false;
   size_t parts = 1;
   cl_program cpu_program = nullptr;

@@ -163,11 +163,6 @@ int OpenCl::device_properties(int32_t index, blobrt_device_properties* out, blob
   return BLOBRT_OK;
 }
 
-// CLBlast's database has no entry for CPU devices such as PoCL's, and its fallback
-// parameters for the reduction kernels (Xdot, also used by Xasum) launch too few
-// work-groups there. WGS1 = 64 / WGS2 = 1024 was the best of a sweep over WGS1 16..1024
-// x WGS2 64..4096 (the figures are in docs/opencl.md). axpy and scal are at their best
-// with the defaults.
 // Whether the device reads and writes a CL_MEM_USE_HOST_PTR buffer's host memory itself
 // (PoCL's CPU devices do) rather than a copy it would synchronise at map/unmap: a fill is
 // seen in host memory after clFinish, and a host write is seen by the next command, with
@@ -198,6 +193,11 @@ bool uses_host_memory_in_place(cl_context context, cl_command_queue queue, size_
   return in_place;
 }
 
+// CLBlast's database has no entry for CPU devices such as PoCL's, and its fallback
+// parameters for the reduction kernels (Xdot, also used by Xasum) launch too few
+// work-groups there. WGS1 = 64 / WGS2 = 1024 was the best of a sweep over WGS1 16..1024
+// x WGS2 64..4096 (the figures are in docs/opencl.md). axpy and scal are at their best
+// with the defaults.
 void tune_for_cpu(cl_device_id device) {
   if (!(device_value<cl_device_type>(device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU)) return;
   const std::unordered_map<std::string, size_t> xdot = {{"WGS1", 64}, {"WGS2", 1024}};
@@ -251,7 +251,7 @@ int OpenCl::open_device(int32_t index, void** context, blobrt_error* err) {
   tune_for_cpu(c->device);
   c->own_kernels = !clblast_only && (device_value<cl_device_type>(c->device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
   // A few chunks per compute unit, so that a core that finishes early takes another.
-  c->parts = std::min<size_t>(1024, 4 * std::max<cl_uint>(1, device_value<cl_uint>(c->device, CL_DEVICE_MAX_COMPUTE_UNITS)));
+  c->parts = std::min<size_t>(kMaxCpuKernelParts, 4 * std::max<cl_uint>(1, device_value<cl_uint>(c->device, CL_DEVICE_MAX_COMPUTE_UNITS)));
   *context = c;
   return BLOBRT_OK;
 }
@@ -555,12 +555,12 @@ int cpu_reduce(Context* c, CpuKernel which, cl_uint partial_arg, int64_t n, T* r
   const bool wide = sizeof(T) == 8 || c->fp64;
   double sum = 0;
   if (wide) {
-    double partial[1024];
+    double partial[kMaxCpuKernelParts];
     CL_CHECK(clEnqueueReadBuffer(c->queue, c->partials, CL_TRUE, 0, parts * sizeof(double), partial, 0, nullptr,
                                  nullptr), "clEnqueueReadBuffer (reduction partial sums)");
     for (cl_ulong i = 0; i < parts; ++i) sum += partial[i];
   } else {
-    float partial[1024];
+    float partial[kMaxCpuKernelParts];
     CL_CHECK(clEnqueueReadBuffer(c->queue, c->partials, CL_TRUE, 0, parts * sizeof(float), partial, 0, nullptr,
                                  nullptr), "clEnqueueReadBuffer (reduction partial sums)");
     for (cl_ulong i = 0; i < parts; ++i) sum += partial[i];

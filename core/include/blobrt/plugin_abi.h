@@ -9,8 +9,9 @@
  *  - abi_major changes on any incompatible change; the loader refuses a mismatch.
  *  - abi_minor grows when fields are appended at the end of a struct; the loader
  *    accepts an older minor and reads struct_size to know which fields exist.
- *  - Every struct starts with struct_size so either side can tell what the other has: a
- *    reader checks a field with BLOBRT_STRUCT_HAS before it reads one added after 1.0.
+ *  - Every struct but blobrt_error (a fixed-size message buffer, never extended) starts
+ *    with struct_size so either side can tell what the other has: a reader checks a field
+ *    with BLOBRT_STRUCT_HAS before it reads one added after 1.0.
  *  Compatibility rule: libblobrt loads a plugin of the same major and any minor; fields
  *  it knows but the plugin's table lacks are treated as absent (NULL). A plugin built
  *  against a newer minor works with an older libblobrt, which ignores the extra fields.
