@@ -3,7 +3,7 @@
 - the `blobrt info` sample in README.md has the real version and plugin ABI, and the
   sections the real output has; every manifest sample in docs/ declares the current ABI;
 - every environment variable the code reads is in README.md's table, and every row of
-  the table is read somewhere;
+  the table is read somewhere; the CI stages (ci/stages, ci/*.sh, README's table) agree;
 - the shell snippets of README.md and docs/*.md that a user would copy are run as written
   against the build tree (`meson devenv`), and the Python snippet of README.md against
   the build's package; the rest are listed as skipped, each with its reason.
@@ -103,6 +103,14 @@ for pattern in ("core/**/*.[ch]pp", "core/**/*.h", "backends/**/*.[ch]pp", "back
 read_in_code = {n for n in read_in_code if not n.startswith(("BLOBRT_ERR", "BLOBRT_EW_", "BLOBRT_VERSION"))}
 check(not (read_in_code - table), f"every variable the code reads is in README's table (missing: {sorted(read_in_code - table)})")
 check(not (table - read_in_code), f"every variable in README's table is read by the code (stale: {sorted(table - read_in_code)})")
+
+# 2b. The CI stages: ci/stages, the ci/*.sh scripts and README's table of them are one list.
+listed = [l.strip() for l in read(os.path.join(root, "ci", "stages")).splitlines()
+          if l.strip() and not l.startswith("#")]
+scripts = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(root, "ci", "*.sh")) if not p.endswith("/lib.sh"))
+in_readme = re.findall(r"^\| `([a-z-]+)` \| ", readme[readme.find("| stage | what it does |"):], re.M)
+check(sorted(listed) == scripts, f"every ci/*.sh is a stage in ci/stages and back (listed {listed}, scripts {scripts})")
+check(in_readme[:len(listed)] == listed, f"README's stage table lists ci/stages in order ({in_readme[:len(listed)]})")
 
 # 3. Shell snippets, as written.
 as_root = os.geteuid() == 0

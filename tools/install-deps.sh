@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages blobrt builds and tests with (as root; a no-op when all are
-# there). Used by tools/build.sh and tools/gpu-bundle.sh; extra package names may be given.
+# there). Used by ci/deps.sh (the CI stage every other one runs first) and tools/gpu-bundle.sh;
+# extra package names may be given.
 set -euo pipefail
 
 packages=(
