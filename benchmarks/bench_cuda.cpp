@@ -419,7 +419,7 @@ int main(int argc, char** argv) {
   }
   if (!why.empty()) {
     // --benchmark_list_tests runs nothing: the names are those a run on cuda:0 would have
-    // (tests/bench_cuda_test.py holds them against what tools/bench_report.py reads).
+    // (tests/bench/bench_cuda_test.py holds them against what tools/bench_report.py reads).
     std::fprintf(stderr, "blobrt-bench-cuda: %s; listing what a run on cuda:0 would measure\n", why.c_str());
     blobrt::bench::target = {"cuda:0", 0, 1};
   } else if (const std::string failed = blobrt::bench::add_context(); !failed.empty()) {

@@ -11,7 +11,12 @@ else
   meson setup "$build" -Dtests="$tests" -Dmpi=enabled ${MESON_ARGS:-} >/dev/null
 fi
 echo "== building"
-ninja -C "$build" >/dev/null
+# Quiet when it works; the compiler's words when it does not.
+if ! ninja -C "$build" > "$build/meson-logs/build.txt" 2>&1; then
+  grep -A20 -m3 '^FAILED' "$build/meson-logs/build.txt" || tail -40 "$build/meson-logs/build.txt"
+  echo "the build failed (all of it: $build/meson-logs/build.txt)"
+  exit 1
+fi
 
 echo "== blobrt info"
 meson devenv -C "$build" blobrt info

@@ -10,7 +10,7 @@ if [ ! -x /usr/local/cuda/bin/nvcc ]; then
 fi
 status=0
 bundle_work="$build-gpu-bundle-test"
-BUNDLE_BUILD_DIR="$build-gpu-bundle" tests/gpu_bundle_test.sh "$bundle_work" || status=1
+BUNDLE_BUILD_DIR="$build-gpu-bundle" tests/cuda/gpu_bundle_test.sh "$bundle_work" || status=1
 names=()
 for f in "$bundle_work"/junit/*.junit.xml; do
   [ -f "$f" ] || continue

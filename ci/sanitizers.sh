@@ -27,14 +27,14 @@ preload="$(ci_libgomp_preload)"
 [ -n "$preload" ] && asan_options=$asan_options:verify_asan_link_order=0
 LD_PRELOAD="$preload" ASAN_OPTIONS=$asan_options \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-LSAN_OPTIONS="suppressions=$root/tests/sanitizer.supp" \
+LSAN_OPTIONS="suppressions=$root/tests/sanitizers/sanitizer.supp" \
   meson test -C "$asan" --no-suite dist --print-errorlogs --num-processes "$(nproc)" --timeout-multiplier 3 || status=1
 keep_junit "$asan/meson-logs/testlog.junit.xml" asan
 # libblobrt-dist under mpirun: Open MPI unloads its components at MPI_Finalize, so
 # their allocations are only attributed (and suppressed) with full stack unwinding.
 LD_PRELOAD="$preload" ASAN_OPTIONS=$asan_options:fast_unwind_on_malloc=0 \
 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
-LSAN_OPTIONS="suppressions=$root/tests/sanitizer.supp" \
+LSAN_OPTIONS="suppressions=$root/tests/sanitizers/sanitizer.supp" \
   meson test -C "$asan" --suite dist --print-errorlogs --timeout-multiplier 3 || status=1
 keep_junit "$asan/meson-logs/testlog.junit.xml" asan-dist
 stage_summary "$status" asan asan-dist

@@ -11,7 +11,7 @@ vg_log="$build/meson-logs/valgrind.txt"
 if LD_PRELOAD="$(ci_libgomp_preload)" BLOBRT_PLUGIN_PATH="$build/backends/blis" BLOBRT_PLUGIN_SYSTEM_PATH="" \
     BLOBRT_PLUGIN_SCANNER="$build/tools/blobrt-plugin-scanner" \
     valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
-    --suppressions="$root/tests/valgrind.supp" --log-file="$vg_log" \
+    --suppressions="$root/tests/sanitizers/valgrind.supp" --log-file="$vg_log" \
     "$build/tests/blobrt-conformance" --gtest_filter='AllDevices/*host_0*:AllDevices/*blis_0*' \
     --gtest_brief=1 --gtest_output="xml:$junit_dir/valgrind.junit.xml" >/dev/null; then
   echo "valgrind: clean ($(grep -o 'ERROR SUMMARY: [0-9]* errors' "$vg_log" | tail -1))"

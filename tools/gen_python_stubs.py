@@ -3,7 +3,7 @@
 
 Every signature a type checker needs is declared in python/src/blobrt_module.cpp (nb::sig),
 so the stub is stubgen's output as it is; tests/python/test_blobrt.py checks that the
-checked-in stub is what this writes, and tests/typing_test.py type-checks code against it
+checked-in stub is what this writes, and tests/typing/typing_test.py type-checks code against it
 (mypy --strict, pyright).
 
 usage: PYTHONPATH=build/python python3 tools/gen_python_stubs.py OUTPUT.pyi"""

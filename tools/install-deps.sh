@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  g++ meson ninja-build pkg-config python3 python3-pip python3-venv binutils cmake
+  g++ meson ninja-build pkg-config python3 python3-dev python3-pip python3-venv binutils cmake
   libprotobuf-dev protobuf-compiler
   libboost-dev libboost-filesystem-dev
   libblis-dev
@@ -32,7 +32,7 @@ if ((${#missing[@]})); then
 fi
 
 # Python: nanobind builds the extension, numpy and pytest test it, mypy and basedpyright (it
-# bundles pyright) type-check the examples and tests (tests/typing_test.py), jsonschema checks
+# bundles pyright) type-check the examples and tests (tests/typing/typing_test.py), jsonschema checks
 # `blobrt info --json` against docs/blobrt-info.schema.json (PyPI). meson-python is
 # not installed here: `pip install .` fetches it into an isolated build environment, and
 # its meson must not shadow Debian's for the other builds.

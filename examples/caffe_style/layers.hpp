@@ -2,7 +2,7 @@
 // InnerProduct, ReLU, SoftmaxWithLoss and Convolution (through im2col). Forward_cpu and
 // Backward_cpu use the CPU half of Caffe's math on host pointers; InnerProduct also has
 // Forward_gpu/Backward_gpu on the active device's handles. Used by examples/caffe_mlp.cpp
-// and tests/test_caffe_layers.cpp (numeric gradient checks).
+// and tests/caffe/caffe_layers_test.cpp (numeric gradient checks).
 #ifndef BLOBRT_EXAMPLES_CAFFE_STYLE_LAYERS_HPP
 #define BLOBRT_EXAMPLES_CAFFE_STYLE_LAYERS_HPP
 

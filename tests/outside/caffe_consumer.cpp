@@ -1,4 +1,4 @@
-// A Caffe-style program on an installed blobrt-caffe (tests/outside_in_test.py): Caffe's
+// A Caffe-style program on an installed blobrt-caffe (tests/outside/outside_in_test.py): Caffe's
 // header names from the prefix, GlobalInit parsing a gflags flag, a caffe::Blob and Caffe's
 // math on the active backend. No caffe.pb.h: blobrt's own BlobProto stands in.
 // A CPU_ONLY build, as Caffe's Makefile.config would say (without it caffe/util/

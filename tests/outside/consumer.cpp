@@ -1,5 +1,5 @@
 // A program that uses an installed blobrt as any project would (built by
-// tests/outside_in_test.py with pkg-config, meson and CMake): one Blob, Caffe's math on
+// tests/outside/outside_in_test.py with pkg-config, meson and CMake): one Blob, Caffe's math on
 // whatever backend BLOBRT_BACKEND names, the version header.
 #include <blobrt/blob.hpp>
 #include <blobrt/plugin_abi.h>

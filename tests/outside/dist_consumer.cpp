@@ -1,4 +1,4 @@
-// A program that uses an installed libblobrt-dist (tests/outside_in_test.py): each rank's
+// A program that uses an installed libblobrt-dist (tests/outside/outside_in_test.py): each rank's
 // diff holds its rank + 1; the summed diff is the same on every rank.
 #include <blobrt/dist/communicator.hpp>
 

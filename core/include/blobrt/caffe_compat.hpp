@@ -2,7 +2,7 @@
 // caffe/syncedmem.hpp, caffe/common.hpp, caffe/util/io.hpp, caffe/util/rng.hpp and
 // caffe/util/math_functions.hpp (both halves) compiles with its includes pointing here.
 // Caffe's layer sources build unchanged with one-line caffe/*.hpp headers that include
-// this one (tests/caffe_peer/README.md, docs/differences-from-caffe.md).
+// this one (tests/caffe/peer/README.md, docs/differences-from-caffe.md).
 //
 // The caffe_gpu_* functions work on the *active device* (whatever backend is loaded)
 // and take the handles that gpu_data()/mutable_gpu_data() return. For OpenCL such a

@@ -95,26 +95,33 @@ inline const char* curandGetErrorString(curandStatus_t error) {
 
 namespace blobrt_cuda {
 
-inline bool is_cuda(const std::string& device) {  // "cuda:0"
-  return device.compare(0, device.find(':'), "cuda") == 0;
+// Whether a device's memory is CUDA device memory (what Caffe's kernels can launch on):
+// asked of its description, as DLPack would, never of its backend's name.
+inline bool holds_cuda_memory(const blobrt::Device& device) {
+  return device.description().native_type == blobrt::NativeDeviceType::kCuda;
 }
 
-// After Caffe::SetDevice(n) selected cuda:n for the thread: Caffe's kernels launch there too.
-inline void runtime_follows(int device) {
-  if (is_cuda(blobrt::active_backend())) CUDA_CHECK((::cudaSetDevice)(device));
+// After Caffe::SetDevice selected a device for the thread: where it holds CUDA memory,
+// Caffe's kernels launch on that CUDA device too.
+inline void runtime_follows(int /*device_id*/) {
+  const blobrt::Device& device = *blobrt::current_device();
+  if (holds_cuda_memory(device)) CUDA_CHECK((::cudaSetDevice)(device.description().native_index));
 }
 
 }  // namespace blobrt_cuda
 
 }  // namespace caffe
 
-// Caffe's cudaSetDevice(n): the CUDA runtime's, then, where the process runs on the cuda
-// backend, blobrt's thread device follows (when the runtime accepted n: its error is
-// returned as it was).
+// Caffe's cudaSetDevice(n): the CUDA runtime's, then, where the process's device holds
+// CUDA memory, the calling thread moves to device n of that backend (whose device indices
+// are the CUDA ordinals), as Caffe::SetDevice(n) would. The runtime's status is returned as
+// it was, and a refused n moves nothing.
 inline cudaError_t blobrt_caffe_cuda_set_device(int device) {
   const cudaError_t status = (::cudaSetDevice)(device);
-  if (status == cudaSuccess && caffe::blobrt_cuda::is_cuda(blobrt::default_device()->description().id())) {
-    blobrt::select_thread_device("cuda:" + std::to_string(device));
+  const blobrt::Device& process_device = *blobrt::default_device();
+  if (status == cudaSuccess && caffe::blobrt_cuda::holds_cuda_memory(process_device)) {
+    const std::string id = process_device.description().id();  // "cuda:0"
+    blobrt::select_thread_device(id.substr(0, id.find(':')) + ":" + std::to_string(device));
   }
   return status;
 }

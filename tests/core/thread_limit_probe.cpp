@@ -1,5 +1,5 @@
 // Blob math and blobrt's thread team, seen from a process of its own, for
-// test_thread_limit.cpp.
+// thread_limit_test.cpp.
 //   thread_limit_probe                  RLIMIT_NPROC 1, as an unprivileged user (root
 //                                       drops to nobody, as limits do not bind root): it
 //                                       must print the right sum, not die for want of a

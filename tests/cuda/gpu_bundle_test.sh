@@ -2,9 +2,9 @@
 # The GPU bundle, checked where there is no GPU (CI): it builds, stays under its size limit,
 # holds no NVIDIA library, still runs after being moved elsewhere, passes on the CPU
 # backends and reports why CUDA cannot run here.
-#   tests/gpu_bundle_test.sh WORKDIR     (the JUnit files of the bundle's run end up in WORKDIR/junit)
+#   tests/cuda/gpu_bundle_test.sh WORKDIR     (the JUnit files of the bundle's run end up in WORKDIR/junit)
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
 work="$1"
 rm -rf "$work"
 mkdir -p "$work"
