@@ -9,7 +9,7 @@ vg_log="$build/meson-logs/valgrind.txt"
 # libgomp at start-up, for the reason given in ci/sanitizers.sh (memcheck does not see
 # into the static TLS of a library loaded later either).
 if LD_PRELOAD="$(ci_libgomp_preload)" BLOBRT_PLUGIN_PATH="$build/backends/blis" BLOBRT_PLUGIN_SYSTEM_PATH="" \
-    BLOBRT_PLUGIN_SCANNER="$build/tools/blobrt-plugin-scanner" \
+    BLOBRT_PLUGIN_SCANNER="$build/cli/blobrt-plugin-scanner" \
     valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
     --suppressions="$root/tests/sanitizers/valgrind.supp" --log-file="$vg_log" \
     "$build/tests/blobrt-conformance" --gtest_filter='AllDevices/*host_0*:AllDevices/*blis_0*' \

@@ -111,15 +111,15 @@ cp tools/gpu-bundle/python/meson.build tools/gpu-bundle/python/meson_options.txt
 cp tools/gpu-bundle/python/blobrt.meson.build "$pyb/blobrt/meson.build"
 cp python/src/*.cpp python/src/*.hpp "$pyb/src/"
 cp python/blobrt/__init__.py python/blobrt/__main__.py python/blobrt/py.typed python/blobrt/_blobrt.pyi "$pyb/blobrt/"
-cp tools/info_report.hpp tools/inspect_report.hpp tools/json_out.hpp "$build/proto/blobrt.pb.h" "$pyb/include/"
+cp report/info_report.hpp report/inspect_report.hpp report/json_out.hpp "$build/proto/blobrt.pb.h" "$pyb/include/"
 mkdir -p "$pyb/include/google"
 cp -r /usr/include/google/protobuf "$pyb/include/google/"
 cp -r /usr/include/nlohmann "$pyb/include/"
 # meson's static libraries are thin archives (member paths into the build tree): copied as
 # whole archives of their objects, without debug sections.
 for a in libblobrt-info-report.a libblobrt-inspect-report.a; do
-  mapfile -t members < <(cd "$build/tools" && ar t "$a")
-  (cd "$build/tools" && ar rcs "$pyb/lib/$a" "${members[@]}")
+  mapfile -t members < <(cd "$build/report" && ar t "$a")
+  (cd "$build/report" && ar rcs "$pyb/lib/$a" "${members[@]}")
   strip --strip-debug "$pyb/lib/$a"
 done
 (cd "$dir" && ls lib/libblobrt.so.1 lib/deps/libprotobuf.so.* lib/deps/libboost_filesystem.so.*) > "$pyb/bundle_libs.txt"

@@ -871,7 +871,7 @@ void register_functions(nb::module_& m) {
         nb::sig("def load(path: str | os.PathLike[str], format: str | None = None) -> Blob"),
         "A Blob from a Caffe BlobProto file (double_data gives float64). format None decides binary or text "
         "from the file itself (docs/python.md); 'binary' or 'text' reads it as that format only.");
-  // One computation for `blobrt inspect --json` and blobrt.inspect() (tools/inspect_report.hpp;
+  // One computation for `blobrt inspect --json` and blobrt.inspect() (report/inspect_report.hpp;
   // docs/blobrt-inspect.schema.json): the same keys and numbers in both.
   m.def("_inspect_json",
         [](const std::string& path, const std::optional<std::string>& format) {
@@ -897,7 +897,7 @@ void register_functions(nb::module_& m) {
   m.def("active_device", [] { return active_backend(); }, "The active device's id, e.g. 'blis:0'.");
   m.def("available_devices", &available_devices, "Every backend:index that can be opened here, host first.");
   // One description of the node for `blobrt info --json` and blobrt.info() / devices()
-  // (tools/info_report.hpp; docs/blobrt-info.schema.json): the same keys in both.
+  // (report/info_report.hpp; docs/blobrt-info.schema.json): the same keys in both.
   m.def("_info_json", [] { return tools::dump_json(tools::info_report(), -1); },
         "What `blobrt info --json` prints, as JSON text (blobrt.info() parses it).");
   m.def("version", [] { return std::string(version()); }, "libblobrt's version, e.g. '1.4.0' (also blobrt.__version__).");

@@ -1,5 +1,5 @@
 // blobrt-conformance: every Device operation on every device this machine can open,
-// compared with the host reference (tools/conformance_checks.hpp states the tolerances).
+// compared with the host reference (conformance/conformance_checks.hpp states the tolerances).
 // Installed with the runtime so a node can check its own plugins:
 //   blobrt-conformance                      # every device found
 //   blobrt-conformance --gtest_filter='*cuda*'

@@ -63,7 +63,7 @@ with tempfile.TemporaryDirectory() as cpu_node:
     flags = subprocess.run(["pkg-config", "--cflags", "--libs", "blobrt"], env=env, capture_output=True,
                            text=True)
     check(flags.returncode == 0, f"pkg-config finds blobrt.pc ({flags.stderr.strip()})")
-    demo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tools", "caffe_demo.cpp")
+    demo = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "cli", "caffe_demo.cpp")
     compiled = subprocess.run(["c++", "-std=c++17", demo, "-o", os.path.join(cpu_node, "demo")]
                               + flags.stdout.split(), capture_output=True, text=True)
     check(compiled.returncode == 0, f"the Caffe demo compiles against the install ({compiled.stderr[-500:]})")

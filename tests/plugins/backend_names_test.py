@@ -18,7 +18,7 @@ PATTERNS = [re.compile(p, re.IGNORECASE) for p in (
     rf"\bif\b.*\bin\s*[\(\[\{{]\s*{QUOTED}",
     rf"\bcase\s+{QUOTED}",
 )]
-DIRS = ["core", "blobrt-dist", "blobrt-caffe", "python", "tools", "examples", "benchmarks", "cmake"]
+DIRS = ["core", "blobrt-dist", "blobrt-caffe", "python", "cli", "report", "conformance", "tools", "examples", "benchmarks", "cmake"]
 # The GPU bundle's runner is a test harness (as tests/ is): it reports per backend on purpose.
 EXCLUDED = {"tools/gpu-bundle"}
 SUFFIXES = {".cpp", ".hpp", ".h", ".cu", ".py", ".pyi", ".in", ".cmake", ".sh"}

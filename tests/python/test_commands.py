@@ -1,6 +1,6 @@
 """The programs a user runs from the package: `python -m blobrt ...` and, in an installed
 wheel, the `blobrt` command pip puts on the venv's PATH (both run the `blobrt` program
-shipped beside the package's libblobrt). In the build tree they use build/tools/blobrt."""
+shipped beside the package's libblobrt). In the build tree they use build/cli/blobrt."""
 import os
 import subprocess
 import sys
@@ -20,7 +20,7 @@ def _run(args: list[str]) -> "subprocess.CompletedProcess[str]":
 def test_the_program_is_found() -> None:
     path = launcher.program()
     if path is None and not PACKAGED:
-        pytest.skip("build tree without build/tools on PATH: the wheel test runs this")
+        pytest.skip("build tree without build/cli on PATH: the wheel test runs this")
     assert path is not None, "blobrt program not found beside the package's libblobrt"
     assert os.access(path, os.X_OK)
 
@@ -28,7 +28,7 @@ def test_the_program_is_found() -> None:
 @pytest.mark.parametrize("args", [["info"], ["info", "--json"], ["selftest"]])
 def test_python_dash_m_blobrt(args: list[str]) -> None:
     if launcher.program() is None and not PACKAGED:
-        pytest.skip("build tree without build/tools on PATH: the wheel test runs this")
+        pytest.skip("build tree without build/cli on PATH: the wheel test runs this")
     r = _run([sys.executable, "-m", "blobrt", *args])
     assert r.returncode == 0, r.stdout + r.stderr
     if args == ["info"]:

@@ -16,7 +16,7 @@ import pytest
 
 import blobrt
 
-TOOL = os.path.join(os.path.dirname(blobrt.__file__), "..", "..", "tools", "blobrt")
+TOOL = os.path.join(os.path.dirname(blobrt.__file__), "..", "..", "cli", "blobrt")
 
 
 def _value_text(rng: random.Random, v: float) -> str:

@@ -1,4 +1,4 @@
-"""blobrt.inspect() and `blobrt inspect --json` are one computation (tools/inspect_report.cpp):
+"""blobrt.inspect() and `blobrt inspect --json` are one computation (report/inspect_report.cpp):
 the same keys and the same numbers, for binary and text files, float32 and float64, with
 and without a diff, empty, non-finite and legacy 4-D ones (docs/blobrt-inspect.schema.json)."""
 from pathlib import Path
@@ -15,7 +15,7 @@ import blobrt.__main__
 from conftest import DATA
 
 REF = os.path.join(DATA, "ref_float_2x3x4x5_diff")
-BUILD_TOOL = os.path.join(os.path.dirname(blobrt.__file__), "..", "..", "tools", "blobrt")
+BUILD_TOOL = os.path.join(os.path.dirname(blobrt.__file__), "..", "..", "cli", "blobrt")
 
 
 def tool() -> str:

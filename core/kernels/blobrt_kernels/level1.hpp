@@ -32,7 +32,7 @@ void scal(std::int64_t n, T alpha, T* x) {
 // Reductions add blocks of kBlock elements in T with SIMD lanes (fast: no widening per
 // element), then the block sums in double. A float block sum carries at most
 // kBlock/lanes roundings, so the result stays within the conformance tolerance
-// (tools/conformance_checks.hpp) while running at memory speed.
+// (conformance/conformance_checks.hpp) while running at memory speed.
 constexpr std::int64_t kBlock = 1024;
 
 template <typename T>
