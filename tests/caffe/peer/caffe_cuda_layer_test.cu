@@ -72,18 +72,30 @@ TEST(CaffeCudaBuild, CudaSetDeviceOffCudaLeavesBlobrtsDevice) {
   blobrt::select_backend("auto");
 }
 
+// The process on the cuda backend (skipped with the reason where no CUDA device is
+// usable); `last` is the last CUDA device, so that a node with several GPUs checks one
+// other than the default.
+class CaffeCudaDevices : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    try {
+      blobrt::select_backend("cuda");
+    } catch (const blobrt::Error& e) {
+      GTEST_SKIP() << "no usable CUDA device: " << e.what();
+    }
+    int count = 0;
+    CUDA_CHECK(cudaGetDeviceCount(&count));
+    last = count - 1;
+  }
+  void TearDown() override { blobrt::select_backend("auto"); }
+  int last = 0;
+};
+
 // Caffe's InternalThread: a new thread calls cudaSetDevice(n), then allocates; the memory
 // must be on cuda:n, where that thread's kernels launch, whatever blobrt device the thread
-// had. The last device, so that a node with several GPUs checks one other than the default.
-TEST(CaffeCudaBuild, CudaSetDeviceMovesBlobrtsThreadDevice) {
-  try {
-    blobrt::select_backend("cuda");
-  } catch (const blobrt::Error& e) {
-    GTEST_SKIP() << "no usable CUDA device: " << e.what();
-  }
-  int count = 0;
-  CUDA_CHECK(cudaGetDeviceCount(&count));
-  const int last = count - 1;
+// had.
+TEST_F(CaffeCudaDevices, CudaSetDeviceMovesBlobrtsThreadDevice) {
+  const int last = this->last;
   std::thread([last] {
     blobrt::select_thread_device("host:0");  // whatever the thread had before
     ASSERT_EQ(cudaSetDevice(last), cudaSuccess);
@@ -92,21 +104,13 @@ TEST(CaffeCudaBuild, CudaSetDeviceMovesBlobrtsThreadDevice) {
     EXPECT_EQ(blobrt::active_backend(), "cuda:" + std::to_string(last));
   }).join();
   EXPECT_EQ(blobrt::active_backend(), "cuda:0") << "the other thread's choice stays its own";
-  blobrt::select_backend("auto");
 }
 
 // The caffe tool's Caffe::SetDevice(n): blobrt selects cuda:n for the thread and the CUDA
 // runtime's current device (where Caffe's kernels launch) follows. (With one GPU the
 // runtime's device is 0 anyway: only a node with several tells this apart.)
-TEST(CaffeCudaBuild, CaffeSetDeviceMovesTheCudaRuntimesDevice) {
-  try {
-    blobrt::select_backend("cuda");
-  } catch (const blobrt::Error& e) {
-    GTEST_SKIP() << "no usable CUDA device: " << e.what();
-  }
-  int count = 0;
-  CUDA_CHECK(cudaGetDeviceCount(&count));
-  const int last = count - 1;
+TEST_F(CaffeCudaDevices, CaffeSetDeviceMovesTheCudaRuntimesDevice) {
+  const int last = this->last;
   std::thread([last] {
     caffe::Caffe::SetDevice(last);
     int device = -1;
@@ -114,7 +118,6 @@ TEST(CaffeCudaBuild, CaffeSetDeviceMovesTheCudaRuntimesDevice) {
     EXPECT_EQ(device, last);
     EXPECT_EQ(blobrt::active_backend(), "cuda:" + std::to_string(last));
   }).join();
-  blobrt::select_backend("auto");
 }
 
 }  // namespace
