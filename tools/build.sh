@@ -22,10 +22,11 @@ rm -rf "$junit_dir"
 export BLOBRT_CI_ALL=1 BLOBRT_CI_DONE=""
 status=0
 timings=()
-while read -r stage; do
-  case "$stage" in ''|'#'*) continue ;; esac
+# Read first: a stage's programs (mpirun, apt) must not read the rest of the list as input.
+mapfile -t stages < <(grep -v -e '^#' -e '^$' "$root/ci/stages")
+for stage in "${stages[@]}"; do
   start=$SECONDS
-  if ! bash "$root/ci/$stage.sh"; then
+  if ! bash "$root/ci/$stage.sh" < /dev/null; then
     status=1
     echo "== stage $stage failed"
     # Without its dependencies or its build nothing after it can run.
@@ -33,7 +34,7 @@ while read -r stage; do
   fi
   timings+=("$(printf '%-11s %5d s' "$stage" $((SECONDS - start)))")
   BLOBRT_CI_DONE="$BLOBRT_CI_DONE $stage"
-done < "$root/ci/stages"
+done
 
 echo "== stage times"
 printf '  %s\n' "${timings[@]}"
