@@ -18,7 +18,9 @@ include_guard(GLOBAL)
 if(CMAKE_VERSION VERSION_LESS 3.23)
   message(FATAL_ERROR "caffe-on-blobrt.cmake needs CMake 3.23 or later; this is ${CMAKE_VERSION}")
 endif()
-# Caffe declares cmake_minimum_required(2.8.7); the policies below are this file's own.
+# Caffe declares cmake_minimum_required(2.8.7); the policies below are this file's own
+# (pushed here, popped at the end; the function keeps the ones it was defined under).
+cmake_policy(PUSH)
 cmake_policy(VERSION 3.23)
 
 find_package(blobrt 1.0 CONFIG REQUIRED COMPONENTS caffe HINTS "${CMAKE_CURRENT_LIST_DIR}" NO_DEFAULT_PATH)
@@ -46,3 +48,4 @@ function(blobrt_adopt_caffe_library)
   target_link_libraries(caffe PUBLIC blobrt::caffe)
 endfunction()
 cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL blobrt_adopt_caffe_library)
+cmake_policy(POP)
