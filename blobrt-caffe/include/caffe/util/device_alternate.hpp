@@ -103,7 +103,7 @@ inline bool holds_cuda_memory(const blobrt::Device& device) {
 
 // After Caffe::SetDevice selected a device for the thread: where it holds CUDA memory,
 // Caffe's kernels launch on that CUDA device too.
-inline void runtime_follows(int /*device_id*/) {
+inline void runtime_follows() {
   const blobrt::Device& device = *blobrt::current_device();
   if (holds_cuda_memory(device)) CUDA_CHECK((::cudaSetDevice)(device.description().native_index));
 }
@@ -127,7 +127,7 @@ inline cudaError_t blobrt_caffe_cuda_set_device(int device) {
 }
 // Unqualified on purpose, so ::cudaSetDevice(n) still reads as a call.
 #define cudaSetDevice(device) blobrt_caffe_cuda_set_device(device)
-#define BLOBRT_CAFFE_AFTER_SET_DEVICE(device) ::caffe::blobrt_cuda::runtime_follows(device)
+#define BLOBRT_CAFFE_AFTER_SET_DEVICE() ::caffe::blobrt_cuda::runtime_follows()
 
 #endif  // CPU_ONLY
 

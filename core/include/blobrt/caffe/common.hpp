@@ -210,7 +210,7 @@ class Caffe {
 #ifdef BLOBRT_CAFFE_AFTER_SET_DEVICE
     // A CUDA build of Caffe's sources (blobrt-caffe's device_alternate.hpp): the CUDA
     // runtime's current device, where Caffe's own kernels launch, follows.
-    BLOBRT_CAFFE_AFTER_SET_DEVICE(device_id);
+    BLOBRT_CAFFE_AFTER_SET_DEVICE();
 #endif
   }
   static bool CheckDevice(const int device_id) {
