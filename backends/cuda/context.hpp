@@ -79,13 +79,9 @@ inline T* at(const void* buffer, int64_t offset) {
 }
 
 // ABI 1.2 entry points, each in a file of its own (gemm_gemv.cu, elementwise.cu).
-int gemm(void* context, int32_t precision, int32_t trans_a, int32_t trans_b, int64_t m, int64_t n, int64_t k,
-         double alpha, const void* a, int64_t a_offset, const void* b, int64_t b_offset, double beta, void* c,
-         int64_t c_offset, blobrt_error* err);
-int gemv(void* context, int32_t precision, int32_t trans_a, int64_t m, int64_t n, double alpha, const void* a,
-         int64_t a_offset, const void* x, int64_t x_offset, double beta, void* y, int64_t y_offset, blobrt_error* err);
-int elementwise(void* context, int32_t precision, int32_t op, int64_t n, double alpha, double beta, const void* a,
-                int64_t a_offset, const void* b, int64_t b_offset, void* y, int64_t y_offset, blobrt_error* err);
+BLOBRT_KIT_ENTRY_TYPE(gemm) gemm;
+BLOBRT_KIT_ENTRY_TYPE(gemv) gemv;
+BLOBRT_KIT_ENTRY_TYPE(elementwise) elementwise;
 
 }  // namespace blobrt_cuda
 

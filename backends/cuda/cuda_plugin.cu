@@ -40,24 +40,22 @@ int scal(void* context, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* e
 // The plugin's entry points, named as the table's fields: kit::table_of sets each one. No
 // host_alias: device memory is separate.
 struct Cuda {
-  static int device_count(int32_t* count, blobrt_error* err);
-  static int device_properties(int32_t index, blobrt_device_properties* out, blobrt_error* err);
-  static int open_device(int32_t index, void** context, blobrt_error* err);
-  static void close_device(void* context);
-  static int allocate(void* context, size_t bytes, void** handle, blobrt_error* err);
-  static void release(void* context, void* handle);
-  static int view(void* context, void* buffer, size_t offset, size_t bytes, void** handle, blobrt_error* err);
-  static void release_view(void* context, void* handle);
-  static int host_allocate(void* context, size_t bytes, void** pointer, blobrt_error* err);
-  static void host_release(void* context, void* pointer);
-  static int copy_to_device(void* context, const void* host, void* dst, size_t offset, size_t bytes,
-                            blobrt_error* err);
-  static int copy_to_host(void* context, const void* src, size_t offset, void* host, size_t bytes, blobrt_error* err);
-  static int copy_device(void* context, const void* src, size_t src_offset, void* dst, size_t dst_offset,
-                         size_t bytes, blobrt_error* err);
-  static int memset(void* context, void* dst, size_t offset, int32_t value, size_t bytes, blobrt_error* err);
+  BLOBRT_KIT_ENTRY(device_count);
+  BLOBRT_KIT_ENTRY(device_properties);
+  BLOBRT_KIT_ENTRY(open_device);
+  BLOBRT_KIT_ENTRY(close_device);
+  BLOBRT_KIT_ENTRY(allocate);
+  BLOBRT_KIT_ENTRY(release);
+  BLOBRT_KIT_ENTRY(view);
+  BLOBRT_KIT_ENTRY(release_view);
+  BLOBRT_KIT_ENTRY(host_allocate);
+  BLOBRT_KIT_ENTRY(host_release);
+  BLOBRT_KIT_ENTRY(copy_to_device);
+  BLOBRT_KIT_ENTRY(copy_to_host);
+  BLOBRT_KIT_ENTRY(copy_device);
+  BLOBRT_KIT_ENTRY(memset);
   BLOBRT_KIT_LEVEL1_FROM_TEMPLATES  // axpy, dot, asum, scal below
-  static int synchronize(void* context, blobrt_error* err);
+  BLOBRT_KIT_ENTRY(synchronize);
   // ABI 1.2: Caffe's gemm, gemv and element-wise family (gemm_gemv.cu, elementwise.cu).
   static constexpr auto gemm = blobrt_cuda::gemm;
   static constexpr auto gemv = blobrt_cuda::gemv;

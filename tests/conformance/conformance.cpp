@@ -93,7 +93,7 @@ TEST_P(MathArguments, AreCheckedTheSameWayOnEveryDevice) {
   expect(error_of([&] {
            device->elementwise(f32, ElementwiseOp::kSqr, -2, 0, 0, buffer, 0, nullptr, 0, buffer, 0);
          }),
-         "element-wise sqr (float) with n=-2");
+         "element-wise sqr (float) with negative sizes n=-2");
   // Nothing to do is not an error, and touches nothing (NULL operands included).
   EXPECT_NO_THROW(device->gemm(f32, Transpose::kNo, Transpose::kNo, 0, 5, 5, 1.0, nullptr, 0, nullptr, 0, 0.0,
                                nullptr, 0));

@@ -14,6 +14,8 @@
 #include <cstdint>
 #include <string>
 
+#include "blobrt/math_operations.h"
+
 namespace blobrt {
 
 using DeviceBuffer = void*;
@@ -47,6 +49,20 @@ enum class ElementwiseOp {
   kPowx = 8, kSqr = 9, kSqrt = 10, kExp = 11, kLog = 12, kAbs = 13, kSign = 14, kSgnbit = 15
 };
 const char* to_string(ElementwiseOp op) noexcept;
+
+// Each parameter kind of blobrt/math_operations.h as the Device interface takes it, and
+// the parameter list of an operation in those types (what Device's math virtuals and their
+// overrides are declared with).
+#define BLOBRT_DEVICE_TYPE_PRECISION ::blobrt::Precision
+#define BLOBRT_DEVICE_TYPE_TRANSPOSE ::blobrt::Transpose
+#define BLOBRT_DEVICE_TYPE_EW_OP ::blobrt::ElementwiseOp
+#define BLOBRT_DEVICE_TYPE_SIZE std::int64_t
+#define BLOBRT_DEVICE_TYPE_OFFSET std::int64_t
+#define BLOBRT_DEVICE_TYPE_SCALAR double
+#define BLOBRT_DEVICE_TYPE_INPUT ::blobrt::ConstDeviceBuffer
+#define BLOBRT_DEVICE_TYPE_OUTPUT ::blobrt::DeviceBuffer
+#define BLOBRT_DEVICE_PARAMETER_(kind, name) , BLOBRT_DEVICE_TYPE_##kind name
+#define BLOBRT_DEVICE_MATH_PARAMETERS(parameters) BLOBRT_MATH_LIST(parameters, BLOBRT_DEVICE_PARAMETER_)
 
 // What a device is and what its handles allow. The core and every consumer decide by
 // these, never by the backend's name (a new backend needs no change outside backends/).
@@ -120,19 +136,24 @@ class Device {
   virtual void scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off) = 0;
   virtual void scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off) = 0;
 
-  // Caffe's gemm, gemv and element-wise family (row-major; offsets in elements; scalars
-  // as double, exact for float). Not pure: a device that lacks one runs it on the host
-  // through copies (the base class's implementation, logged once at BLOBRT_LOG=info), so
-  // every device has all of Caffe's math.
-  virtual void gemm(Precision precision, Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n,
-                    std::int64_t k, double alpha, ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer b,
-                    std::int64_t b_off, double beta, DeviceBuffer c, std::int64_t c_off);
-  virtual void gemv(Precision precision, Transpose trans_a, std::int64_t m, std::int64_t n, double alpha,
-                    ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer x, std::int64_t x_off, double beta,
-                    DeviceBuffer y, std::int64_t y_off);
-  virtual void elementwise(Precision precision, ElementwiseOp op, std::int64_t n, double alpha, double beta,
-                           ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer b, std::int64_t b_off,
-                           DeviceBuffer y, std::int64_t y_off);
+  // Caffe's math beyond level 1, one virtual per entry of blobrt/math_operations.h's list,
+  // with its parameters as C++ types (Precision, Transpose, ElementwiseOp, std::int64_t
+  // sizes and element offsets, double scalars, exact for float, and buffers), e.g.
+  //   void gemm(Precision precision, Transpose trans_a, Transpose trans_b, std::int64_t m,
+  //             std::int64_t n, std::int64_t k, double alpha, ConstDeviceBuffer a,
+  //             std::int64_t a_offset, ConstDeviceBuffer b, std::int64_t b_offset,
+  //             double beta, DeviceBuffer c, std::int64_t c_offset);
+  //   void gemv(Precision, Transpose trans_a, m, n, alpha, a, a_offset, x, x_offset, beta, y,
+  //             y_offset);
+  //   void elementwise(Precision, ElementwiseOp op, n, alpha, beta, a, a_offset, b, b_offset,
+  //                    y, y_offset);
+  // (row-major; plugin_abi.h says each one's semantics). Not pure: the base class checks the
+  // arguments and runs the call on the host through copies (logged once at
+  // BLOBRT_LOG=info), so every device has all of Caffe's math.
+#define BLOBRT_DEVICE_MATH_VIRTUAL_(X, since, name, parameters) \
+  virtual void name(BLOBRT_DEVICE_MATH_PARAMETERS(parameters));
+  BLOBRT_MATH_OPERATIONS(BLOBRT_DEVICE_MATH_VIRTUAL_, ~)
+#undef BLOBRT_DEVICE_MATH_VIRTUAL_
 
   virtual void synchronize() = 0;
 };

@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blobrt/math_operations.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -142,12 +144,16 @@ enum blobrt_elementwise_op {
 };
 
 /* The function table's entry points, in their ABI order, written once: the struct below,
- * libblobrt's loader (which checks the REQUIRED ones), the plugin kit's table builder
- * (blobrt/plugin_kit.hpp) and the core's PluginDevice all expand this list, so a field
- * appended in a later minor is named in one place. Each X(presence, since, return_type,
- * name, parameters): presence is REQUIRED (a table without it is refused) or OPTIONAL
- * (NULL when absent); since is the version that added it (1_0, 1_1, 1_2), whose size,
- * BLOBRT_PLUGIN_V<since>_SIZE, covers it. What each entry does is said below the list. */
+ * the compile-time checks of each version's size, libblobrt's loader (which checks the
+ * REQUIRED ones) and the plugin kit's table builder (blobrt/plugin_kit.hpp) expand this list,
+ * so a field appended in a later minor is named in one place. Each X(presence, since,
+ * return_type, name, parameters): presence is REQUIRED (a table without it is refused) or
+ * OPTIONAL (NULL when absent); since is the version that added it (1_0, 1_1, 1_2), whose
+ * size, BLOBRT_PLUGIN_V<since>_SIZE, covers it. The math operations at its end come from their own list (blobrt/math_operations.h),
+ * from which the core's Device, its checks, PluginDevice's forwarding and the host path
+ * are expanded too. What each entry does is said below the list. */
+#define BLOBRT_PLUGIN_MATH_ENTRY_(X, since, name, parameters) \
+  X(OPTIONAL, since, int, name, (void* context parameters(BLOBRT_MATH_C_PARAMETER), blobrt_error* err))
 #define BLOBRT_PLUGIN_V1_ENTRIES(X)                                                               \
   X(REQUIRED, 1_0, int, device_count, (int32_t* count, blobrt_error* err))                        \
   X(REQUIRED, 1_0, int, device_properties,                                                        \
@@ -198,18 +204,7 @@ enum blobrt_elementwise_op {
     (void* context, void* buffer, size_t offset, size_t bytes, void** handle,                     \
      blobrt_error* err))                                                                          \
   X(OPTIONAL, 1_1, void, release_view, (void* context, void* handle))                             \
-  X(OPTIONAL, 1_2, int, gemm,                                                                     \
-    (void* context, int32_t precision, int32_t trans_a, int32_t trans_b, int64_t m, int64_t n,    \
-     int64_t k, double alpha, const void* a, int64_t a_offset, const void* b, int64_t b_offset,   \
-     double beta, void* c, int64_t c_offset, blobrt_error* err))                                  \
-  X(OPTIONAL, 1_2, int, gemv,                                                                     \
-    (void* context, int32_t precision, int32_t trans_a, int64_t m, int64_t n, double alpha,       \
-     const void* a, int64_t a_offset, const void* x, int64_t x_offset, double beta, void* y,      \
-     int64_t y_offset, blobrt_error* err))                                                        \
-  X(OPTIONAL, 1_2, int, elementwise,                                                              \
-    (void* context, int32_t precision, int32_t op, int64_t n, double alpha, double beta,          \
-     const void* a, int64_t a_offset, const void* b, int64_t b_offset, void* y,                   \
-     int64_t y_offset, blobrt_error* err))
+  BLOBRT_MATH_OPERATIONS(BLOBRT_PLUGIN_MATH_ENTRY_, X)
 
 /* What the entries do.
  * device_count: never throws or aborts. On a machine without usable hardware it returns

@@ -8,8 +8,9 @@
 //    a compile error. BLOBRT_PLUGIN_DEFINE(Impl, name, version) defines the entry point
 //    with it. blobrt/plugin_kit_host.hpp's HostMemoryDevice is such a struct for devices
 //    whose memory is host memory: derive from it and write only what differs.
-//    A plugin whose entry points are not all defined in the struct declares them there and
-//    defines them below it (`int MyGpu::allocate(...) { ... }`). Level 1 written once for
+//    A plugin whose entry points are not all defined in the struct declares them there with
+//    BLOBRT_KIT_ENTRY(allocate) (the type comes from the list) and defines them below it
+//    (`int MyGpu::allocate(...) { ... }`). Level 1 written once for
 //    both precisions, as templates axpy, dot, asum and scal (members or not), becomes the
 //    eight fields with BLOBRT_KIT_LEVEL1_FROM_TEMPLATES in the struct.
 //    The optional entries a plugin does not have stay NULL (for gemm, gemv and elementwise
@@ -57,6 +58,14 @@ inline blobrt_plugin_v1 new_table(const char* name, const char* library_version)
   table.library_version = library_version;
   return table;
 }
+
+// In a struct for table_of: declares the entry `name` with its exact type from plugin_abi.h's
+// list, `BLOBRT_KIT_ENTRY(allocate);`, so a plugin writes an entry's prototype only where it
+// defines it (`int MyGpu::allocate(void* context, ...) { ... }`, checked against this).
+// BLOBRT_KIT_ENTRY_TYPE(name) is the entry's function type, for a plugin's own declarations
+// of functions it then puts in the struct (`BLOBRT_KIT_ENTRY_TYPE(gemm) gemm;`).
+#define BLOBRT_KIT_ENTRY_TYPE(name) std::remove_pointer_t<decltype(blobrt_plugin_v1::name)>
+#define BLOBRT_KIT_ENTRY(name) static BLOBRT_KIT_ENTRY_TYPE(name) name
 
 // In a struct for table_of: the level-1 fields of both precisions (saxpy ... dscal) from
 // the templates axpy, dot, asum and scal that name lookup finds there.

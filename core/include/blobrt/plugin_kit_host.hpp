@@ -133,41 +133,16 @@ struct HostMemoryDevice : HostMemory {
   }
   BLOBRT_KIT_LEVEL1_FROM_TEMPLATES  // the table's entries are plain functions, one per precision
 
-  // ABI 1.2 (the core has checked the arguments; plugin_abi.h).
-  static int gemm(void*, int32_t precision, int32_t ta, int32_t tb, int64_t m, int64_t n, int64_t k, double alpha,
-                  const void* a, int64_t ao, const void* b, int64_t bo, double beta, void* c, int64_t co,
-                  blobrt_error*) {
-    const bool ta_ = ta == BLOBRT_TRANS, tb_ = tb == BLOBRT_TRANS;
-    if (precision == BLOBRT_FLOAT64) {
-      blobrt_kernels::gemm<double>(ta_, tb_, m, n, k, alpha, at<double>(a, ao), at<double>(b, bo), beta,
-                                   at<double>(c, co));
-    } else {
-      blobrt_kernels::gemm<float>(ta_, tb_, m, n, k, static_cast<float>(alpha), at<float>(a, ao), at<float>(b, bo),
-                                  static_cast<float>(beta), at<float>(c, co));
-    }
-    return BLOBRT_OK;
+  // Caffe's math operations (blobrt/math_operations.h; the core has checked the
+  // arguments): each entry of the list runs its host kernel in place
+  // (blobrt_kernels/math_operation.hpp).
+#define BLOBRT_KIT_HOST_MATH_(X, since, name, parameters)                                              \
+  static int name(void* parameters(BLOBRT_MATH_C_PARAMETER), blobrt_error* err) {                      \
+    using Args = blobrt_kernels::MathArgs<blobrt_kernels::MathOp::name>;                                \
+    return blobrt_kernels::run_in_place(Args{BLOBRT_MATH_LIST(parameters, BLOBRT_MATH_FORWARD)}, err);  \
   }
-  static int gemv(void*, int32_t precision, int32_t ta, int64_t m, int64_t n, double alpha, const void* a,
-                  int64_t ao, const void* x, int64_t xo, double beta, void* y, int64_t yo, blobrt_error*) {
-    if (precision == BLOBRT_FLOAT64) {
-      blobrt_kernels::gemv<double>(ta == BLOBRT_TRANS, m, n, alpha, at<double>(a, ao), at<double>(x, xo), beta,
-                                   at<double>(y, yo));
-    } else {
-      blobrt_kernels::gemv<float>(ta == BLOBRT_TRANS, m, n, static_cast<float>(alpha), at<float>(a, ao),
-                                  at<float>(x, xo), static_cast<float>(beta), at<float>(y, yo));
-    }
-    return BLOBRT_OK;
-  }
-  static int elementwise(void*, int32_t precision, int32_t op, int64_t n, double alpha, double beta, const void* a,
-                         int64_t ao, const void* b, int64_t bo, void* y, int64_t yo, blobrt_error* err) {
-    const bool known =
-        precision == BLOBRT_FLOAT64
-            ? blobrt_kernels::elementwise<double>(op, n, alpha, beta, at<double>(a, ao), at<double>(b, bo),
-                                                  at<double>(y, yo))
-            : blobrt_kernels::elementwise<float>(op, n, static_cast<float>(alpha), static_cast<float>(beta),
-                                                 at<float>(a, ao), at<float>(b, bo), at<float>(y, yo));
-    return known ? BLOBRT_OK : blobrt_fail(err, BLOBRT_ERR_UNSUPPORTED, "element-wise operation %d is not known", op);
-  }
+  BLOBRT_MATH_OPERATIONS(BLOBRT_KIT_HOST_MATH_, ~)
+#undef BLOBRT_KIT_HOST_MATH_
 
   static int synchronize(void*, blobrt_error*) { return BLOBRT_OK; }
 };

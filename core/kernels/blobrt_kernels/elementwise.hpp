@@ -8,15 +8,18 @@
 #ifndef BLOBRT_KERNELS_ELEMENTWISE_HPP
 #define BLOBRT_KERNELS_ELEMENTWISE_HPP
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <ostream>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 #include "blobrt/plugin_abi.h"
+#include "blobrt_kernels/math_operation.hpp"
 #include "blobrt_kernels/parallel.hpp"
 
 namespace blobrt_kernels {
@@ -148,6 +151,33 @@ bool elementwise(int op, std::int64_t n, T alpha, T beta, const T* a, const T* b
 inline bool reads_a(int op) { return op != BLOBRT_EW_SET && op != BLOBRT_EW_ADD_SCALAR; }
 inline bool reads_b(int op) { return op >= BLOBRT_EW_ADD && op <= BLOBRT_EW_DIV; }
 inline bool reads_y(int op) { return op == BLOBRT_EW_ADD_SCALAR || op == BLOBRT_EW_AXPBY; }
+
+// The name of an element-wise operation code, as errors and logs say it ("sqr").
+inline const char* elementwise_op_name(int op) {
+  static const char* const names[] = {"set", "add_scalar", "scale", "axpby", "add", "sub", "mul", "div",
+                                      "powx", "sqr", "sqrt", "exp", "log", "abs", "sign", "sgnbit"};
+  static_assert(sizeof names / sizeof names[0] == BLOBRT_EW_OP_COUNT, "a name for every operation code");
+  return is_elementwise_op(op) ? names[op] : "unknown";
+}
+
+// The element-wise family as one of Caffe's math operations (math_operation.hpp).
+template <>
+struct MathSemantics<MathOp::elementwise> {
+  using Args = MathArgs<MathOp::elementwise>;
+  static std::array<Operand, 3> operands(const Args& e) {
+    return {{{"a", e.a, e.a_offset, reads_a(e.op) ? e.n : 0, true, false},
+             {"b", e.b, e.b_offset, reads_b(e.op) ? e.n : 0, true, false},
+             {"y", e.y, e.y_offset, e.n, reads_y(e.op), true}}};
+  }
+  static bool only_scales(const Args&, double*) { return false; }
+  template <typename T>
+  static bool run(const Args& e, T* const* p) {
+    return elementwise<T>(e.op, e.n, static_cast<T>(e.alpha), static_cast<T>(e.beta), p[0], p[1], p[2]);
+  }
+  static void routine(std::ostream& s, const Args& e) {
+    s << "element-wise " << elementwise_op_name(e.op) << (e.precision == BLOBRT_FLOAT64 ? " (double)" : " (float)");
+  }
+};
 
 }  // namespace blobrt_kernels
 

@@ -8,9 +8,12 @@
 #define BLOBRT_KERNELS_GEMM_HPP
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <ostream>
 #include <vector>
 
+#include "blobrt_kernels/math_operation.hpp"
 #include "blobrt_kernels/parallel.hpp"
 #include "blobrt_kernels/small_gemm.hpp"
 
@@ -199,6 +202,49 @@ void gemv(bool trans_a, std::int64_t m, std::int64_t n, T alpha, const T* a, con
       },
       row_threshold(m));
 }
+
+// gemm and gemv as Caffe's math operations (math_operation.hpp says what each member is for).
+template <>
+struct MathSemantics<MathOp::gemm> {
+  using Args = MathArgs<MathOp::gemm>;
+  static std::array<Operand, 3> operands(const Args& g) {
+    return {{{"A", g.a, g.a_offset, g.m * g.k, true, false},
+             {"B", g.b, g.b_offset, g.k * g.n, true, false},
+             {"C", g.c, g.c_offset, g.m * g.n, g.beta != 0, true}}};
+  }
+  static bool only_scales(const Args& g, double* beta) {
+    *beta = g.beta;
+    return g.k == 0 || g.alpha == 0;
+  }
+  template <typename T>
+  static bool run(const Args& g, T* const* p) {
+    gemm<T>(g.trans_a == BLOBRT_TRANS, g.trans_b == BLOBRT_TRANS, g.m, g.n, g.k, static_cast<T>(g.alpha), p[0], p[1],
+            static_cast<T>(g.beta), p[2]);
+    return true;
+  }
+  static void routine(std::ostream& s, const Args& g) { s << (g.precision == BLOBRT_FLOAT64 ? "d" : "s") << "gemm"; }
+};
+
+template <>
+struct MathSemantics<MathOp::gemv> {
+  using Args = MathArgs<MathOp::gemv>;
+  static std::array<Operand, 3> operands(const Args& g) {
+    const bool t = g.trans_a == BLOBRT_TRANS;
+    return {{{"A", g.a, g.a_offset, g.m * g.n, true, false},
+             {"x", g.x, g.x_offset, t ? g.m : g.n, true, false},
+             {"y", g.y, g.y_offset, t ? g.n : g.m, g.beta != 0, true}}};
+  }
+  static bool only_scales(const Args& g, double* beta) {
+    *beta = g.beta;
+    return (g.trans_a == BLOBRT_TRANS ? g.m : g.n) == 0 || g.alpha == 0;
+  }
+  template <typename T>
+  static bool run(const Args& g, T* const* p) {
+    gemv<T>(g.trans_a == BLOBRT_TRANS, g.m, g.n, static_cast<T>(g.alpha), p[0], p[1], static_cast<T>(g.beta), p[2]);
+    return true;
+  }
+  static void routine(std::ostream& s, const Args& g) { s << (g.precision == BLOBRT_FLOAT64 ? "d" : "s") << "gemv"; }
+};
 
 }  // namespace blobrt_kernels
 

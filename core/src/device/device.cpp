@@ -2,6 +2,7 @@
 // Caffe's math beyond level 1 for devices that do not do it themselves.
 #include "blobrt/device.hpp"
 
+#include <array>
 #include <cstdint>
 #include <mutex>
 #include <set>
@@ -9,9 +10,8 @@
 #include <vector>
 
 #include "blobrt/error.hpp"
-#include "blobrt_kernels/elementwise.hpp"
-#include "blobrt_kernels/gemm.hpp"
 #include "log.hpp"
+#include "math_checks.hpp"
 
 namespace blobrt {
 
@@ -60,6 +60,10 @@ DeviceBuffer Device::view(DeviceBuffer buffer, std::size_t offset, std::size_t b
 
 namespace {
 
+using math::MathArgs;
+using math::MathOp;
+using math::MathSemantics;
+
 // Says once per device and operation that it runs on the host through copies.
 void note_host_path(const DeviceDescription& d, const std::string& operation) {
   static std::mutex mutex;
@@ -102,88 +106,46 @@ class HostOperand {
   T* pointer_ = nullptr;
 };
 
-void check_sizes(const DeviceDescription& d, const char* operation, std::int64_t m, std::int64_t n, std::int64_t k) {
-  if (m < 0 || n < 0 || k < 0) detail::fail(d.id(), ": ", operation, " with negative sizes m=", m, " n=", n, " k=", k);
-}
-
-template <typename T>
-void gemm_on_host(Device& device, bool ta, bool tb, std::int64_t m, std::int64_t n, std::int64_t k, double alpha,
-                  ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer b, std::int64_t b_off, double beta,
-                  DeviceBuffer c, std::int64_t c_off) {
-  HostOperand<T> ha(device, a, a_off, m * k, true);
-  HostOperand<T> hb(device, b, b_off, k * n, true);
-  HostOperand<T> hc(device, c, c_off, m * n, beta != 0);
-  blobrt_kernels::gemm<T>(ta, tb, m, n, k, static_cast<T>(alpha), ha.get(), hb.get(), static_cast<T>(beta), hc.get());
-  hc.store();
-}
-
-template <typename T>
-void gemv_on_host(Device& device, bool ta, std::int64_t m, std::int64_t n, double alpha, ConstDeviceBuffer a,
-                  std::int64_t a_off, ConstDeviceBuffer x, std::int64_t x_off, double beta, DeviceBuffer y,
-                  std::int64_t y_off) {
-  HostOperand<T> ha(device, a, a_off, m * n, true);
-  HostOperand<T> hx(device, x, x_off, ta ? m : n, true);
-  HostOperand<T> hy(device, y, y_off, ta ? n : m, beta != 0);
-  blobrt_kernels::gemv<T>(ta, m, n, static_cast<T>(alpha), ha.get(), hx.get(), static_cast<T>(beta), hy.get());
-  hy.store();
-}
-
-template <typename T>
-void elementwise_on_host(Device& device, ElementwiseOp op, std::int64_t n, double alpha, double beta,
-                         ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer b, std::int64_t b_off,
-                         DeviceBuffer y, std::int64_t y_off) {
-  const int code = static_cast<int>(op);
-  HostOperand<T> ha(device, blobrt_kernels::reads_a(code) ? a : nullptr, a_off, n, true);
-  HostOperand<T> hb(device, blobrt_kernels::reads_b(code) ? b : nullptr, b_off, n, true);
-  HostOperand<T> hy(device, y, y_off, n, blobrt_kernels::reads_y(code));
-  blobrt_kernels::elementwise<T>(code, n, static_cast<T>(alpha), static_cast<T>(beta), ha.get(), hb.get(), hy.get());
-  hy.store();
+// Runs a call on host memory: each operand the buffer itself or a copy of the elements it
+// touches (HostOperand), the operation's host kernel, the written operand stored back.
+template <MathOp Op>
+void run_through_host(Device& device, const MathArgs<Op>& args) {
+  const DeviceDescription& d = device.description();
+  if (!math::check(d, args)) return;
+  note_host_path(d, math::describe_routine(args));
+  const auto operands = MathSemantics<Op>::operands(args);
+  auto run = [&](auto zero) {
+    using T = decltype(zero);
+    std::vector<HostOperand<T>> host;
+    host.reserve(operands.size());
+    std::array<T*, std::tuple_size<decltype(operands)>::value> pointers{};
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+      const blobrt_kernels::Operand& o = operands[i];
+      host.emplace_back(device, o.buffer, o.offset, o.count, o.read);
+      pointers[i] = host.back().get();
+    }
+    if (!MathSemantics<Op>::template run<T>(args, pointers.data())) {
+      detail::fail(d.id(), ": ", math::describe(args), ": an operation code the host kernels do not know");
+    }
+    for (std::size_t i = 0; i < operands.size(); ++i) {
+      if (operands[i].written) host[i].store();
+    }
+  };
+  if (args.precision == BLOBRT_FLOAT64) {
+    run(0.0);
+  } else {
+    run(0.0f);
+  }
 }
 
 }  // namespace
 
-void Device::gemm(Precision precision, Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n,
-                  std::int64_t k, double alpha, ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer b,
-                  std::int64_t b_off, double beta, DeviceBuffer c, std::int64_t c_off) {
-  check_sizes(description(), "gemm", m, n, k);
-  if (m == 0 || n == 0) return;
-  note_host_path(description(), "gemm");
-  const bool ta = trans_a == Transpose::kYes, tb = trans_b == Transpose::kYes;
-  if (precision == Precision::kFloat64) {
-    gemm_on_host<double>(*this, ta, tb, m, n, k, alpha, a, a_off, b, b_off, beta, c, c_off);
-  } else {
-    gemm_on_host<float>(*this, ta, tb, m, n, k, alpha, a, a_off, b, b_off, beta, c, c_off);
+// Every operation of blobrt/math_operations.h: checked, then run on the host.
+#define BLOBRT_DEVICE_HOST_PATH_(X, since, name, parameters)                   \
+  void Device::name(BLOBRT_DEVICE_MATH_PARAMETERS(parameters)) {               \
+    run_through_host(*this, BLOBRT_MATH_ARGS_FROM_DEVICE(name, parameters));   \
   }
-}
-
-void Device::gemv(Precision precision, Transpose trans_a, std::int64_t m, std::int64_t n, double alpha,
-                  ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer x, std::int64_t x_off, double beta,
-                  DeviceBuffer y, std::int64_t y_off) {
-  check_sizes(description(), "gemv", m, n, 0);
-  if ((trans_a == Transpose::kYes ? n : m) == 0) return;
-  note_host_path(description(), "gemv");
-  const bool ta = trans_a == Transpose::kYes;
-  if (precision == Precision::kFloat64) {
-    gemv_on_host<double>(*this, ta, m, n, alpha, a, a_off, x, x_off, beta, y, y_off);
-  } else {
-    gemv_on_host<float>(*this, ta, m, n, alpha, a, a_off, x, x_off, beta, y, y_off);
-  }
-}
-
-void Device::elementwise(Precision precision, ElementwiseOp op, std::int64_t n, double alpha, double beta,
-                         ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer b, std::int64_t b_off,
-                         DeviceBuffer y, std::int64_t y_off) {
-  if (!blobrt_kernels::is_elementwise_op(static_cast<int>(op))) {
-    detail::fail(description().id(), ": unknown element-wise operation code ", static_cast<int>(op));
-  }
-  if (n < 0) detail::fail(description().id(), ": element-wise ", to_string(op), " with n=", n);
-  if (n == 0) return;
-  note_host_path(description(), std::string("element-wise ") + to_string(op));
-  if (precision == Precision::kFloat64) {
-    elementwise_on_host<double>(*this, op, n, alpha, beta, a, a_off, b, b_off, y, y_off);
-  } else {
-    elementwise_on_host<float>(*this, op, n, alpha, beta, a, a_off, b, b_off, y, y_off);
-  }
-}
+BLOBRT_MATH_OPERATIONS(BLOBRT_DEVICE_HOST_PATH_, ~)
+#undef BLOBRT_DEVICE_HOST_PATH_
 
 }  // namespace blobrt

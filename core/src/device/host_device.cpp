@@ -91,39 +91,28 @@ class HostDevice final : public Device {
     Kit::dscal(nullptr, n, alpha, x, x_off, nullptr);
   }
 
-  // Caffe's gemm, gemv and element-wise family: the kit's calls of the host kernels
-  // (blobrt_kernels/gemm.hpp, elementwise.hpp) on the buffers themselves, after the checks
-  // every device makes.
-  void gemm(Precision precision, Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n,
-            std::int64_t k, double alpha, ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer b,
-            std::int64_t b_off, double beta, DeviceBuffer c, std::int64_t c_off) override {
-    if (!math_checks::check_gemm(description_, precision, trans_a, trans_b, m, n, k, a, a_off, b, b_off, c, c_off)) {
-      return;
-    }
-    Kit::gemm(nullptr, static_cast<std::int32_t>(precision), static_cast<std::int32_t>(trans_a),
-              static_cast<std::int32_t>(trans_b), m, n, k, alpha, a, a_off, b, b_off, beta, c, c_off, nullptr);
+  // Caffe's math operations (blobrt/math_operations.h): the host kernels on the buffers
+  // themselves (blobrt_kernels::run_in_place, as the kit's host-memory devices run them),
+  // after the checks every device makes.
+#define BLOBRT_HOST_DEVICE_MATH_(X, since, name, parameters)                 \
+  void name(BLOBRT_DEVICE_MATH_PARAMETERS(parameters)) override {            \
+    run_checked(BLOBRT_MATH_ARGS_FROM_DEVICE(name, parameters));             \
   }
-  void gemv(Precision precision, Transpose trans_a, std::int64_t m, std::int64_t n, double alpha,
-            ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer x, std::int64_t x_off, double beta,
-            DeviceBuffer y, std::int64_t y_off) override {
-    if (!math_checks::check_gemv(description_, precision, trans_a, m, n, a, a_off, x, x_off, y, y_off)) return;
-    Kit::gemv(nullptr, static_cast<std::int32_t>(precision), static_cast<std::int32_t>(trans_a), m, n, alpha, a,
-              a_off, x, x_off, beta, y, y_off, nullptr);
-  }
-  void elementwise(Precision precision, ElementwiseOp op, std::int64_t n, double alpha, double beta,
-                   ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer b, std::int64_t b_off, DeviceBuffer y,
-                   std::int64_t y_off) override {
-    if (!math_checks::check_elementwise(description_, precision, op, n, a, a_off, b, b_off, y, y_off)) return;
-    blobrt_error err{};
-    if (Kit::elementwise(nullptr, static_cast<std::int32_t>(precision), static_cast<std::int32_t>(op), n, alpha, beta,
-                         a, a_off, b, b_off, y, y_off, &err) != BLOBRT_OK) {
-      detail::fail(description_.id(), ": ", err.message);  // an operation the checks passed but the kernels lack
-    }
-  }
+  BLOBRT_MATH_OPERATIONS(BLOBRT_HOST_DEVICE_MATH_, ~)
+#undef BLOBRT_HOST_DEVICE_MATH_
 
   void synchronize() override {}
 
  private:
+  template <math::MathOp Op>
+  void run_checked(const math::MathArgs<Op>& args) {
+    if (!math::check(description_, args)) return;
+    blobrt_error err{};
+    if (blobrt_kernels::run_in_place(args, &err) != BLOBRT_OK) {
+      detail::fail(description_.id(), ": ", err.message);  // a code the checks passed but the kernels lack
+    }
+  }
+
   DeviceDescription description_;
 };
 

@@ -1,8 +1,10 @@
-// The argument checks of gemm, gemv and elementwise that every device makes before it runs
-// one (the built-in host device, and PluginDevice before it calls a plugin), so a bad call
-// is the same blobrt::Error everywhere and never reaches a kernel: negative sizes or
-// offsets, an unknown precision, transpose or operation code, a missing operand, and
-// double precision on a device without fp64 (UnsupportedError, as the level-1 calls give).
+// The argument checks every device makes before it runs one of Caffe's math operations
+// (the built-in host device, PluginDevice before it calls a plugin, the host path), written
+// once for every operation of blobrt/math_operations.h's list: each parameter is checked by
+// its kind (a precision, a transpose or an element-wise code it does not know, a negative
+// size or offset, double precision on a device without fp64), each buffer by the extent
+// the operation's semantics give it (blobrt_kernels/math_operation.hpp). So a bad call is
+// the same blobrt::Error everywhere and never reaches a kernel.
 #ifndef BLOBRT_MATH_CHECKS_HPP
 #define BLOBRT_MATH_CHECKS_HPP
 
@@ -10,123 +12,118 @@
 #include <ostream>
 #include <sstream>
 #include <string>
+#include <type_traits>
 
 #include "blobrt/device.hpp"
 #include "blobrt/error.hpp"
 #include "blobrt_kernels/elementwise.hpp"
+#include "blobrt_kernels/gemm.hpp"
+#include "blobrt_kernels/math_operation.hpp"
 
-namespace blobrt::math_checks {
+namespace blobrt::math {
 
-// "sgemm", "dgemv", "element-wise sqr (double)": the name errors and logs use. Streamed
-// into a message only when there is one: the checks below run on every call, and n = 1
-// calls must not pay for building a string.
+using blobrt_kernels::MathArgs;
+using blobrt_kernels::MathOp;
+using blobrt_kernels::MathSemantics;
+using blobrt_kernels::ParameterKind;
+
+// MathArgs<MathOp::op> from the Device interface's values of `parameters` (the names in
+// scope): each converted to its C type.
+#define BLOBRT_DEVICE_TO_C_(kind, name) , static_cast<BLOBRT_MATH_C_TYPE_##kind>(name)
+#define BLOBRT_MATH_ARGS_FROM_DEVICE(op, parameters) \
+  ::blobrt::math::MathArgs<::blobrt::math::MathOp::op> { BLOBRT_MATH_LIST(parameters, BLOBRT_DEVICE_TO_C_) }
+
+// "sgemm", "element-wise sqr (float)": streamed into a message only when there is one (the
+// checks run on every call; an n = 1 call must not pay for a string).
+template <MathOp Op>
 struct Routine {
-  const char* operation;  // "gemm", "gemv", or nullptr for the element-wise family
-  Precision precision;
-  ElementwiseOp op;
+  const MathArgs<Op>& args;
 };
-inline std::ostream& operator<<(std::ostream& s, const Routine& r) {
-  if (r.operation) return s << (r.precision == Precision::kFloat64 ? "d" : "s") << r.operation;
-  return s << "element-wise " << to_string(r.op) << (r.precision == Precision::kFloat64 ? " (double)" : " (float)");
+template <MathOp Op>
+std::ostream& operator<<(std::ostream& s, const Routine<Op>& r) {
+  MathSemantics<Op>::routine(s, r.args);
+  return s;
 }
-inline std::string routine(Precision precision, const char* operation) {
+
+template <MathOp Op>
+std::string describe_routine(const MathArgs<Op>& args) {
   std::ostringstream s;
-  s << Routine{operation, precision, ElementwiseOp::kSet};
+  s << Routine<Op>{args};
   return s.str();
 }
-inline std::string routine(Precision precision, ElementwiseOp op) {
+
+// The routine and its sizes, "sgemm m=2 n=3 k=4 trans_a": what a failed call names.
+template <MathOp Op>
+std::string describe(const MathArgs<Op>& args) {
   std::ostringstream s;
-  s << Routine{nullptr, precision, op};
+  s << Routine<Op>{args};
+  args.for_each([&](ParameterKind kind, const char* name, auto value) {
+    if (kind == ParameterKind::SIZE) s << ' ' << name << '=' << value;
+    if constexpr (std::is_integral_v<decltype(value)>) {
+      if (kind == ParameterKind::TRANSPOSE && value == BLOBRT_TRANS) s << ' ' << name;
+    }
+  });
   return s.str();
 }
 
-inline void check_precision(const DeviceDescription& d, Precision precision, const Routine& what) {
-  const int code = static_cast<int>(precision);
-  if (code != static_cast<int>(Precision::kFloat32) && code != static_cast<int>(Precision::kFloat64)) {
-    detail::fail(d.id(), ": ", what, " with unknown precision code ", code);
-  }
-  if (precision == Precision::kFloat64 && !d.supports_fp64) {
-    detail::fail_as<UnsupportedError>(d.id(), " (", d.name, "): ", what,
-                                      " refused: the device has no double precision (fp64)");
-  }
+// The parameters of one kind, " m=2 n=-3" (for the message about them).
+template <MathOp Op>
+std::string values_of(const MathArgs<Op>& args, ParameterKind wanted) {
+  std::ostringstream s;
+  args.for_each([&](ParameterKind kind, const char* name, auto value) {
+    if (kind == wanted) s << ' ' << name << '=' << value;
+  });
+  return s.str();
 }
 
-inline void check_transpose(const DeviceDescription& d, Transpose t, const char* name, const Routine& what) {
-  const int code = static_cast<int>(t);
-  if (code != static_cast<int>(Transpose::kNo) && code != static_cast<int>(Transpose::kYes)) {
-    detail::fail(d.id(), ": ", what, " with unknown ", name, " code ", code);
+// True when the call has anything to compute (its output has elements); throws
+// blobrt::Error (UnsupportedError for fp64 on a device without it) for bad arguments.
+template <MathOp Op>
+bool check(const DeviceDescription& d, const MathArgs<Op>& args) {
+  const Routine<Op> what{args};
+  bool negative_size = false, negative_offset = false;
+  args.for_each([&](ParameterKind kind, const char* name, auto value) {
+    if constexpr (std::is_integral_v<decltype(value)>) {
+      const std::int64_t code = value;
+      switch (kind) {
+        case ParameterKind::PRECISION:
+          if (code != BLOBRT_FLOAT32 && code != BLOBRT_FLOAT64) {
+            detail::fail(d.id(), ": ", what, " with unknown precision code ", code);
+          }
+          if (code == BLOBRT_FLOAT64 && !d.supports_fp64) {
+            detail::fail_as<UnsupportedError>(d.id(), " (", d.name, "): ", what,
+                                              " refused: the device has no double precision (fp64)");
+          }
+          break;
+        case ParameterKind::TRANSPOSE:
+          if (code != BLOBRT_NO_TRANS && code != BLOBRT_TRANS) {
+            detail::fail(d.id(), ": ", what, " with unknown ", name, " code ", code);
+          }
+          break;
+        case ParameterKind::EW_OP:
+          if (!blobrt_kernels::is_elementwise_op(static_cast<int>(code))) {
+            detail::fail(d.id(), ": unknown element-wise operation code ", code, " (codes are 0 to ",
+                         BLOBRT_EW_OP_COUNT - 1, ")");
+          }
+          break;
+        case ParameterKind::SIZE: negative_size |= code < 0; break;
+        case ParameterKind::OFFSET: negative_offset |= code < 0; break;
+        default: break;
+      }
+    }
+  });
+  if (negative_size) detail::fail(d.id(), ": ", what, " with negative sizes", values_of(args, ParameterKind::SIZE));
+  if (negative_offset) {
+    detail::fail(d.id(), ": ", what, " with a negative offset", values_of(args, ParameterKind::OFFSET));
   }
-}
-
-inline void check_offsets(const DeviceDescription& d, const Routine& what, std::int64_t a_off, std::int64_t b_off,
-                          std::int64_t y_off) {
-  if (a_off < 0 || b_off < 0 || y_off < 0) {
-    detail::fail(d.id(), ": ", what, " with a negative offset (", a_off, ", ", b_off, ", ", y_off, ")");
-  }
-}
-
-inline void check_operand(const DeviceDescription& d, const Routine& what, const char* name,
-                          ConstDeviceBuffer buffer) {
-  if (!buffer) detail::fail(d.id(), ": ", what, " with no buffer for operand ", name);
-}
-
-// True when there is anything to compute (m, n > 0); throws for bad arguments.
-inline bool check_gemm(const DeviceDescription& d, Precision precision, Transpose trans_a, Transpose trans_b,
-                       std::int64_t m, std::int64_t n, std::int64_t k, ConstDeviceBuffer a, std::int64_t a_off,
-                       ConstDeviceBuffer b, std::int64_t b_off, ConstDeviceBuffer c, std::int64_t c_off) {
-  const Routine what{"gemm", precision, ElementwiseOp::kSet};
-  check_precision(d, precision, what);
-  check_transpose(d, trans_a, "trans_a", what);
-  check_transpose(d, trans_b, "trans_b", what);
-  if (m < 0 || n < 0 || k < 0) detail::fail(d.id(), ": ", what, " with negative sizes m=", m, " n=", n, " k=", k);
-  check_offsets(d, what, a_off, b_off, c_off);
-  if (m == 0 || n == 0) return false;
-  check_operand(d, what, "C", c);
-  if (k > 0) {
-    check_operand(d, what, "A", a);
-    check_operand(d, what, "B", b);
-  }
-  return true;
-}
-
-// True when y has elements (m, or n with transposition); throws for bad arguments.
-inline bool check_gemv(const DeviceDescription& d, Precision precision, Transpose trans_a, std::int64_t m,
-                       std::int64_t n, ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer x,
-                       std::int64_t x_off, ConstDeviceBuffer y, std::int64_t y_off) {
-  const Routine what{"gemv", precision, ElementwiseOp::kSet};
-  check_precision(d, precision, what);
-  check_transpose(d, trans_a, "trans_a", what);
-  if (m < 0 || n < 0) detail::fail(d.id(), ": ", what, " with negative sizes m=", m, " n=", n);
-  check_offsets(d, what, a_off, x_off, y_off);
-  if ((trans_a == Transpose::kYes ? n : m) == 0) return false;
-  check_operand(d, what, "y", y);
-  if (m > 0 && n > 0) {
-    check_operand(d, what, "A", a);
-    check_operand(d, what, "x", x);
+  const auto operands = MathSemantics<Op>::operands(args);
+  if (blobrt_kernels::output_of(operands).count == 0) return false;
+  for (const blobrt_kernels::Operand& o : operands) {
+    if (o.count > 0 && !o.buffer) detail::fail(d.id(), ": ", what, " with no buffer for operand ", o.name);
   }
   return true;
 }
 
-// True when n > 0; throws for bad arguments (operands the operation does not read may be null).
-inline bool check_elementwise(const DeviceDescription& d, Precision precision, ElementwiseOp op, std::int64_t n,
-                              ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer b, std::int64_t b_off,
-                              ConstDeviceBuffer y, std::int64_t y_off) {
-  const int code = static_cast<int>(op);
-  if (!blobrt_kernels::is_elementwise_op(code)) {
-    detail::fail(d.id(), ": unknown element-wise operation code ", code, " (codes are 0 to ", BLOBRT_EW_OP_COUNT - 1,
-                 ")");
-  }
-  const Routine what{nullptr, precision, op};
-  check_precision(d, precision, what);
-  if (n < 0) detail::fail(d.id(), ": ", what, " with n=", n);
-  check_offsets(d, what, a_off, b_off, y_off);
-  if (n == 0) return false;
-  check_operand(d, what, "y", y);
-  if (blobrt_kernels::reads_a(code)) check_operand(d, what, "a", a);
-  if (blobrt_kernels::reads_b(code)) check_operand(d, what, "b", b);
-  return true;
-}
-
-}  // namespace blobrt::math_checks
+}  // namespace blobrt::math
 
 #endif

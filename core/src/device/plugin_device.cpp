@@ -205,111 +205,84 @@ class PluginDevice final : public Device {
   void scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off) override {
     call_blas(k_dscal, "dscal", table_->dscal, n, alpha, x, x_off);
   }
-  // Caffe's math beyond level 1 (ABI 1.2): the plugin's entry when it has one, else (a
-  // NULL entry, an ABI 1.0/1.1 table, or BLOBRT_ERR_UNSUPPORTED for this call) the Device
-  // base's host path, which says so once. Arguments are checked here first, and the
-  // degenerate gemm/gemv (k = 0 or alpha = 0: C = beta * C) never reach the plugin.
-  void gemm(Precision precision, Transpose trans_a, Transpose trans_b, std::int64_t m, std::int64_t n,
-            std::int64_t k, double alpha, ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer b,
-            std::int64_t b_off, double beta, DeviceBuffer c, std::int64_t c_off) override {
-    if (!math_checks::check_gemm(description_, precision, trans_a, trans_b, m, n, k, a, a_off, b, b_off, c, c_off)) {
-      return;
-    }
-    if (k == 0 || alpha == 0) return scale_in_place(precision, m * n, beta, c, c_off);
-    const bool offered = BLOBRT_PLUGIN_OFFERS(table_, gemm);
-    if (offered && call_math(precision == Precision::kFloat64 ? k_dgemm : k_sgemm, [&](blobrt_error* err) {
-          return table_->gemm(context_, static_cast<std::int32_t>(precision), static_cast<std::int32_t>(trans_a),
-                              static_cast<std::int32_t>(trans_b), m, n, k, alpha, a, a_off, b, b_off, beta, c, c_off,
-                              err);
-        }, [&] {
-          return math_checks::routine(precision, "gemm") + " m=" + std::to_string(m) + " n=" + std::to_string(n) +
-                 " k=" + std::to_string(k) + (trans_a == Transpose::kYes ? " A^T" : "") +
-                 (trans_b == Transpose::kYes ? " B^T" : "");
-        })) {
-      return;
-    }
-    Device::gemm(precision, trans_a, trans_b, m, n, k, alpha, a, a_off, b, b_off, beta, c, c_off);
+  // Caffe's math operations (blobrt/math_operations.h, ABI 1.2+), one override per entry
+  // of the list: the arguments checked, the plugin's entry when its table has one, else
+  // (an older table, a NULL entry, or BLOBRT_ERR_UNSUPPORTED for this call) the Device
+  // base's host path, which says so once (run_math).
+#define BLOBRT_PLUGIN_DEVICE_MATH_(X, since, name, parameters)                                             \
+  void name(BLOBRT_DEVICE_MATH_PARAMETERS(parameters)) override {                                          \
+    using Args = math::MathArgs<math::MathOp::name>;                                                       \
+    run_math(BLOBRT_MATH_ARGS_FROM_DEVICE(name, parameters), BLOBRT_PLUGIN_OFFERS(table_, name),           \
+             [this](const Args& args, blobrt_error* err) { return table_->name(context_ parameters(BLOBRT_ARGS_FIELD_), err); }, \
+             [this](const Args& args) { Device::name(BLOBRT_MATH_LIST(parameters, BLOBRT_ARGS_AS_DEVICE_)); });    \
   }
-  void gemv(Precision precision, Transpose trans_a, std::int64_t m, std::int64_t n, double alpha,
-            ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer x, std::int64_t x_off, double beta,
-            DeviceBuffer y, std::int64_t y_off) override {
-    if (!math_checks::check_gemv(description_, precision, trans_a, m, n, a, a_off, x, x_off, y, y_off)) return;
-    const std::int64_t inner = trans_a == Transpose::kYes ? m : n;
-    if (inner == 0 || alpha == 0) return scale_in_place(precision, trans_a == Transpose::kYes ? n : m, beta, y, y_off);
-    const bool offered = BLOBRT_PLUGIN_OFFERS(table_, gemv);
-    if (offered && call_math(precision == Precision::kFloat64 ? k_dgemv : k_sgemv, [&](blobrt_error* err) {
-          return table_->gemv(context_, static_cast<std::int32_t>(precision), static_cast<std::int32_t>(trans_a), m,
-                              n, alpha, a, a_off, x, x_off, beta, y, y_off, err);
-        }, [&] {
-          return math_checks::routine(precision, "gemv") + " m=" + std::to_string(m) + " n=" + std::to_string(n) +
-                 (trans_a == Transpose::kYes ? " A^T" : "");
-        })) {
-      return;
-    }
-    Device::gemv(precision, trans_a, m, n, alpha, a, a_off, x, x_off, beta, y, y_off);
-  }
-  void elementwise(Precision precision, ElementwiseOp op, std::int64_t n, double alpha, double beta,
-                   ConstDeviceBuffer a, std::int64_t a_off, ConstDeviceBuffer b, std::int64_t b_off, DeviceBuffer y,
-                   std::int64_t y_off) override {
-    if (!math_checks::check_elementwise(description_, precision, op, n, a, a_off, b, b_off, y, y_off)) return;
-    const bool offered = BLOBRT_PLUGIN_OFFERS(table_, elementwise);
-    if (offered && call_math(precision == Precision::kFloat64 ? k_delementwise : k_selementwise, [&](blobrt_error* err) {
-          return table_->elementwise(context_, static_cast<std::int32_t>(precision), static_cast<std::int32_t>(op), n,
-                                     alpha, beta, a, a_off, b, b_off, y, y_off, err);
-        }, [&] { return math_checks::routine(precision, op) + " n=" + std::to_string(n); })) {
-      return;
-    }
-    Device::elementwise(precision, op, n, alpha, beta, a, a_off, b, b_off, y, y_off);
-  }
+#define BLOBRT_ARGS_FIELD_(kind, name) , args.name
+#define BLOBRT_ARGS_AS_DEVICE_(kind, name) , static_cast<BLOBRT_DEVICE_TYPE_##kind>(args.name)
+  BLOBRT_MATH_OPERATIONS(BLOBRT_PLUGIN_DEVICE_MATH_, ~)
+#undef BLOBRT_ARGS_AS_DEVICE_
+#undef BLOBRT_ARGS_FIELD_
+#undef BLOBRT_PLUGIN_DEVICE_MATH_
 
   void synchronize() override { call("synchronize", table_->synchronize); }
 
  private:
-  enum BlasOp {
-    k_saxpy, k_daxpy, k_sdot, k_ddot, k_sasum, k_dasum, k_sscal, k_dscal,
-    k_sgemm, k_dgemm, k_sgemv, k_dgemv, k_selementwise, k_delementwise
-  };
-
-  // y[0..count) = beta * y on this device (gemm/gemv with nothing to add): a set for
-  // beta = 0 (old values, NaN included, are ignored, as BLAS does), nothing for beta = 1.
-  void scale_in_place(Precision precision, std::int64_t count, double beta, DeviceBuffer y, std::int64_t y_off) {
-    if (beta == 1) return;
-    if (beta == 0) {
-      elementwise(precision, ElementwiseOp::kSet, count, 0.0, 0.0, nullptr, 0, nullptr, 0, y, y_off);
-    } else {
-      elementwise(precision, ElementwiseOp::kScale, count, beta, 0.0, y, y_off, nullptr, 0, y, y_off);
-    }
+  // Bits of first_calls_seen_: the level-1 routines, then each math operation in each
+  // precision (math_bit).
+  enum BlasOp { k_saxpy, k_daxpy, k_sdot, k_ddot, k_sasum, k_dasum, k_sscal, k_dscal, k_level1_count };
+  static_assert(k_level1_count + 2 * blobrt_kernels::kMathOpCount <= 64, "a bit per routine");
+  template <math::MathOp Op>
+  static unsigned math_bit(const math::MathArgs<Op>& args) {
+    return k_level1_count + 2 * static_cast<unsigned>(Op) + (args.precision == BLOBRT_FLOAT64 ? 1 : 0);
   }
 
-  // One call of an ABI 1.2 entry: fn(&err) returns a status. True when the plugin did it,
-  // false when it answered BLOBRT_ERR_UNSUPPORTED (the caller runs the host path); any
-  // other failure throws, naming the device, the routine and its sizes (describe()). The
-  // first call of each routine and precision is timed at BLOBRT_LOG=debug, as call_blas.
-  template <typename Fn, typename Describe>
-  bool call_math(BlasOp op, Fn fn, Describe describe) {
-    static const char* const names[] = {"sgemm", "dgemm", "sgemv", "dgemv", "element-wise (float)",
-                                        "element-wise (double)"};
-    check_process(names[op - k_sgemm]);
-    const unsigned bit = 1u << op;
+  // One call of a math operation: checked; reduced to output = beta * output on this
+  // device where there is no product to add (the plugin never sees k = 0 or alpha = 0);
+  // else the plugin's entry when `offered` (call_plugin(args, &err) returns its status) and
+  // it does not answer BLOBRT_ERR_UNSUPPORTED; else host_path(args). A failure throws,
+  // naming the device, the routine and its sizes. The first call of each routine and
+  // precision is timed at BLOBRT_LOG=debug, as call_blas.
+  template <math::MathOp Op, typename CallPlugin, typename HostPath>
+  void run_math(const math::MathArgs<Op>& args, bool offered, CallPlugin call_plugin, HostPath host_path) {
+    if (!math::check(description_, args)) return;
+    double beta = 1;
+    if (math::MathSemantics<Op>::only_scales(args, &beta)) return scale_output(args, beta);
+    if (!offered) return host_path(args);
+    check_process(math::MathArgs<Op>::kName);
+    const std::uint64_t bit = std::uint64_t{1} << math_bit(args);
     const bool first = !(first_calls_seen_.load(std::memory_order_relaxed) & bit);
     const auto start = first ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     blobrt_error err;  // 1 KiB: only the first byte is cleared, as in call()
     err.message[0] = '\0';
-    const int status = fn(&err);
+    const int status = call_plugin(args, &err);
     if (status == BLOBRT_ERR_UNSUPPORTED) {
-      log::debug(description_.id(), ": ", describe(), " answered unsupported (",
+      log::debug(description_.id(), ": ", math::describe(args), " answered unsupported (",
                  plugin_message(err, "no message from the plugin"), "): the host path runs it");
-      return false;
+      return host_path(args);
     }
-    if (status != BLOBRT_OK) fail_with(describe().c_str(), status, err);
-    if (err.message[0]) note(describe().c_str(), err);
+    if (status != BLOBRT_OK) fail_with(math::describe(args).c_str(), status, err);
+    if (err.message[0]) note(math::describe(args).c_str(), err);
     if (first) {
       first_calls_seen_.fetch_or(bit, std::memory_order_relaxed);
       exit_guard::arm(close_devices_at_exit);  // the first call may have loaded more code
       double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-      log::debug(description_.id(), ": first ", describe(), " took ", ms, " ms");
+      log::debug(description_.id(), ": first ", math::describe(args), " took ", ms, " ms");
     }
-    return true;
+  }
+
+  // output = beta * output for a call with nothing to add: a set for beta = 0 (old values,
+  // NaN included, are ignored, as BLAS does), nothing for beta = 1.
+  template <math::MathOp Op>
+  void scale_output(const math::MathArgs<Op>& args, double beta) {
+    const auto operands = math::MathSemantics<Op>::operands(args);
+    const blobrt_kernels::Operand& out = blobrt_kernels::output_of(operands);
+    const auto precision = static_cast<Precision>(args.precision);
+    DeviceBuffer y = const_cast<DeviceBuffer>(out.buffer);
+    if (beta == 1) return;
+    if (beta == 0) {
+      elementwise(precision, ElementwiseOp::kSet, out.count, 0.0, 0.0, nullptr, 0, nullptr, 0, y, out.offset);
+    } else {
+      elementwise(precision, ElementwiseOp::kScale, out.count, beta, 0.0, y, out.offset, nullptr, 0, y, out.offset);
+    }
   }
 
   // The first call of each BLAS routine is timed and reported at BLOBRT_LOG=debug (what it
@@ -317,7 +290,7 @@ class PluginDevice final : public Device {
   // straight through.
   template <typename Fn, typename... Args>
   void call_blas(BlasOp op, const char* what, Fn fn, Args... args) {
-    unsigned bit = 1u << op;
+    const std::uint64_t bit = std::uint64_t{1} << op;
     std::int64_t n = std::get<0>(std::tie(args...));  // every BLAS op starts with n
     if (n <= 0 || (first_calls_seen_.load(std::memory_order_relaxed) & bit)) {
       call(what, fn, args...);
@@ -391,7 +364,7 @@ class PluginDevice final : public Device {
   mutable std::mutex buffers_mutex_;
   std::unordered_set<const void*> buffers_;
   void* context_ = nullptr;
-  std::atomic<unsigned> first_calls_seen_{0};
+  std::atomic<std::uint64_t> first_calls_seen_{0};
 };
 
 void close_devices_at_exit() noexcept {

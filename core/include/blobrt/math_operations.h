@@ -1,0 +1,75 @@
+/* Caffe's math beyond level 1, as the plugin ABI carries it: the ONE list every layer's code
+ * for these operations is expanded from.
+ *
+ * From each entry come: the plugin table's field (plugin_abi.h), the kit's table builder and
+ * its host-memory implementation (plugin_kit.hpp, plugin_kit_host.hpp), the C++ Device
+ * virtual (device.hpp), the argument struct and the argument checks the core makes before
+ * any device runs one (blobrt_kernels/math_operation.hpp, core/src/device/math_checks.hpp),
+ * PluginDevice's forwarding, and the host path for a device that lacks the operation
+ * (core/src/device). What is written by hand per operation is its semantics and kernels:
+ * blobrt_kernels/<name>.hpp (operand extents, the host kernel) and each backend's kernels.
+ * docs/writing-a-plugin.md, "Adding a device operation", is the recipe.
+ *
+ * An entry: M(X, since, name, PARAMETERS), where since is the ABI version that added the
+ * table field (1_2 for 1.2) and PARAMETERS(P) calls P(kind, name) once per parameter, in the
+ * order of the C entry point (between its leading `void* context` and trailing
+ * `blobrt_error* err`). The kinds, with their C and C++ types:
+ *   PRECISION  int32_t   blobrt::Precision      BLOBRT_FLOAT32 / BLOBRT_FLOAT64
+ *   TRANSPOSE  int32_t   blobrt::Transpose      BLOBRT_NO_TRANS / BLOBRT_TRANS
+ *   EW_OP      int32_t   blobrt::ElementwiseOp  a blobrt_elementwise_op
+ *   SIZE       int64_t   std::int64_t           an element count; never negative
+ *   OFFSET     int64_t   std::int64_t           an element offset into the buffer before it
+ *   SCALAR     double    double                 exact for float
+ *   INPUT      const void*  ConstDeviceBuffer   a buffer the operation reads
+ *   OUTPUT     void*        DeviceBuffer        the buffer it writes (may alias an input)
+ * Every operation has one PRECISION, one OUTPUT, and an OFFSET after each buffer.
+ *
+ * The table's order is the list's: these fields come last in blobrt_plugin_v1, so a new
+ * operation is appended here with the next minor as its `since`; plugin_abi.h's
+ * compile-time checks refuse an entry placed inside an older version's size. */
+#ifndef BLOBRT_MATH_OPERATIONS_H
+#define BLOBRT_MATH_OPERATIONS_H
+
+#include <stdint.h>
+
+#define BLOBRT_MATH_OPERATIONS(M, X)                        \
+  M(X, 1_2, gemm, BLOBRT_MATH_GEMM_PARAMETERS)              \
+  M(X, 1_2, gemv, BLOBRT_MATH_GEMV_PARAMETERS)              \
+  M(X, 1_2, elementwise, BLOBRT_MATH_ELEMENTWISE_PARAMETERS)
+
+/* C = alpha * op(A) * op(B) + beta * C (plugin_abi.h says the layout). */
+#define BLOBRT_MATH_GEMM_PARAMETERS(P)                                                              \
+  P(PRECISION, precision) P(TRANSPOSE, trans_a) P(TRANSPOSE, trans_b) P(SIZE, m) P(SIZE, n)        \
+  P(SIZE, k) P(SCALAR, alpha) P(INPUT, a) P(OFFSET, a_offset) P(INPUT, b) P(OFFSET, b_offset)      \
+  P(SCALAR, beta) P(OUTPUT, c) P(OFFSET, c_offset)
+/* y = alpha * op(A) * x + beta * y. */
+#define BLOBRT_MATH_GEMV_PARAMETERS(P)                                                              \
+  P(PRECISION, precision) P(TRANSPOSE, trans_a) P(SIZE, m) P(SIZE, n) P(SCALAR, alpha) P(INPUT, a) \
+  P(OFFSET, a_offset) P(INPUT, x) P(OFFSET, x_offset) P(SCALAR, beta) P(OUTPUT, y) P(OFFSET, y_offset)
+/* y[i] = f(a[i], b[i]) for the operation `op`. */
+#define BLOBRT_MATH_ELEMENTWISE_PARAMETERS(P)                                                       \
+  P(PRECISION, precision) P(EW_OP, op) P(SIZE, n) P(SCALAR, alpha) P(SCALAR, beta) P(INPUT, a)     \
+  P(OFFSET, a_offset) P(INPUT, b) P(OFFSET, b_offset) P(OUTPUT, y) P(OFFSET, y_offset)
+
+/* Each kind's C type. */
+#define BLOBRT_MATH_C_TYPE_PRECISION int32_t
+#define BLOBRT_MATH_C_TYPE_TRANSPOSE int32_t
+#define BLOBRT_MATH_C_TYPE_EW_OP int32_t
+#define BLOBRT_MATH_C_TYPE_SIZE int64_t
+#define BLOBRT_MATH_C_TYPE_OFFSET int64_t
+#define BLOBRT_MATH_C_TYPE_SCALAR double
+#define BLOBRT_MATH_C_TYPE_INPUT const void*
+#define BLOBRT_MATH_C_TYPE_OUTPUT void*
+
+/* `, type name` per parameter: what follows `void* context` in an entry point. */
+#define BLOBRT_MATH_C_PARAMETER(kind, name) , BLOBRT_MATH_C_TYPE_##kind name
+/* `, name` per parameter: the same parameters passed on. */
+#define BLOBRT_MATH_FORWARD(kind, name) , name
+
+/* A comma-separated list from one that starts with a comma: BLOBRT_MATH_LIST(PARAMETERS, P)
+ * is PARAMETERS(P) without its leading comma. */
+#define BLOBRT_MATH_DROP_FIRST_(first, ...) __VA_ARGS__
+#define BLOBRT_MATH_APPLY_(macro, arguments) macro arguments
+#define BLOBRT_MATH_LIST(parameters, P) BLOBRT_MATH_APPLY_(BLOBRT_MATH_DROP_FIRST_, (parameters(P)))
+
+#endif /* BLOBRT_MATH_OPERATIONS_H */
