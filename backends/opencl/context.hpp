@@ -53,6 +53,18 @@ inline const char* const kCpuKernelNames[kCpuKernelCount] = {"blobrt_sdot", "blo
 // operations"): PoCL's launch costs ~18 us, longer than one core takes for 32 Ki elements.
 constexpr int64_t kHostPathElements = blobrt_kernels::kParallelThreshold;
 
+struct Context;
+
+// How level-1 calls of precision T run on a context: picked once, when it opens
+// (pick_level1_routes, level1.cpp). Sizes are in elements, n > 0, the precision checked.
+template <typename T>
+struct Level1Route {
+  int (*axpy)(Context* c, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err);
+  int (*scal)(Context* c, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* err);
+  int (*dot)(Context* c, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error* err);
+  int (*asum)(Context* c, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err);
+};
+
 struct Context {
   cl_device_id device = nullptr;
   cl_context context = nullptr;
@@ -70,6 +82,8 @@ struct Context {
   // call; `parts` (at most kMaxCpuKernelParts) chunks at most, a reduction's partial sums
   // in `partials`, which the host reads back into an array of kMaxCpuKernelParts.
   bool own_kernels = false;
+  const Level1Route<float>* level1_float = nullptr;
+  const Level1Route<double>* level1_double = nullptr;
   size_t parts = 1;
   cl_program cpu_program = nullptr;
   cl_kernel kernels[kCpuKernelCount] = {};
@@ -197,6 +211,18 @@ T* host_operand(Context* c, int64_t n, const void* handle, int64_t offset) {
   return reinterpret_cast<T*>(in_place(c, handle, static_cast<size_t>(offset) * sizeof(T)));
 }
 
+// Sets c->level1_float and c->level1_double from what the context is (in_place,
+// own_kernels); called once, at open (level1.cpp).
+void pick_level1_routes(Context* c);
+// Level 1 (level1.cpp).
+BLOBRT_KIT_ENTRY_TYPE(saxpy) saxpy;
+BLOBRT_KIT_ENTRY_TYPE(daxpy) daxpy;
+BLOBRT_KIT_ENTRY_TYPE(sdot) sdot;
+BLOBRT_KIT_ENTRY_TYPE(ddot) ddot;
+BLOBRT_KIT_ENTRY_TYPE(sasum) sasum;
+BLOBRT_KIT_ENTRY_TYPE(dasum) dasum;
+BLOBRT_KIT_ENTRY_TYPE(sscal) sscal;
+BLOBRT_KIT_ENTRY_TYPE(dscal) dscal;
 // ABI 1.2 entry points, each in a file of its own (gemm_gemv.cpp, elementwise.cpp).
 BLOBRT_KIT_ENTRY_TYPE(gemm) gemm;
 BLOBRT_KIT_ENTRY_TYPE(gemv) gemv;

@@ -34,14 +34,6 @@ namespace kit = blobrt::plugin_kit;
 
 using namespace blobrt_opencl;
 
-template <typename T>
-int axpy(void* context, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err);
-template <typename T>
-int scal(void* context, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* err);
-template <typename T>
-int dot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error* err);
-template <typename T>
-int asum(void* context, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err);
 
 // The plugin's entry points, named as the table's fields: kit::table_of sets each one.
 struct OpenCl {
@@ -60,9 +52,17 @@ struct OpenCl {
   BLOBRT_KIT_ENTRY(copy_to_host);
   BLOBRT_KIT_ENTRY(copy_device);
   BLOBRT_KIT_ENTRY(memset);
-  BLOBRT_KIT_LEVEL1_FROM_TEMPLATES  // axpy, dot, asum, scal below
   BLOBRT_KIT_ENTRY(synchronize);
-  // ABI 1.2: Caffe's gemm, gemv and element-wise family (gemm_gemv.cpp, elementwise.cpp).
+  // Level 1 (level1.cpp), Caffe's gemm, gemv and element-wise family (ABI 1.2:
+  // gemm_gemv.cpp, elementwise.cpp).
+  static constexpr auto saxpy = blobrt_opencl::saxpy;
+  static constexpr auto daxpy = blobrt_opencl::daxpy;
+  static constexpr auto sdot = blobrt_opencl::sdot;
+  static constexpr auto ddot = blobrt_opencl::ddot;
+  static constexpr auto sasum = blobrt_opencl::sasum;
+  static constexpr auto dasum = blobrt_opencl::dasum;
+  static constexpr auto sscal = blobrt_opencl::sscal;
+  static constexpr auto dscal = blobrt_opencl::dscal;
   static constexpr auto gemm = blobrt_opencl::gemm;
   static constexpr auto gemv = blobrt_opencl::gemv;
   static constexpr auto elementwise = blobrt_opencl::elementwise;
@@ -248,6 +248,7 @@ int OpenCl::open_device(int32_t index, void** context, blobrt_error* err) {
   c->in_place = c->unified && uses_host_memory_in_place(c->context, c->queue, c->alignment);
   tune_for_cpu(c->device);
   c->own_kernels = !clblast_only && (device_value<cl_device_type>(c->device, CL_DEVICE_TYPE) & CL_DEVICE_TYPE_CPU) != 0;
+  pick_level1_routes(c);
   // A few chunks per compute unit, so that a core that finishes early takes another.
   c->parts = std::min<size_t>(kMaxCpuKernelParts, 4 * std::max<cl_uint>(1, device_value<cl_uint>(c->device, CL_DEVICE_MAX_COMPUTE_UNITS)));
   *context = c;
@@ -439,186 +440,6 @@ int OpenCl::memset(void* context, void* dst, size_t offset, int32_t value, size_
   CL_CHECK(clEnqueueFillBuffer(c->queue, as_mem(dst), &pattern, 1, offset, bytes, 0, nullptr, nullptr),
            "clEnqueueFillBuffer");
   return BLOBRT_OK;
-}
-
-// Builds the CPU kernels once per context (called under c->mutex).
-int build_cpu_kernels(Context* c, blobrt_error* err) {
-  if (c->cpu_program) return BLOBRT_OK;
-  cl_program program = nullptr;
-  if (int s = build_program(c, blobrt_opencl::cpu_kernel_source(), "level-1 CPU kernels", &program, err)) return s;
-  cl_int status = CL_SUCCESS;
-  for (int i = 0; i < kCpuKernelCount && status == CL_SUCCESS; ++i) {
-    if (i < kDoubleKernels || c->fp64) c->kernels[i] = clCreateKernel(program, kCpuKernelNames[i], &status);
-  }
-  if (status == CL_SUCCESS) {
-    c->partials = clCreateBuffer(c->context, CL_MEM_READ_WRITE, c->parts * sizeof(double), nullptr, &status);
-  }
-  if (status != CL_SUCCESS) {
-    // Nothing half-built stays behind: the next call tries again.
-    for (cl_kernel& k : c->kernels) {
-      if (k) clReleaseKernel(k);
-      k = nullptr;
-    }
-    clReleaseProgram(program);
-    return cl_fail(err, "clCreateKernel/clCreateBuffer (CPU kernels)", status);
-  }
-  c->cpu_program = program;  // released with the kernels in close_device
-  return BLOBRT_OK;
-}
-
-// One launch of CPU kernel `which` (for precision T) over [0, n), n > 0, in whole
-// 1024-element chunks (BLOCK in cpu_kernels.hpp), at most c->parts of them; called under
-// c->mutex. Arguments 0 and 1 are n and the chunk length; `set_args(kernel)` sets the rest.
-// Returns the number of chunks in *parts.
-template <typename T, typename SetArgs>
-int launch_cpu_kernel(Context* c, CpuKernel which, int64_t n, cl_ulong* parts, SetArgs set_args, blobrt_error* err) {
-  if (int s = build_cpu_kernels(c, err)) return s;
-  const int index = which + (sizeof(T) == 8 ? kDoubleKernels : 0);
-  cl_kernel kernel = c->kernels[index];
-  const char* name = kCpuKernelNames[index];
-  constexpr cl_ulong kBlock = 1024;
-  cl_ulong count = static_cast<cl_ulong>(n);
-  cl_ulong most = std::min<cl_ulong>(c->parts, (count + kBlock - 1) / kBlock);
-  cl_ulong chunk = ((count + most - 1) / most + kBlock - 1) / kBlock * kBlock;
-  *parts = (count + chunk - 1) / chunk;
-  cl_int status = clSetKernelArg(kernel, 0, sizeof count, &count);
-  if (status == CL_SUCCESS) status = clSetKernelArg(kernel, 1, sizeof chunk, &chunk);
-  if (status == CL_SUCCESS) status = set_args(kernel);
-  if (status != CL_SUCCESS) return cl_fail(err, name, status);
-  size_t global = *parts;
-  size_t local = 1;  // one work-item per work-group: the groups spread over the cores
-  CL_CHECK(clEnqueueNDRangeKernel(c->queue, kernel, 1, nullptr, &global, &local, 0, nullptr, nullptr), name);
-  return BLOBRT_OK;
-}
-
-template <typename T>
-int axpy(void* context, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err) {
-  Context* c = as_context(context);
-  if (int s = check_precision<T>(c, err)) return s;
-  if (n <= 0) return BLOBRT_OK;
-  T* ys = host_operand<T>(c, n, y, yo);
-  if (const T* xs = ys ? host_operand<T>(c, n, x, xo) : nullptr) {
-    CL_CHECK(clFinish(c->queue), "clFinish");  // every command enqueued before has run
-    blobrt_kernels::chunk::axpy(n, alpha, xs, ys);
-    return BLOBRT_OK;
-  }
-  if (c->own_kernels) {
-    std::lock_guard<std::mutex> lock(c->mutex);
-    cl_ulong parts = 0;
-    return launch_cpu_kernel<T>(c, kAxpy, n, &parts, [&](cl_kernel k) {
-      return set_kernel_args(k, 2, alpha, as_mem(x), static_cast<cl_ulong>(xo), as_mem(y), static_cast<cl_ulong>(yo));
-    }, err);
-  }
-  const char* routine = kit::by_precision<T>("clblast::Axpy<float>", "clblast::Axpy<double>");
-  return blast_call(c, err, routine, routine,
-                    [&] { return clblast::Axpy<T>(n, alpha, as_mem(x), xo, 1, as_mem(y), yo, 1, &c->queue, nullptr); });
-}
-
-template <typename T>
-int scal(void* context, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* err) {
-  Context* c = as_context(context);
-  if (int s = check_precision<T>(c, err)) return s;
-  if (n <= 0) return BLOBRT_OK;
-  if (T* xs = host_operand<T>(c, n, x, xo)) {
-    CL_CHECK(clFinish(c->queue), "clFinish");
-    blobrt_kernels::chunk::scal(n, alpha, xs);
-    return BLOBRT_OK;
-  }
-  if (c->own_kernels) {
-    std::lock_guard<std::mutex> lock(c->mutex);
-    cl_ulong parts = 0;
-    return launch_cpu_kernel<T>(c, kScal, n, &parts, [&](cl_kernel k) {
-      return set_kernel_args(k, 2, alpha, as_mem(x), static_cast<cl_ulong>(xo));
-    }, err);
-  }
-  const char* routine = kit::by_precision<T>("clblast::Scal<float>", "clblast::Scal<double>");
-  return blast_call(c, err, routine, routine,
-                    [&] { return clblast::Scal<T>(n, alpha, as_mem(x), xo, 1, &c->queue, nullptr); });
-}
-
-// A reduction with the plugin's kernel on a CPU device (n > 0); `set_vectors(kernel)` sets
-// the vector arguments (handles and offsets) from 2 on; the partial sums are the last.
-template <typename T, typename SetVectors>
-int cpu_reduce(Context* c, CpuKernel which, cl_uint partial_arg, int64_t n, T* result, SetVectors set_vectors,
-               blobrt_error* err) {
-  std::lock_guard<std::mutex> lock(c->mutex);
-  cl_ulong parts = 0;
-  if (int s = launch_cpu_kernel<T>(c, which, n, &parts, [&](cl_kernel k) {
-        cl_int status = set_vectors(k);
-        return status == CL_SUCCESS ? set_kernel_args(k, partial_arg, c->partials) : status;
-      }, err)) {
-    return s;
-  }
-  // The float kernels add in double where the device has it, as the double ones do.
-  const bool wide = sizeof(T) == 8 || c->fp64;
-  double sum = 0;
-  if (wide) {
-    double partial[kMaxCpuKernelParts];
-    CL_CHECK(clEnqueueReadBuffer(c->queue, c->partials, CL_TRUE, 0, parts * sizeof(double), partial, 0, nullptr,
-                                 nullptr), "clEnqueueReadBuffer (reduction partial sums)");
-    for (cl_ulong i = 0; i < parts; ++i) sum += partial[i];
-  } else {
-    float partial[kMaxCpuKernelParts];
-    CL_CHECK(clEnqueueReadBuffer(c->queue, c->partials, CL_TRUE, 0, parts * sizeof(float), partial, 0, nullptr,
-                                 nullptr), "clEnqueueReadBuffer (reduction partial sums)");
-    for (cl_ulong i = 0; i < parts; ++i) sum += partial[i];
-  }
-  *result = static_cast<T>(sum);
-  return BLOBRT_OK;
-}
-
-// Runs a CLBlast reduction into the scratch buffer and reads the scalar back (the caller
-// has checked the precision).
-template <typename T, typename Launch>
-int reduce(Context* c, int64_t n, T* result, const char* name, Launch launch, blobrt_error* err) {
-  if (n <= 0) {
-    *result = 0;
-    return BLOBRT_OK;
-  }
-  std::lock_guard<std::mutex> lock(c->mutex);
-  if (int s = blast_call(c, err, name, name, [&] { return launch(c->scratch); })) return s;
-  CL_CHECK(clEnqueueReadBuffer(c->queue, c->scratch, CL_TRUE, 0, sizeof(T), result, 0, nullptr, nullptr),
-           "clEnqueueReadBuffer (reduction result)");
-  return BLOBRT_OK;
-}
-
-template <typename T>
-int dot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error* err) {
-  Context* c = as_context(context);
-  if (int s = check_precision<T>(c, err)) return s;
-  const T* xs = host_operand<T>(c, n, x, xo);
-  if (const T* ys = xs ? host_operand<T>(c, n, y, yo) : nullptr) {
-    CL_CHECK(clFinish(c->queue), "clFinish");
-    *r = static_cast<T>(blobrt_kernels::chunk::dot(n, xs, ys));
-    return BLOBRT_OK;
-  }
-  if (c->own_kernels && n > 0) {
-    return cpu_reduce<T>(c, kDot, 6, n, r, [&](cl_kernel k) {
-      return set_kernel_args(k, 2, as_mem(x), static_cast<cl_ulong>(xo), as_mem(y), static_cast<cl_ulong>(yo));
-    }, err);
-  }
-  return reduce<T>(c, n, r, kit::by_precision<T>("clblast::Dot<float>", "clblast::Dot<double>"), [&](cl_mem out) {
-    return clblast::Dot<T>(n, out, 0, as_mem(x), xo, 1, as_mem(y), yo, 1, &c->queue, nullptr);
-  }, err);
-}
-
-template <typename T>
-int asum(void* context, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err) {
-  Context* c = as_context(context);
-  if (int s = check_precision<T>(c, err)) return s;
-  if (const T* xs = host_operand<T>(c, n, x, xo)) {
-    CL_CHECK(clFinish(c->queue), "clFinish");
-    *r = static_cast<T>(blobrt_kernels::chunk::asum(n, xs));
-    return BLOBRT_OK;
-  }
-  if (c->own_kernels && n > 0) {
-    return cpu_reduce<T>(c, kAsum, 4, n, r, [&](cl_kernel k) {
-      return set_kernel_args(k, 2, as_mem(x), static_cast<cl_ulong>(xo));
-    }, err);
-  }
-  return reduce<T>(c, n, r, kit::by_precision<T>("clblast::Asum<float>", "clblast::Asum<double>"), [&](cl_mem out) {
-    return clblast::Asum<T>(n, out, 0, as_mem(x), xo, 1, &c->queue, nullptr);
-  }, err);
 }
 
 int OpenCl::synchronize(void* context, blobrt_error* err) {
