@@ -35,6 +35,8 @@ PATTERN = {"memset": "fill", "h2d": "copy", "d2h": "copy", "d2d": "copy", "axpy"
 TO_NS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
 DTYPES = ("float", "double")
 MISSING = "–"  # a cell whose benchmark (or reference) is not in the run
+# In place of a table none of whose rows the run has (a filtered run, a backend not built).
+NOT_MEASURED = "Not measured in this run: none of the benchmarks this table reads is in it."
 
 
 KEEP_MARKER = "<!-- libblobrt-dist results: tools/bench-dist.sh -->"
@@ -141,7 +143,8 @@ class Table:
 
 def render(table: Table, run: Run) -> List[str]:
     """A table's Markdown lines: title, text, header, one line per selected row (rows
-    missing a required cell are left out), then a blank line."""
+    missing a required cell are left out), then a blank line. Without any row, NOT_MEASURED
+    stands in for the header (a header alone would read as a table that lost its rows)."""
     if not table.when(run):
         return []
     columns = table.columns(run) if callable(table.columns) else table.columns
@@ -149,14 +152,16 @@ def render(table: Table, run: Run) -> List[str]:
     lines = [f"### {table.title.format(**run.names)}\n"]
     if table.text:
         lines.append(table.text.format(**run.names) + "\n")
-    lines.append("| " + " | ".join(c.header.format(**run.names) for c in columns) + " |")
-    lines.append("|" + "---|" * len(columns))
+    body = []
     for row in rows:
         values = [c.value(run, row) for c in columns]
         if any(c.required and v is None for c, v in zip(columns, values)):
             continue
-        lines.append("| " + " | ".join(MISSING if v is None else c.show(v) for c, v in zip(columns, values)) + " |")
-    return lines + [""]
+        body.append("| " + " | ".join(MISSING if v is None else c.show(v) for c, v in zip(columns, values)) + " |")
+    if not body:
+        return lines + [NOT_MEASURED, ""]
+    return lines + ["| " + " | ".join(c.header.format(**run.names) for c in columns) + " |",
+                    "|" + "---|" * len(columns), *body, ""]
 
 
 # Cell formulas. A benchmark is named by a template ("device/{dev}/{op}/{dtype}/{n}"),
@@ -293,15 +298,20 @@ def math_keys(run: Run) -> List[str]:
     return [k for k in run.results if k.startswith("math/") and k.count("/") == 4]
 
 
-def math_devices(run: Run) -> List[str]:
-    return sorted({k.split("/")[1] for k in math_keys(run)})
+def ew_devices(n: int) -> Callable[[Run], List[str]]:
+    """The devices with element-wise rows at n (math/clblast/gemm is a library, not a device;
+    opencl:0 has no element-wise rows at n = 1)."""
+    return lambda run: sorted({k.split("/")[1] for k in math_keys(run)
+                               if k.split("/")[2].startswith("ew_") and k.endswith(f"/{n}")})
 
 
 def blas_rows(run: Run) -> Sequence[Row]:
-    """gemm_*/gemv_* routines by dtype, at the size their math/ rows name (one per routine)."""
-    keys = [k.split("/") for k in math_keys(run)]
+    """gemm_*/gemv_* routines of bench_math.cpp by dtype, at the size their math/ rows name
+    (one per routine). bench_opencl_math.cpp's math/opencl:0/gemm/DTYPE/MxNxK rows are held to
+    CLBlast, not BLIS: they have no figure in this table."""
+    keys = [k.split("/") for k in math_keys(run) if k.rsplit("/", 1)[1].isdigit()]
     rows = []
-    for routine in sorted({op for _, _, op, _, _ in keys if op.startswith(("gemm", "gemv"))}):
+    for routine in sorted({op for _, _, op, _, _ in keys if op.startswith(("gemm_", "gemv_"))}):
         for dtype in DTYPES:
             sizes = [n for _, _, op, d, n in keys if op == routine and d == dtype]
             if sizes:
@@ -429,13 +439,13 @@ CPU_TABLES = [
                    Column("GFLOPS {blis}", counter("math/{blis}/{routine}/{dtype}/{n}", "GFLOPS"), GB)]),
     Table(f"Element-wise operations at n = {pow2(BIG_N)}: fraction of the probe of the same access pattern",
           text="powx, exp and log are compute-bound (glibc's scalar calls per element), not held to the probe.",
-          when=has_math, rows=grid(dev=math_devices, dtype=DTYPES),
+          when=has_math, rows=grid(dev=ew_devices(BIG_N), dtype=DTYPES),
           columns=[label("device", "dev"), label("dtype", "dtype"),
                    *[Column(f"{op}{'*' if op in TRANSCENDENTAL else ''}",
                             probe_fraction("math/{dev}/ew_{op}/{dtype}/{n}", pattern, BIG_N, op=op), fmt)
                      for op, pattern in EW_PATTERN.items()]]),
     Table("Element-wise at n = 1 against the level-1 dispatch (Device::scal, ns, same run)",
-          when=has_math, rows=grid(dev=math_devices, dtype=DTYPES),
+          when=has_math, rows=grid(dev=ew_devices(1), dtype=DTYPES),
           columns=[label("device", "dev"), label("dtype", "dtype"), *EW_OVER_SCAL,
                    Column("scal", SCAL_AT_1, digits(1))]),
     Table("The Caffe anchor: Blob<float> of 16 Mi elements, median of 5 (ms)",
@@ -549,8 +559,8 @@ BLAS = {"gemm": "gemm_4096x4096x4096", "gemv/N": "gemv_N_4096x4096", "gemv/T": "
 GPU_CONTEXT = [("gpu_name", "GPU"), ("gpu_compute_capability", "compute capability"), ("gpu_sm_count", "SMs"),
                ("gpu_memory_bytes", "memory"), ("cuda_driver", "CUDA driver"), ("cuda_runtime", "CUDA runtime"),
                ("cublas", "cuBLAS"), ("nccl", "NCCL"), ("blobrt_version", "blobrt")]
-SECTIONS = {
-    "bandwidth": ("Level-1 operations on cuda:0: fraction of the bandwidth ceiling",
+SECTIONS = {  # section -> (title, text): render() templates, {cuda} is the measured device
+    "bandwidth": ("Level-1 operations on {cuda}: fraction of the bandwidth ceiling",
                   "Best rate of the `Device` call ÷ the ceiling of its access pattern: the best of the plain CUDA "
                   "kernel and, for copies, `cudaMemcpy` device to device (same size, dtype and run); minimum "
                   f"over n ≥ {pow2(LARGE_N)}."),
@@ -561,7 +571,7 @@ SECTIONS = {
                  "Median ns of the blobrt call (synchronised) minus the raw cuBLAS call + stream "
                  "synchronisation it wraps."),
     "round_trip": ("Head round trip at n = 1",
-                   "`Blob` head to cuda:0 and back ÷ two raw 4-byte `cudaMemcpy` calls (h2d then d2h, pinned)."),
+                   "`Blob` head to {cuda} and back ÷ two raw 4-byte `cudaMemcpy` calls (h2d then d2h, pinned)."),
     "blas": ("gemm and gemv against raw cuBLAS",
              "Raw cuBLAS time ÷ blobrt's time on the same buffers: blobrt's speed as a fraction of cuBLAS. "
              "Issue 27 sets the gemm target; the gemv target is this project's own (the issue names none)."),
