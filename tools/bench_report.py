@@ -397,9 +397,11 @@ CPU_TABLES = [
     Table("Blob operations: fraction of the streaming probe (float, same sizes and run)",
           rows=grid(dev=lambda run: run.devices, dtype=("float",)),
           columns=[label("device", "dev"),
-                   *[Column(f"{op} ({pat})", fraction_range("blob", op, pat), show_range) for op, pat in BLOB_PATTERN]]),
+                   *[Column(f"{op} ({pat})", fraction_range("blob", op, pat), show_range)
+                     for op, pat in BLOB_PATTERN]]),
     Table("Dispatch overhead at n = 1 (ns over the raw library call, same run)",
-          rows=level1_calls(("axpy", "dot", "scal"), (("scale_data", "scal"), ("asum_data", "asum"), ("Update", "axpy"))),
+          rows=level1_calls(("axpy", "dot", "scal"),
+                            (("scale_data", "scal"), ("asum_data", "asum"), ("Update", "axpy"))),
           columns=[Column("path", filled("{path} on {blis} vs bli_s{raw_op}v")),
                    Column("blobrt", BLIS_AT_1, spec(".1f"), required=True),
                    Column("raw", RAW_BLIS_AT_1, spec(".1f"), required=True),
@@ -469,7 +471,8 @@ CPU_TABLES = [
                    Column("RSS per element, data only",
                           counter("memory/{dev}/rss/float/{n}", "rss_bytes_per_element_data", False, n=BIG_N), fmt),
                    Column("RSS per element, data + diff",
-                          counter("memory/{dev}/rss/float/{n}", "rss_bytes_per_element_data_diff", False, n=BIG_N), fmt)]),
+                          counter("memory/{dev}/rss/float/{n}", "rss_bytes_per_element_data_diff", False, n=BIG_N),
+                          fmt)]),
 ]
 
 
