@@ -6,6 +6,10 @@ With --cuda, turns one blobrt-bench-cuda run into issue 27's targets, each met o
 usage: bench_report.py RESULTS.json OUT.md [OUT.png]
        bench_report.py --cuda BENCH.json OUT.md [OUT.png] [--summary SUMMARY.txt]
                        [--notes NOTES.json] [--strict]
+
+Each table is a description (Table: its title, the rows it selects, its columns with the
+formula and the format of each cell); render() turns a description and the run into
+Markdown. CPU_TABLES lists the CPU report's tables in the order of the page.
 """
 import argparse
 import json
@@ -16,7 +20,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple, Union
 
 # BVLC Caffe (CPU_ONLY, OpenBLAS on 2 threads) on this machine, Blob<float> of 16 Mi
 # elements, median of 5 (issue 5).
@@ -28,12 +33,18 @@ CAFFE_LOAD_MS = 181 + 62   # ReadProtoFromBinaryFile + FromProto
 PATTERN = {"memset": "fill", "h2d": "copy", "d2h": "copy", "d2d": "copy", "axpy": "triad",
            "dot": "dot", "asum": "sum", "scal": "scale"}
 TO_NS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+DTYPES = ("float", "double")
+MISSING = "–"  # a cell whose benchmark (or reference) is not in the run
+# In place of a table none of whose rows the run has (a filtered run, a backend not built).
+NOT_MEASURED = "Not measured in this run: none of the benchmarks this table reads is in it."
 
 
 KEEP_MARKER = "<!-- libblobrt-dist results: tools/bench-dist.sh -->"
 
+Entry = Dict[str, Any]  # one benchmark: "ns" (median), "bps", "best_bps", "counters"
 
-def read_json(path):
+
+def read_json(path: str) -> Any:
     """A JSON file's content; exits with one line naming the file when it cannot be read or
     is not JSON."""
     try:
@@ -45,11 +56,11 @@ def read_json(path):
         sys.exit(f"bench_report.py: {path} is not JSON: {e}")
 
 
-def load(path):
+def load(path: str) -> Tuple[Dict[str, Any], Dict[str, Entry]]:
     data = read_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
         sys.exit(f"bench_report.py: {path} is not Google Benchmark's JSON (no \"benchmarks\" list)")
-    results = {}
+    results: Dict[str, Entry] = {}
     fastest = {}  # base name -> the fastest repetition's time ("min" aggregate, bench_common.hpp)
     for b in data["benchmarks"]:
         parts = b["name"].split("/")
@@ -72,236 +83,408 @@ def load(path):
     return data.get("context", {}), results
 
 
-def parse(name):
-    group, subject, op, dtype, n = name.split("/")
-    return group, subject, op, dtype, int(n)
-
-
-def gbps(x):
+def gbps(x: float) -> float:
     return x / 1e9
 
 
-def fmt(x, digits=2):
+def fmt(x: Any, digits: int = 2) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "–"
+        return MISSING
     return f"{x:.{digits}f}"
 
 
+def pow2(n: int) -> str:
+    return "1" if n == 1 else f"2^{int(math.log2(n))}" if n & (n - 1) == 0 else str(n)
+
+
+# ---------------------------------------------------------------------------------------
+# Tables as data. A row is a mapping of names (dev, dtype, op, ...); a cell's value comes
+# from a formula of the run and the row, None when what it needs is not in the run.
+
+@dataclass(frozen=True)
+class Run:
+    """One run as the tables read it. `names` fills the {placeholders} of titles, texts,
+    headers and benchmark-name templates: the device ids (taken from the run), and the like."""
+    context: Mapping[str, Any]
+    results: Mapping[str, Entry]
+    names: Mapping[str, str] = field(default_factory=dict)
+    devices: Tuple[str, ...] = ()  # the blobrt devices with device/ rows, host first
+    sizes: Tuple[int, ...] = ()    # the probe sizes
+    large: Tuple[int, ...] = ()    # the probe sizes the fraction tables span
+
+    def entry(self, key: str) -> Entry:
+        return self.results.get(key, {})
+
+    def probe(self, pattern: str, dtype: str, n: int) -> Optional[float]:
+        """The best rate of the streaming probe of an access pattern (all cores)."""
+        return self.entry(f"probe/stream/{pattern}/{dtype}/{n}").get("best_bps")
+
+
+Row = Mapping[str, Any]
+Value = Callable[[Run, Row], Any]
+
+
+@dataclass(frozen=True)
+class Column:
+    header: str                          # a template: {blis} and the like come from Run.names
+    value: Value                         # the formula; None: not measured (shown as MISSING)
+    show: Callable[[Any], str] = str     # the format of a measured value
+    required: bool = False               # a row without this cell is left out of the table
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str                                            # a template, as Column.header
+    rows: Union[Sequence[Row], Callable[[Run], Iterable[Row]]]  # which rows, in order
+    columns: Union[Sequence[Column], Callable[[Run], Sequence[Column]]]
+    text: str = ""                                        # the paragraph under the title, a template
+    when: Callable[[Run], bool] = lambda run: True        # whether the run has this table at all
+
+
+def render(table: Table, run: Run) -> List[str]:
+    """A table's Markdown lines: title, text, header, one line per selected row (rows
+    missing a required cell are left out), then a blank line. Without any row, NOT_MEASURED
+    stands in for the header (a header alone would read as a table that lost its rows)."""
+    if not table.when(run):
+        return []
+    columns = table.columns(run) if callable(table.columns) else table.columns
+    rows = table.rows(run) if callable(table.rows) else table.rows
+    lines = [f"### {table.title.format(**run.names)}\n"]
+    if table.text:
+        lines.append(table.text.format(**run.names) + "\n")
+    body = []
+    for row in rows:
+        values = [c.value(run, row) for c in columns]
+        if any(c.required and v is None for c, v in zip(columns, values)):
+            continue
+        body.append("| " + " | ".join(MISSING if v is None else c.show(v) for c, v in zip(columns, values)) + " |")
+    if not body:
+        return lines + [NOT_MEASURED, ""]
+    return lines + ["| " + " | ".join(c.header.format(**run.names) for c in columns) + " |",
+                    "|" + "---|" * len(columns), *body, ""]
+
+
+# Cell formulas. A benchmark is named by a template ("device/{dev}/{op}/{dtype}/{n}"),
+# filled from the run's names, the row, and what the column fixes (op=..., n=...).
+
+def measure(template: str, what: str = "ns", zero_is_missing: bool = True, **fixed: Any) -> Value:
+    """One figure of one benchmark: "ns" (median time), "bps" (median rate) or "best_bps".
+    Most tables take a zero for not measured (a rate without bytes is 0); zero_is_missing=False
+    shows it."""
+    return figure_of(template, lambda e: e.get(what), zero_is_missing, fixed)
+
+
+def counter(template: str, name: str, zero_is_missing: bool = True, **fixed: Any) -> Value:
+    """A user counter of one benchmark (GFLOPS, bytes_copied_per_iter, ...), as measure()."""
+    return figure_of(template, lambda e: e.get("counters", {}).get(name), zero_is_missing, fixed)
+
+
+def figure_of(template: str, pick: Callable[[Entry], Any], zero_is_missing: bool, fixed: Mapping[str, Any]) -> Value:
+    def value(run: Run, row: Row) -> Any:
+        got = pick(run.entry(template.format(**run.names, **row, **fixed)))
+        return got if got or not zero_is_missing else None
+    return value
+
+
+def ratio(num: Value, den: Value) -> Value:
+    def value(run: Run, row: Row) -> Optional[float]:
+        a, b = num(run, row), den(run, row)
+        return a / b if a and b else None
+    return value
+
+
+def difference(a: Value, b: Value) -> Value:
+    def value(run: Run, row: Row) -> Optional[float]:
+        x, y = a(run, row), b(run, row)
+        return x - y if x and y else None
+    return value
+
+
+def filled(template: str) -> Value:
+    """A label made of the run's names and the row's."""
+    return lambda run, row: template.format(**run.names, **row)
+
+
+def fraction_range(group: str, op: str, pattern: str) -> Value:
+    """The best rates of GROUP/dev/OP/dtype/n ÷ the probe of PATTERN at each of the run's
+    large n (None when none of them is measured)."""
+    def value(run: Run, row: Row) -> Optional[List[float]]:
+        vals = []
+        for n in run.large:
+            got = run.entry(f"{group}/{row['dev']}/{op}/{row['dtype']}/{n}").get("best_bps")
+            ref = run.probe(pattern, row["dtype"], n)
+            if got and ref:
+                vals.append(got / ref)
+        return vals or None
+    return value
+
+
+def probe_fraction(template: str, pattern: str, n: int, **fixed: Any) -> Value:
+    """Best rate of one benchmark at n ÷ the probe of PATTERN at the same n and dtype."""
+    got = measure(template, "best_bps", n=n, **fixed)
+    return ratio(got, lambda run, row: run.probe(pattern, row["dtype"], n))
+
+
+def digits(d: int) -> Callable[[Any], str]:
+    return lambda x: fmt(x, d)
+
+
+def spec(f: str) -> Callable[[Any], str]:
+    """A format spec applied as it is ("+.0f"): NaN shows as nan, as an f-string does."""
+    return lambda x: format(x, f)
+
+
+def show_range(vals: List[float]) -> str:
+    return f"{min(vals):.2f} … {max(vals):.2f}"
+
+
+def grid(**axes: Union[Sequence[Any], Callable[[Run], Sequence[Any]]]) -> Callable[[Run], Sequence[Row]]:
+    """Rows: every combination of the axes' values, the first axis outermost; an axis may be
+    a function of the run (its devices)."""
+    def rows(run: Run) -> Sequence[Row]:
+        out: List[Dict[str, Any]] = [{}]
+        for name, values in axes.items():
+            vals = values(run) if callable(values) else values
+            out = [{**r, name: v} for r in out for v in vals]
+        return out
+    return rows
+
+
+def label(header: str, name: str) -> Column:
+    """A column that shows one of the row's names (its device, dtype, ...)."""
+    return Column(header, lambda run, row: row[name])
+
+
+# ---------------------------------------------------------------------------------------
+# The CPU report (blobrt-bench's run): its tables, in the order of the page.
+
+LARGE_MIN_N = 1 << 22  # the fraction tables span the probe sizes from here up (bench.sh repeats these)
+BIG_N = 1 << 24        # the one large n of the library, element-wise, anchor, serialisation, memory rows
+LEVEL1_OPS = ("memset", "d2d", "h2d", "d2h", "axpy", "dot", "asum", "scal")
+BLOB_PATTERN = (("Update", "triad"), ("asum_data", "sum"), ("sumsq_data", "sum"), ("scale_data", "scale"))
+RAW_OPS = ("axpy", "dot", "asum", "scal")  # the ops every raw library measures
+# The backends whose blobrt device is compared with the raw library of the same name
+# (blis:N with BLIS, opencl:N with CLBlast), and the built-in one (host:N).
+BACKENDS = ("blis", "opencl", "host")
 # Element-wise operation -> the probe pattern of its access (bench_math.cpp).
 EW_PATTERN = {"set": "fill", "add_scalar": "scale", "scale": "copy", "axpby": "triad", "add": "triad",
               "sub": "triad", "mul": "triad", "div": "triad", "powx": "copy", "sqr": "copy", "sqrt": "copy",
               "exp": "copy", "log": "copy", "abs": "copy", "sign": "copy", "sgnbit": "copy"}
 TRANSCENDENTAL = {"powx", "exp", "log"}
+PROTO = "proto/host/{op}/float/{n}"  # the serialisation rows (bench_proto.cpp)
 
 
-def math_tables(r, w):
-    """gemm/gemv against raw BLIS, element-wise against the probe and the level-1 dispatch."""
-    keys = [k for k in r if k.startswith("math/") and k.count("/") == 4]
-    if not keys:
-        return
-    w("### Caffe's math beyond level 1: gemm and gemv against raw BLIS (same buffers, same run)\n")
-    w("Time of `bli_?gemm`/`bli_?gemv` ÷ time through `Device` (1.00 = nothing added; above 1 for "
-      "gemv, which the plugin splits across cores and BLIS runs on one thread). "
-      "host:0 is the built-in kernels against the same BLIS call.\n")
-    w("| routine | dtype | blis:0 (ms) | raw BLIS (ms) | blis:0 ÷ raw | host:0 (ms) | host ÷ raw | GFLOPS blis:0 |")
-    w("|---|---|---|---|---|---|---|---|")
-    routines = sorted({k.split("/")[2] for k in keys if k.split("/")[2].startswith(("gemm", "gemv"))})
-    for routine in routines:
-        for dtype in ("float", "double"):
-            base = [k for k in keys if k.split("/")[2] == routine and k.split("/")[3] == dtype]
-            if not base:
-                continue
-            n = base[0].split("/")[4]
-            t = lambda key: r.get(key, {}).get("ns")
-            mine, raw, host = t(f"math/blis:0/{routine}/{dtype}/{n}"), t(f"raw/blis/{routine}/{dtype}/{n}"), \
-                t(f"math/host:0/{routine}/{dtype}/{n}")
-            gf = r.get(f"math/blis:0/{routine}/{dtype}/{n}", {}).get("counters", {}).get("GFLOPS")
-            ms = lambda x: fmt(x / 1e6, 3) if x else "–"
-            w(f"| {routine} | {dtype} | {ms(mine)} | {ms(raw)} | {fmt(raw / mine) if mine and raw else '–'} | "
-              f"{ms(host)} | {fmt(raw / host) if host and raw else '–'} | {fmt(gf, 1) if gf else '–'} |")
-    w("")
-    w("### Element-wise operations at n = 2^24: fraction of the probe of the same access pattern\n")
-    w("powx, exp and log are compute-bound (glibc's scalar calls per element), not held to the probe.\n")
-    ew_ops = list(EW_PATTERN)
-    devices = sorted({k.split("/")[1] for k in keys})
-    w("| device | dtype | " + " | ".join(f"{op}{'*' if op in TRANSCENDENTAL else ''}" for op in ew_ops) + " |")
-    w("|---|---|" + "---|" * len(ew_ops))
-    n = 1 << 24
-    for dev in devices:
-        for dtype in ("float", "double"):
-            cells = []
-            for op in ew_ops:
-                got = r.get(f"math/{dev}/ew_{op}/{dtype}/{n}", {}).get("best_bps")
-                ref = r.get(f"probe/stream/{EW_PATTERN[op]}/{dtype}/{n}", {}).get("best_bps")
-                cells.append(fmt(got / ref) if got and ref else "–")
-            w(f"| {dev} | {dtype} | " + " | ".join(cells) + " |")
-    w("")
-    w("### Element-wise at n = 1 against the level-1 dispatch (Device::scal, ns, same run)\n")
-    w("| device | dtype | " + " | ".join(ew_ops) + " | scal |")
-    w("|---|---|" + "---|" * (len(ew_ops) + 1))
-    for dev in devices:
-        for dtype in ("float", "double"):
-            scal = r.get(f"device/{dev}/scal/{dtype}/1", {}).get("ns")
-            cells = []
-            for op in ew_ops:
-                ns = r.get(f"math/{dev}/ew_{op}/{dtype}/1", {}).get("ns")
-                cells.append(f"{ns - scal:+.0f}" if ns and scal else "–")
-            w(f"| {dev} | {dtype} | " + " | ".join(cells) + f" | {fmt(scal, 1) if scal else '–'} |")
-    w("")
+def device_of(results: Mapping[str, Entry], backend: str) -> str:
+    """The run's blobrt device of a backend ("blis" -> "blis:0"): the lowest index among the
+    ids its rows name; index 0 when it has none (its columns then show MISSING)."""
+    ids = {k.split("/")[1] for k in results if k.count("/") >= 2}
+    indices = sorted(int(d.split(":")[1]) for d in ids
+                     if d.startswith(backend + ":") and d.split(":")[1].isdigit())
+    return f"{backend}:{indices[0] if indices else 0}"
 
 
-def cpu_report(results_json, out_md, out_png):
-    """The CPU tables of docs/performance.md (blobrt-bench's run)."""
-    context, r = load(results_json)
+def cpu_run(context: Mapping[str, Any], results: Mapping[str, Entry]) -> Run:
     # group/subject/op/dtype/n; gemm's and gemv's sizes ("16x16x16") have their own table
-    names = [parse(k) + (k,) for k in r if k.count("/") == 4 and k.rsplit("/", 1)[1].isdigit()]
-    devices = sorted({s for g, s, *_ in names if g == "device"}, key=lambda d: (d != "host:0", d))
-    sizes = sorted({n for g, s, o, d, n, k in names if g == "probe"})
-    large = [n for n in sizes if n >= 1 << 22]
-    probe = lambda pat, dtype, n: r.get(f"probe/stream/{pat}/{dtype}/{n}", {}).get("best_bps")
-    lines = []
-    w = lines.append
-    w(f"Generated by `tools/bench_report.py` from one `blobrt-bench` run on {context.get('host_name', '?')}, "
-      f"{context.get('num_cpus', '?')} CPUs at {context.get('mhz_per_cpu', '?')} MHz, "
-      f"{context.get('date', '')}.\n")
+    names = [k.split("/") for k in results if k.count("/") == 4 and k.rsplit("/", 1)[1].isdigit()]
+    ids = {b: device_of(results, b) for b in BACKENDS}
+    devices = sorted({s for g, s, *_ in names if g == "device"}, key=lambda d: (d != ids["host"], d))
+    sizes = sorted({int(n) for g, *_, n in names if g == "probe"})
+    large = [n for n in sizes if n >= LARGE_MIN_N]
+    return Run(context, results, {**ids, "large": ", ".join(f"2^{int(math.log2(n))}" for n in large)},
+               tuple(devices), tuple(sizes), tuple(large))
 
-    # 1. Fraction of the streaming limit, large n.
-    w("### Level-1 operations: fraction of the streaming probe (same pattern, size, run)\n")
-    w("Minimum over n = " + ", ".join(f"2^{int(math.log2(n))}" for n in large) +
-      " (each cell: min … max). 1.00 = the bandwidth plain OpenMP loops reach on all cores. "
-      "Each figure is the best of the repetitions `tools/bench.sh` runs in random order, for the "
-      "probe and the operation alike.\n")
-    ops = ["memset", "d2d", "h2d", "d2h", "axpy", "dot", "asum", "scal"]
-    w("| device | dtype | " + " | ".join(ops) + " |")
-    w("|---|---|" + "---|" * len(ops))
-    for dev in devices:
-        for dtype in ("float", "double"):
-            cells = []
-            for op in ops:
-                vals = []
-                for n in large:
-                    got = r.get(f"device/{dev}/{op}/{dtype}/{n}", {}).get("best_bps")
-                    ref = probe(PATTERN[op], dtype, n)
-                    if got and ref:
-                        vals.append(got / ref)
-                cells.append(f"{min(vals):.2f} … {max(vals):.2f}" if vals else "–")
-            w(f"| {dev} | {dtype} | " + " | ".join(cells) + " |")
-    w("")
 
-    # 1b. Blob's own operations against the same probe.
-    w("### Blob operations: fraction of the streaming probe (float, same sizes and run)\n")
-    blob_ops = [("Update", "triad"), ("asum_data", "sum"), ("sumsq_data", "sum"), ("scale_data", "scale")]
-    w("| device | " + " | ".join(f"{op} ({pat})" for op, pat in blob_ops) + " |")
-    w("|---|" + "---|" * len(blob_ops))
-    for dev in devices:
-        cells = []
-        for op, pat in blob_ops:
-            vals = [got / ref for n in large
-                    for got, ref in [(r.get(f"blob/{dev}/{op}/float/{n}", {}).get("best_bps"), probe(pat, "float", n))]
-                    if got and ref]
-            cells.append(f"{min(vals):.2f} … {max(vals):.2f}" if vals else "–")
-        w(f"| {dev} | " + " | ".join(cells) + " |")
-    w("")
+def math_keys(run: Run) -> List[str]:
+    return [k for k in run.results if k.startswith("math/") and k.count("/") == 4]
 
-    # 2. Dispatch overhead at n = 1.
-    w("### Dispatch overhead at n = 1 (ns over the raw library call, same run)\n")
-    w("| path | blobrt | raw | overhead |")
-    w("|---|---|---|---|")
-    # (label, blobrt benchmark, the raw BLIS call it is compared with), on the BLIS device.
-    paths = [(f"Device::{op}", f"device/blis:0/{op}", op) for op in ("axpy", "dot", "scal")]
-    paths += [(f"Blob::{op} (1 element)", f"blob/blis:0/{op}", raw_op)
-              for op, raw_op in (("scale_data", "scal"), ("asum_data", "asum"), ("Update", "axpy"))]
-    for label, mine_key, raw_op in paths:
-        mine = r.get(f"{mine_key}/float/1", {}).get("ns")
-        raw = r.get(f"raw/blis/{raw_op}/float/1", {}).get("ns")
-        if mine and raw:
-            w(f"| {label} on blis:0 vs bli_s{raw_op}v | {mine:.1f} | {raw:.1f} | {mine - raw:+.1f} |")
-    w("")
 
-    # 2b. OpenCL at n = 1: the same calls against CLBlast on its own queue (each waits for
+def ew_devices(n: int) -> Callable[[Run], List[str]]:
+    """The devices with element-wise rows at n (math/clblast/gemm is a library, not a device;
+    opencl:0 has no element-wise rows at n = 1)."""
+    return lambda run: sorted({k.split("/")[1] for k in math_keys(run)
+                               if k.split("/")[2].startswith("ew_") and k.endswith(f"/{n}")})
+
+
+def blas_rows(run: Run) -> Sequence[Row]:
+    """gemm_*/gemv_* routines of bench_math.cpp by dtype, at the size their math/ rows name
+    (one per routine). bench_opencl_math.cpp's math/opencl:0/gemm/DTYPE/MxNxK rows are held to
+    CLBlast, not BLIS: they have no figure in this table."""
+    keys = [k.split("/") for k in math_keys(run) if k.rsplit("/", 1)[1].isdigit()]
+    rows = []
+    for routine in sorted({op for _, _, op, _, _ in keys if op.startswith(("gemm_", "gemv_"))}):
+        for dtype in DTYPES:
+            sizes = [n for _, _, op, d, n in keys if op == routine and d == dtype]
+            if sizes:
+                rows.append({"routine": routine, "dtype": dtype, "n": sizes[0]})
+    return rows
+
+
+def level1_calls(device_ops: Sequence[str], blob_ops: Sequence[Tuple[str, str]]) -> Sequence[Row]:
+    """Rows of the dispatch tables: Device::op and Blob::op (1 element), each with the raw call it makes."""
+    return ([{"path": f"Device::{op}", "group": "device", "op": op, "raw_op": op} for op in device_ops] +
+            [{"path": f"Blob::{op} (1 element)", "group": "blob", "op": op, "raw_op": raw} for op, raw in blob_ops])
+
+
+def anchor_columns(run: Run) -> List[Column]:
+    """BVLC Caffe's time, then each device's time and Caffe's time ÷ it."""
+    def cell(dev: str) -> Value:
+        anchor = measure("anchor/{dev}/{op}/float/{n}", dev=dev, n=BIG_N)
+
+        def value(run: Run, row: Row) -> Optional[Tuple[float, float]]:
+            ns = anchor(run, row)
+            return None if ns is None else (ns / 1e6, row["caffe"] / (ns / 1e6))
+        return value
+    return [label("operation", "op"), label("BVLC Caffe (OpenBLAS, 2 threads)", "caffe"),
+            *[Column(f"blobrt {dev}", cell(dev), lambda v: f"{v[0]:.2f} ({v[1]:.1f}×)") for dev in run.devices]]
+
+
+def speedup(run: Run, row: Row) -> Optional[float]:
+    """The reference's ms ÷ this step's: a slower way in the same run, or BVLC Caffe's time."""
+    ns = run.entry(PROTO.format(op=row["op"], n=BIG_N)).get("ns")
+    if row.get("ref_op"):
+        ref_ns = run.entry(PROTO.format(op=row["ref_op"], n=BIG_N)).get("ns")
+        ref_ms = None if ref_ns is None else ref_ns / 1e6
+    else:
+        ref_ms = row.get("ref_ms")
+    return ref_ms / (ns / 1e6) if ref_ms is not None and ns else None
+
+
+SERIALISATION: List[Row] = [
+    {"step": "ToProto (bulk)", "op": "to_proto", "ref_label": "per-element add_data() loop",
+     "ref_op": "to_proto_add_data_loop"},
+    {"step": "FromProto (bulk)", "op": "from_proto", "ref_label": "per-element data(i) loop",
+     "ref_op": "from_proto_element_loop"},
+    {"step": "ToProto + SerializeToString", "op": "to_bytes"},
+    {"step": "ParseFromString + FromProto", "op": "from_bytes"},
+    {"step": "save: ToProto + WriteProtoToBinaryFile", "op": "save", "ref_label": f"BVLC Caffe {CAFFE_SAVE_MS} ms",
+     "ref_ms": CAFFE_SAVE_MS},
+    {"step": "load: ReadProtoFromBinaryFile + FromProto", "op": "load", "ref_label": f"BVLC Caffe {CAFFE_LOAD_MS} ms",
+     "ref_ms": CAFFE_LOAD_MS},
+]
+
+# The figures several columns share.
+BLIS_AT_1 = measure("{group}/{blis}/{op}/float/1")
+OPENCL_AT_1 = measure("{group}/{opencl}/{op}/float/1")
+RAW_BLIS_AT_1 = measure("raw/blis/{raw_op}/float/1")
+RAW_CLBLAST_AT_1 = measure("raw/clblast/{raw_op}/float/1")
+RATE = {name: measure(template, "bps", n=BIG_N) for name, template in (
+    ("blis", "device/{blis}/{op}/{dtype}/{n}"), ("raw blis", "raw/blis/{op}/{dtype}/{n}"),
+    ("openblas", "raw/openblas/{op}/{dtype}/{n}"), ("opencl", "device/{opencl}/{op}/{dtype}/{n}"),
+    ("clblast", "raw/clblast/{op}/{dtype}/{n}"))}
+BLAS_NS = {name: measure(template) for name, template in (
+    ("blis", "math/{blis}/{routine}/{dtype}/{n}"), ("raw", "raw/blis/{routine}/{dtype}/{n}"),
+    ("host", "math/{host}/{routine}/{dtype}/{n}"))}
+SCAL_AT_1 = measure("device/{dev}/scal/{dtype}/1")
+# Element-wise at n = 1: ns over the level-1 dispatch (Device::scal) of the same device.
+EW_OVER_SCAL = [Column(op, difference(measure("math/{dev}/ew_{op}/{dtype}/1", op=op), SCAL_AT_1), spec("+.0f"))
+                for op in EW_PATTERN]
+GB = digits(1)
+MS = lambda ns: fmt(ns / 1e6, 3)  # noqa: E731
+
+
+def has_math(run: Run) -> bool:
+    return bool(math_keys(run))
+
+
+CPU_TABLES = [
+    Table("Level-1 operations: fraction of the streaming probe (same pattern, size, run)",
+          text="Minimum over n = {large} (each cell: min … max). 1.00 = the bandwidth plain OpenMP loops reach "
+               "on all cores. Each figure is the best of the repetitions `tools/bench.sh` runs in random order, "
+               "for the probe and the operation alike.",
+          rows=grid(dev=lambda run: run.devices, dtype=DTYPES),
+          columns=[label("device", "dev"), label("dtype", "dtype"),
+                   *[Column(op, fraction_range("device", op, PATTERN[op]), show_range) for op in LEVEL1_OPS]]),
+    Table("Blob operations: fraction of the streaming probe (float, same sizes and run)",
+          rows=grid(dev=lambda run: run.devices, dtype=("float",)),
+          columns=[label("device", "dev"),
+                   *[Column(f"{op} ({pat})", fraction_range("blob", op, pat), show_range)
+                     for op, pat in BLOB_PATTERN]]),
+    Table("Dispatch overhead at n = 1 (ns over the raw library call, same run)",
+          rows=level1_calls(("axpy", "dot", "scal"),
+                            (("scale_data", "scal"), ("asum_data", "asum"), ("Update", "axpy"))),
+          columns=[Column("path", filled("{path} on {blis} vs bli_s{raw_op}v")),
+                   Column("blobrt", BLIS_AT_1, spec(".1f"), required=True),
+                   Column("raw", RAW_BLIS_AT_1, spec(".1f"), required=True),
+                   Column("overhead", difference(BLIS_AT_1, RAW_BLIS_AT_1), spec("+.1f"))]),
+    # OpenCL at n = 1: the same calls against CLBlast on its own queue (each waits for
     # completion), where PoCL's launch latency is the cost to beat.
-    w("### OpenCL at n = 1 (ns, each call complete; raw = CLBlast on its own queue, same run)\n")
-    w("| path | blobrt opencl:0 | raw CLBlast | blobrt/raw |")
-    w("|---|---|---|---|")
-    cl_paths = [(f"Device::{op}", f"device/opencl:0/{op}", op) for op in ("axpy", "dot", "asum", "scal")]
-    cl_paths += [(f"Blob::{op} (1 element)", f"blob/opencl:0/{op}", raw_op)
-                 for op, raw_op in (("Update", "axpy"), ("asum_data", "asum"), ("scale_data", "scal"))]
-    for label, mine_key, raw_op in cl_paths:
-        mine = r.get(f"{mine_key}/float/1", {}).get("ns")
-        raw = r.get(f"raw/clblast/{raw_op}/float/1", {}).get("ns")
-        if mine and raw:
-            w(f"| {label} vs clblast::{raw_op.capitalize()} | {mine:.1f} | {raw:.1f} | {mine / raw:.4f} |")
-    w("")
+    Table("OpenCL at n = 1 (ns, each call complete; raw = CLBlast on its own queue, same run)",
+          rows=level1_calls(("axpy", "dot", "asum", "scal"),
+                            (("Update", "axpy"), ("asum_data", "asum"), ("scale_data", "scal"))),
+          columns=[Column("path", lambda run, row: f"{row['path']} vs clblast::{row['raw_op'].capitalize()}"),
+                   Column("blobrt {opencl}", OPENCL_AT_1, spec(".1f"), required=True),
+                   Column("raw CLBlast", RAW_CLBLAST_AT_1, spec(".1f"), required=True),
+                   Column("blobrt/raw", ratio(OPENCL_AT_1, RAW_CLBLAST_AT_1), spec(".4f"))]),
+    Table(f"Against the raw libraries, n = {pow2(BIG_N)} (blobrt GB/s ÷ library GB/s)",
+          rows=grid(op=RAW_OPS, dtype=DTYPES),
+          columns=[label("op", "op"), label("dtype", "dtype"),
+                   Column("blobrt blis", RATE["blis"], lambda x: GB(gbps(x))),
+                   Column("raw BLIS (1 thread)", RATE["raw blis"], lambda x: GB(gbps(x))),
+                   Column("blobrt/BLIS", ratio(RATE["blis"], RATE["raw blis"]), fmt),
+                   Column("OpenBLAS cblas", RATE["openblas"], lambda x: GB(gbps(x))),
+                   Column("blobrt/OpenBLAS", ratio(RATE["blis"], RATE["openblas"]), fmt),
+                   Column("blobrt opencl", RATE["opencl"], lambda x: GB(gbps(x))),
+                   Column("raw CLBlast", RATE["clblast"], lambda x: GB(gbps(x))),
+                   Column("opencl/CLBlast", ratio(RATE["opencl"], RATE["clblast"]), fmt)]),
+    # Caffe's math beyond level 1 (bench_math.cpp), where the run has it.
+    Table("Caffe's math beyond level 1: gemm and gemv against raw BLIS (same buffers, same run)",
+          text="Time of `bli_?gemm`/`bli_?gemv` ÷ time through `Device` (1.00 = nothing added; above 1 for "
+               "gemv, which the plugin splits across cores and BLIS runs on one thread). "
+               "{host} is the built-in kernels against the same BLIS call.",
+          when=has_math, rows=blas_rows,
+          columns=[label("routine", "routine"), label("dtype", "dtype"),
+                   Column("{blis} (ms)", BLAS_NS["blis"], MS),
+                   Column("raw BLIS (ms)", BLAS_NS["raw"], MS),
+                   Column("{blis} ÷ raw", ratio(BLAS_NS["raw"], BLAS_NS["blis"]), fmt),
+                   Column("{host} (ms)", BLAS_NS["host"], MS),
+                   Column("host ÷ raw", ratio(BLAS_NS["raw"], BLAS_NS["host"]), fmt),
+                   Column("GFLOPS {blis}", counter("math/{blis}/{routine}/{dtype}/{n}", "GFLOPS"), GB)]),
+    Table(f"Element-wise operations at n = {pow2(BIG_N)}: fraction of the probe of the same access pattern",
+          text="powx, exp and log are compute-bound (glibc's scalar calls per element), not held to the probe.",
+          when=has_math, rows=grid(dev=ew_devices(BIG_N), dtype=DTYPES),
+          columns=[label("device", "dev"), label("dtype", "dtype"),
+                   *[Column(f"{op}{'*' if op in TRANSCENDENTAL else ''}",
+                            probe_fraction("math/{dev}/ew_{op}/{dtype}/{n}", pattern, BIG_N, op=op), fmt)
+                     for op, pattern in EW_PATTERN.items()]]),
+    Table("Element-wise at n = 1 against the level-1 dispatch (Device::scal, ns, same run)",
+          when=has_math, rows=grid(dev=ew_devices(1), dtype=DTYPES),
+          columns=[label("device", "dev"), label("dtype", "dtype"), *EW_OVER_SCAL,
+                   Column("scal", SCAL_AT_1, digits(1))]),
+    Table("The Caffe anchor: Blob<float> of 16 Mi elements, median of 5 (ms)",
+          rows=[{"op": op, "caffe": ms} for op, ms in CAFFE_MS.items()], columns=anchor_columns),
+    Table("Serialisation of 16 Mi floats (64 MiB), median of 5",
+          rows=SERIALISATION,
+          columns=[label("step", "step"),
+                   Column("ms", measure(PROTO, n=BIG_N, zero_is_missing=False), lambda ns: f"{ns / 1e6:.1f}",
+                          required=True),
+                   Column("GB/s", measure(PROTO, "bps", n=BIG_N, zero_is_missing=False), lambda x: f"{gbps(x):.2f}"),
+                   Column("reference", lambda run, row: row.get("ref_label")),
+                   Column("speed-up", speedup, lambda x: f"{x:.1f}×")]),
+    Table("Head round trip and resident memory",
+          rows=grid(dev=lambda run: run.devices),
+          columns=[label("device", "dev"),
+                   Column(f"bytes copied per round trip (n = {pow2(BIG_N)})",
+                          counter("blob/{dev}/round_trip/float/{n}", "bytes_copied_per_iter", False, n=BIG_N),
+                          digits(0)),
+                   Column("round trip at n = 1 (ns)", measure("blob/{dev}/round_trip/float/1", zero_is_missing=False),
+                          digits(0)),
+                   Column("RSS per element, data only",
+                          counter("memory/{dev}/rss/float/{n}", "rss_bytes_per_element_data", False, n=BIG_N), fmt),
+                   Column("RSS per element, data + diff",
+                          counter("memory/{dev}/rss/float/{n}", "rss_bytes_per_element_data_diff", False, n=BIG_N),
+                          fmt)]),
+]
 
-    # 3. Against the raw libraries at large n.
-    w("### Against the raw libraries, n = 2^24 (blobrt GB/s ÷ library GB/s)\n")
-    w("| op | dtype | blobrt blis | raw BLIS (1 thread) | blobrt/BLIS | OpenBLAS cblas | blobrt/OpenBLAS | blobrt opencl | raw CLBlast | opencl/CLBlast |")
-    w("|---|---|---|---|---|---|---|---|---|---|")
-    n = 1 << 24
-    for op in ("axpy", "dot", "asum", "scal"):
-        for dtype in ("float", "double"):
-            mine = r.get(f"device/blis:0/{op}/{dtype}/{n}", {}).get("bps")
-            blis = r.get(f"raw/blis/{op}/{dtype}/{n}", {}).get("bps")
-            ob = r.get(f"raw/openblas/{op}/{dtype}/{n}", {}).get("bps")
-            cl = r.get(f"device/opencl:0/{op}/{dtype}/{n}", {}).get("bps")
-            clb = r.get(f"raw/clblast/{op}/{dtype}/{n}", {}).get("bps")
-            ratio = lambda a, b: fmt(a / b) if a and b else "–"
-            g = lambda x: fmt(gbps(x), 1) if x else "–"
-            w(f"| {op} | {dtype} | {g(mine)} | {g(blis)} | {ratio(mine, blis)} | {g(ob)} | {ratio(mine, ob)} | "
-              f"{g(cl)} | {g(clb)} | {ratio(cl, clb)} |")
-    w("")
 
-    math_tables(r, w)
-
-    # 4. The Caffe anchor.
-    w("### The Caffe anchor: Blob<float> of 16 Mi elements, median of 5 (ms)\n")
-    w("| operation | BVLC Caffe (OpenBLAS, 2 threads) | " + " | ".join(f"blobrt {d}" for d in devices) + " |")
-    w("|---|---|" + "---|" * len(devices))
-    for op, caffe in CAFFE_MS.items():
-        cells = []
-        for dev in devices:
-            ns = r.get(f"anchor/{dev}/{op}/float/{1 << 24}", {}).get("ns")
-            cells.append(f"{ns / 1e6:.2f} ({caffe / (ns / 1e6):.1f}×)" if ns else "–")
-        w(f"| {op} | {caffe} | " + " | ".join(cells) + " |")
-    w("")
-
-    # 5. Serialisation.
-    w("### Serialisation of 16 Mi floats (64 MiB), median of 5\n")
-    w("| step | ms | GB/s | reference | speed-up |")
-    w("|---|---|---|---|---|")
-    n24 = 1 << 24
-    P = lambda op: r.get(f"proto/host/{op}/float/{n24}")
-    rows = [
-        ("ToProto (bulk)", "to_proto", "per-element add_data() loop", lambda: P("to_proto_add_data_loop")["ns"] / 1e6),
-        ("FromProto (bulk)", "from_proto", "per-element data(i) loop", lambda: P("from_proto_element_loop")["ns"] / 1e6),
-        ("ToProto + SerializeToString", "to_bytes", None, None),
-        ("ParseFromString + FromProto", "from_bytes", None, None),
-        ("save: ToProto + WriteProtoToBinaryFile", "save", f"BVLC Caffe {CAFFE_SAVE_MS} ms", lambda: CAFFE_SAVE_MS),
-        ("load: ReadProtoFromBinaryFile + FromProto", "load", f"BVLC Caffe {CAFFE_LOAD_MS} ms", lambda: CAFFE_LOAD_MS),
-    ]
-    for label, op, ref_label, ref in rows:
-        e = P(op)
-        if not e:
-            continue
-        ms = e["ns"] / 1e6
-        try:
-            speedup = f"{ref() / ms:.1f}×" if ref else "–"
-        except (TypeError, KeyError):
-            speedup = "–"
-        w(f"| {label} | {ms:.1f} | {gbps(e['bps']):.2f} | {ref_label or '–'} | {speedup} |")
-    w("")
-
-    # 6. Copies and memory.
-    w("### Head round trip and resident memory\n")
-    w("| device | bytes copied per round trip (n = 2^24) | round trip at n = 1 (ns) | RSS per element, data only | RSS per element, data + diff |")
-    w("|---|---|---|---|---|")
-    for dev in devices:
-        rt = r.get(f"blob/{dev}/round_trip/float/{1 << 24}", {}).get("counters", {}).get("bytes_copied_per_iter")
-        rt1 = r.get(f"blob/{dev}/round_trip/float/1", {}).get("ns")
-        mem = r.get(f"memory/{dev}/rss/float/{1 << 24}", {}).get("counters", {})
-        w(f"| {dev} | {fmt(rt, 0)} | {fmt(rt1, 0)} | {fmt(mem.get('rss_bytes_per_element_data'))} | "
-          f"{fmt(mem.get('rss_bytes_per_element_data_diff'))} |")
-    w("")
+def cpu_report(results_json: str, out_md: str, out_png: Optional[str]) -> None:
+    """The CPU tables of docs/performance.md (blobrt-bench's run)."""
+    context, results = load(results_json)
+    run = cpu_run(context, results)
+    lines = [f"Generated by `tools/bench_report.py` from one `blobrt-bench` run on {context.get('host_name', '?')}, "
+             f"{context.get('num_cpus', '?')} CPUs at {context.get('mhz_per_cpu', '?')} MHz, "
+             f"{context.get('date', '')}.\n"]
+    for table in CPU_TABLES:
+        lines += render(table, run)
 
     # Sections written by other runs (tools/bench-dist.sh) are kept as they are.
     kept = ""
@@ -314,7 +497,7 @@ def cpu_report(results_json, out_md, out_png):
         f.write("\n".join(lines) + "\n" + kept)
 
     if out_png:
-        plot(r, devices, sizes, out_png)
+        plot(results, list(run.devices), list(run.sizes), out_png)
 
 
 PROBE_STYLE = "lw 3 dt 2 lc rgb 'black'"  # the ceiling: dashed black, the first series of a panel
@@ -358,40 +541,44 @@ def gnuplot(out_png, title, layout, size, panels):
         script.append("unset multiplot")
         subprocess.run(["gnuplot"], input="\n".join(script), text=True, check=True)
 
-
 # --cuda: issue 27's targets for one blobrt-bench-cuda run. Every figure divides blobrt's
 # result by a reference measured in the same run on the same GPU.
 
-CUDA = "cuda:0"        # blobrt's id of the measured device: the run's context says which (cuda_report)
-DTYPES = ("float", "double")
-LARGE_N = 1 << 26      # the bandwidth targets hold from here up
+DEFAULT_CUDA = "cuda:0"  # the measured device when the run's context does not name it (blobrt_device)
+LARGE_N = 1 << 26      # the bandwidth and element-wise targets hold from here up
 COPY_N = 1 << 24       # h2d/d2h are held to raw cudaMemcpy from here up
+BLAS_N = 4096          # the n in the names of the gemm/gemv rows
+# The targets: a fraction of the reference at least, or ns / × at most.
+BANDWIDTH_GOAL = 0.9   # of the ceiling of the access pattern (level 1 and element-wise)
+COPY_GOAL = 0.9        # of raw cudaMemcpy
 DISPATCH_NS = 2000     # the most a call at n = 1 may add to the raw cuBLAS call
+ROUND_TRIP_GOAL = 2.0  # × two raw cudaMemcpy calls
+BLAS_GOAL = 0.95       # of cuBLAS's speed
 LEVEL1 = ("axpy", "scal", "dot", "asum", "memset", "d2d")
 CUBLAS_OPS = ("axpy", "dot", "asum", "scal")
 BLOB_RAW = {"Update": "axpy", "asum_data": "asum", "scale_data": "scal", "sumsq_data": "dot"}
-# Target key -> the routine blobrt-bench-cuda times through cuda:0 and raw (n = 4096 in the name).
+# Target key -> the routine blobrt-bench-cuda times through the device and raw (n = BLAS_N in the name).
 BLAS = {"gemm": "gemm_4096x4096x4096", "gemv/N": "gemv_N_4096x4096", "gemv/T": "gemv_T_4096x4096"}
 GPU_CONTEXT = [("gpu_name", "GPU"), ("gpu_compute_capability", "compute capability"), ("gpu_sm_count", "SMs"),
                ("gpu_memory_bytes", "memory"), ("cuda_driver", "CUDA driver"), ("cuda_runtime", "CUDA runtime"),
                ("cublas", "cuBLAS"), ("nccl", "NCCL"), ("blobrt_version", "blobrt")]
-SECTIONS = {
-    "bandwidth": ("Level-1 operations on cuda:0: fraction of the bandwidth ceiling",
+SECTIONS = {  # section -> (title, text): render() templates, {cuda} is the measured device
+    "bandwidth": ("Level-1 operations on {cuda}: fraction of the bandwidth ceiling",
                   "Best rate of the `Device` call ÷ the ceiling of its access pattern: the best of the plain CUDA "
                   "kernel and, for copies, `cudaMemcpy` device to device (same size, dtype and run); minimum "
-                  "over n ≥ 2^26."),
+                  f"over n ≥ {pow2(LARGE_N)}."),
     "copy": ("Host↔device copies: fraction of raw cudaMemcpy",
              "Best rate of `Device::h2d`/`d2h` ÷ raw `cudaMemcpy` from/to the same pinned buffers; minimum over "
-             "n ≥ 2^24."),
+             f"n ≥ {pow2(COPY_N)}."),
     "dispatch": ("Dispatch overhead at n = 1",
                  "Median ns of the blobrt call (synchronised) minus the raw cuBLAS call + stream "
                  "synchronisation it wraps."),
     "round_trip": ("Head round trip at n = 1",
-                   "`Blob` head to cuda:0 and back ÷ two raw 4-byte `cudaMemcpy` calls (h2d then d2h, pinned)."),
+                   "`Blob` head to {cuda} and back ÷ two raw 4-byte `cudaMemcpy` calls (h2d then d2h, pinned)."),
     "blas": ("gemm and gemv against raw cuBLAS",
              "Raw cuBLAS time ÷ blobrt's time on the same buffers: blobrt's speed as a fraction of cuBLAS. "
              "Issue 27 sets the gemm target; the gemv target is this project's own (the issue names none)."),
-    "ew": ("Element-wise operations at n = 2^26: fraction of the ceiling",
+    "ew": (f"Element-wise operations at n = {pow2(LARGE_N)}: fraction of the ceiling",
            "Best rate ÷ the ceiling of the operation's access pattern (the same probes as level 1)."),
     "large_blob": ("A Blob of 2^31 + 8 floats",
                    "GoogleTest `test_large_blob`, run by `run-on-gpu.sh`: its lines of `summary.txt`; met when it "
@@ -406,10 +593,6 @@ def best(r, key):
 
 def median_ns(r, key):
     return r.get(key, {}).get("ns")
-
-
-def pow2(n):
-    return "1" if n == 1 else f"2^{int(math.log2(n))}" if n & (n - 1) == 0 else str(n)
 
 
 def ceiling(r, pattern, dtype, n):
@@ -448,28 +631,28 @@ def cublas_name(op, dtype):
     return f"cublas{'S' if dtype == 'float' else 'D'}{op}"
 
 
-def bandwidth_targets(r):
+def bandwidth_targets(r, dev):
     for op in LEVEL1:
         for dtype in DTYPES:
-            figure, n = worst_fraction(r, f"device/{CUDA}/{op}/{dtype}",
+            figure, n = worst_fraction(r, f"device/{dev}/{op}/{dtype}",
                                        lambda n: ceiling(r, PATTERN[op], dtype, n), LARGE_N)
             yield target("bandwidth", f"bandwidth/{op}/{dtype}", f"Device::{op} {dtype} ÷ {PATTERN[op]} ceiling",
-                         figure, 0.9, ">=", "fraction", f"worst at n = {pow2(n)}" if n else "")
+                         figure, BANDWIDTH_GOAL, ">=", "fraction", f"worst at n = {pow2(n)}" if n else "")
 
 
-def copy_targets(r):
+def copy_targets(r, dev):
     for op in ("h2d", "d2h"):
         for dtype in DTYPES:
-            figure, n = worst_fraction(r, f"device/{CUDA}/{op}/{dtype}",
+            figure, n = worst_fraction(r, f"device/{dev}/{op}/{dtype}",
                                        lambda n: best(r, f"raw/cudamemcpy/{op}/{dtype}/{n}"), COPY_N)
             yield target("copy", f"copy/{op}/{dtype}", f"Device::{op} {dtype} ÷ cudaMemcpy {op}",
-                         figure, 0.9, ">=", "fraction", f"worst at n = {pow2(n)}" if n else "")
+                         figure, COPY_GOAL, ">=", "fraction", f"worst at n = {pow2(n)}" if n else "")
 
 
-def dispatch_targets(r):
-    calls = [(f"dispatch/device/{op}/{dtype}", f"Device::{op} {dtype}", f"device/{CUDA}/{op}/{dtype}/1", op, dtype)
+def dispatch_targets(r, dev):
+    calls = [(f"dispatch/device/{op}/{dtype}", f"Device::{op} {dtype}", f"device/{dev}/{op}/{dtype}/1", op, dtype)
              for op in CUBLAS_OPS for dtype in DTYPES]
-    calls += [(f"dispatch/blob/{op}/float", f"Blob::{op} float", f"blob/{CUDA}/{op}/float/1", raw_op, "float")
+    calls += [(f"dispatch/blob/{op}/float", f"Blob::{op} float", f"blob/{dev}/{op}/float/1", raw_op, "float")
               for op, raw_op in BLOB_RAW.items()]
     for key, label, mine_key, raw_op, dtype in calls:
         mine, raw = median_ns(r, mine_key), median_ns(r, f"raw/cublas/{raw_op}/{dtype}/1")
@@ -478,34 +661,35 @@ def dispatch_targets(r):
                      "ns", f"{mine:.0f} ns vs {raw:.0f} ns" if figure is not None else "")
 
 
-def round_trip_target(r):
-    mine, raw = median_ns(r, f"blob/{CUDA}/round_trip/float/1"), median_ns(r, "raw/cudamemcpy/round_trip/float/1")
+def round_trip_target(r, dev):
+    mine, raw = median_ns(r, f"blob/{dev}/round_trip/float/1"), median_ns(r, "raw/cudamemcpy/round_trip/float/1")
     figure = mine / raw if mine and raw else None
-    return target("round_trip", "round_trip", "Blob<float> round trip ÷ 2 raw cudaMemcpy, n = 1", figure, 2.0, "<=",
+    return target("round_trip", "round_trip", "Blob<float> round trip ÷ 2 raw cudaMemcpy, n = 1", figure,
+                  ROUND_TRIP_GOAL, "<=",
                   "×", f"{mine:.0f} ns vs {raw:.0f} ns" if figure is not None else "")
 
 
-def blas_targets(r):
+def blas_targets(r, dev):
     for key, routine in BLAS.items():
         for dtype in DTYPES:
-            mine_key, raw_key = f"math/{CUDA}/{routine}/{dtype}/4096", f"raw/cublas/{routine}/{dtype}/4096"
+            mine_key, raw_key = f"math/{dev}/{routine}/{dtype}/{BLAS_N}", f"raw/cublas/{routine}/{dtype}/{BLAS_N}"
             mine, raw = median_ns(r, mine_key), median_ns(r, raw_key)
             figure = raw / mine if mine and raw else None
             gflops = [r.get(k, {}).get("counters", {}).get("GFLOPS") for k in (mine_key, raw_key)]
             detail = f"GFLOPS: blobrt {fmt(gflops[0], 1)}, cuBLAS {fmt(gflops[1], 1)}" if key == "gemm" else ""
-            yield target("blas", f"{key}/{dtype}", f"{routine} {dtype}: cuBLAS time ÷ blobrt time", figure, 0.95, ">=",
+            yield target("blas", f"{key}/{dtype}", f"{routine} {dtype}: cuBLAS time ÷ blobrt time", figure, BLAS_GOAL, ">=",
                          "fraction", detail)
 
 
-def ew_targets(r):
+def ew_targets(r, dev):
     for op, pattern in EW_PATTERN.items():
         for dtype in DTYPES:
-            got, ref = best(r, f"math/{CUDA}/ew_{op}/{dtype}/{LARGE_N}"), ceiling(r, pattern, dtype, LARGE_N)
-            yield target("ew", f"ew/{op}/{dtype}", f"ew_{op} {dtype} ÷ {pattern} ceiling, n = 2^26",
-                         got / ref if got and ref else None, 0.9, ">=", "fraction")
+            got, ref = best(r, f"math/{dev}/ew_{op}/{dtype}/{LARGE_N}"), ceiling(r, pattern, dtype, LARGE_N)
+            yield target("ew", f"ew/{op}/{dtype}", f"ew_{op} {dtype} ÷ {pattern} ceiling, n = {pow2(LARGE_N)}",
+                         got / ref if got and ref else None, BANDWIDTH_GOAL, ">=", "fraction")
 
 
-def large_blob_target(summary_path):
+def large_blob_target(summary_path, dev):
     """From run-on-gpu.sh's summary.txt: its test_large_blob line, and the line under it that
     says on which devices the cases ran (`test_large_blob devices: ran A B; skipped C`). A
     failure misses; met needs the CUDA device among those that ran (a case skipped for
@@ -527,20 +711,21 @@ def large_blob_target(summary_path):
     figure = "; ".join(lines) or ("no test_large_blob line in the summary" if summary_path else "not given")
     if any(l.startswith("FAILED") for l in lines):
         verdict = "MISSED"
-    elif any(l.startswith("PASSED") for l in lines) and CUDA in ran:
+    elif any(l.startswith("PASSED") for l in lines) and dev in ran:
         verdict = "met"
     else:
         verdict = "not measured"
         if any(l.startswith("PASSED") for l in lines):
-            figure += f" ({CUDA} is not among the devices it ran on)"
+            figure += f" ({dev} is not among the devices it ran on)"
     return {"section": "large_blob", "key": "large_blob", "what": "test_large_blob (2^31 + 8 floats)",
             "figure": figure, "target": "PASSED", "comparison": "==", "unit": "", "verdict": verdict, "detail": ""}
 
 
-def cuda_targets(r, summary_path, notes):
-    """Every target of issue 27, in the order of the report, each with its "why" when MISSED."""
-    targets = [*bandwidth_targets(r), *copy_targets(r), *dispatch_targets(r), round_trip_target(r),
-               *blas_targets(r), *ew_targets(r), large_blob_target(summary_path)]
+def cuda_targets(r, dev, summary_path, notes):
+    """Every target of issue 27 for device DEV, in the order of the report, each with its
+    "why" when MISSED."""
+    targets = [*bandwidth_targets(r, dev), *copy_targets(r, dev), *dispatch_targets(r, dev), round_trip_target(r, dev),
+               *blas_targets(r, dev), *ew_targets(r, dev), large_blob_target(summary_path, dev)]
     for t in targets:
         t["why"] = notes.get(t["key"], "not yet explained") if t["verdict"] == "MISSED" else None
     return targets
@@ -568,92 +753,95 @@ def shown_target(t):
     return f"{sign}{t['target']}{unit}"
 
 
-def targets_md(targets, w):
-    for section, (title, explanation) in SECTIONS.items():
-        rows = [t for t in targets if t["section"] == section]
-        w(f"### {title}\n")
-        w(explanation + "\n")
-        w("| key | what | figure | target | verdict | why |")
-        w("|---|---|---|---|---|---|")
-        for t in rows:
-            figure = shown_figure(t) + (f" ({t['detail']})" if t["detail"] else "")
-            verdict = f"**{t['verdict']}**" if t["verdict"] == "MISSED" else t["verdict"]
-            w(f"| `{t['key']}` | {t['what']} | {figure} | {shown_target(t)} | {verdict} | {t['why'] or ''} |")
-        w("")
+# The columns of the target tables: one target per row.
+TARGET_COLUMNS = [
+    Column("key", lambda run, t: f"`{t['key']}`"),
+    Column("what", lambda run, t: t["what"]),
+    Column("figure", lambda run, t: shown_figure(t) + (f" ({t['detail']})" if t["detail"] else "")),
+    Column("target", lambda run, t: shown_target(t)),
+    Column("verdict", lambda run, t: f"**{t['verdict']}**" if t["verdict"] == "MISSED" else t["verdict"]),
+    Column("why", lambda run, t: t["why"] or ""),
+]
 
 
-def ew_dispatch_md(r, w):
-    """Informational: what an element-wise call at n = 1 costs beyond Device::scal's."""
-    w("### Element-wise at n = 1 against the level-1 dispatch (ns over Device::scal, informational)\n")
-    w("| dtype | " + " | ".join(EW_PATTERN) + " | scal (ns) |")
-    w("|---|" + "---|" * (len(EW_PATTERN) + 1))
-    for dtype in DTYPES:
-        scal = median_ns(r, f"device/{CUDA}/scal/{dtype}/1")
-        cells = [f"{ns - scal:+.0f}" if ns and scal else "–"
-                 for ns in (median_ns(r, f"math/{CUDA}/ew_{op}/{dtype}/1") for op in EW_PATTERN)]
-        w(f"| {dtype} | " + " | ".join(cells) + f" | {fmt(scal, 0)} |")
-    w("")
+def target_tables(targets):
+    """One table per section of SECTIONS, its targets in their order."""
+    return [Table(title, text=explanation, columns=TARGET_COLUMNS,
+                  rows=[t for t in targets if t["section"] == section])
+            for section, (title, explanation) in SECTIONS.items()]
 
 
-def level1_series(op, dtype):
+# Informational: what an element-wise call at n = 1 costs beyond Device::scal's (the
+# columns of the CPU table of the same name, on the measured device).
+EW_DISPATCH = Table("Element-wise at n = 1 against the level-1 dispatch (ns over Device::scal, informational)",
+                    rows=grid(dev=lambda run: run.devices, dtype=DTYPES),
+                    columns=[label("dtype", "dtype"), *EW_OVER_SCAL, Column("scal (ns)", SCAL_AT_1, digits(0))])
+
+
+def level1_series(op, dtype, dev):
     """(label, benchmark prefix) of op's curves: its ceiling first, then blobrt, then the raw library."""
     if op in ("h2d", "d2h"):
-        return [(f"blobrt {CUDA} {op}", f"device/{CUDA}/{op}/{dtype}"),
+        return [(f"blobrt {dev} {op}", f"device/{dev}/{op}/{dtype}"),
                 (f"raw cudaMemcpy {op}", f"raw/cudamemcpy/{op}/{dtype}")]
     pattern = PATTERN[op]
     series = [(f"probe kernel {pattern}", f"probe/cuda_kernel/{pattern}/{dtype}")]
     if pattern == "copy":
         series.append(("cudaMemcpy d2d", f"probe/cuda_memcpy/copy/{dtype}"))
-    series.append((f"blobrt {CUDA} {op}", f"device/{CUDA}/{op}/{dtype}"))
+    series.append((f"blobrt {dev} {op}", f"device/{dev}/{op}/{dtype}"))
     if op in CUBLAS_OPS:
         series.append((f"raw cuBLAS {op}", f"raw/cublas/{op}/{dtype}"))
     return series
 
 
-def curves_md(r, w):
-    """GB/s at every n for cuda:0's level-1 ops next to their ceilings: the whole curve."""
-    for dtype in DTYPES:
-        series = [s for op in LEVEL1 + ("h2d", "d2h") for s in level1_series(op, dtype)]
-        sizes = sorted({n for _, prefix in series for n in sizes_of(r, prefix)})
-        w(f"### GB/s by n, {dtype} (best repetition)\n")
-        w("| series | " + " | ".join(pow2(n) for n in sizes) + " |")
-        w("|---|" + "---|" * len(sizes))
-        for label, prefix in series:
-            w(f"| {label} | " + " | ".join(fmt(gbps(best(r, f"{prefix}/{n}") or math.nan), 1) for n in sizes) + " |")
-        w("")
+def curve_rows(dtype):
+    """The series of the level-1 ops' curves, each row a (label, prefix) of level1_series."""
+    return lambda run: [{"series": label, "prefix": prefix} for op in LEVEL1 + ("h2d", "d2h")
+                        for label, prefix in level1_series(op, dtype, run.devices[0])]
 
 
-def cuda_md(context, r, targets, counts):
-    lines = []
-    w = lines.append
-    w(f"Generated by `tools/bench_report.py --cuda` from one `blobrt-bench-cuda` run on "
-      f"{context.get('host_name', '?')}, {context.get('date', '?')}.\n")
-    w(f"Issue 27's targets: {counts['met']} met, {counts['missed']} MISSED, {counts['not_measured']} not measured.\n")
-    w("| | |")
-    w("|---|---|")
+def curve_columns(dtype):
+    """The series' label, then its GB/s at every n any of the series measured."""
+    def columns(run):
+        rows = curve_rows(dtype)(run)
+        sizes = sorted({n for row in rows for n in sizes_of(run.results, row["prefix"])})
+        return [label("series", "series"),
+                *[Column(pow2(n), lambda run, row, n=n: best(run.results, f"{row['prefix']}/{n}") or None,
+                         lambda x: fmt(gbps(x), 1)) for n in sizes]]
+    return columns
+
+
+# GB/s at every n for the device's level-1 ops next to their ceilings: the whole curve.
+CURVES = [Table(f"GB/s by n, {dtype} (best repetition)", rows=curve_rows(dtype), columns=curve_columns(dtype))
+          for dtype in DTYPES]
+
+
+def cuda_md(run, targets, counts):
+    context = run.context
+    lines = [f"Generated by `tools/bench_report.py --cuda` from one `blobrt-bench-cuda` run on "
+             f"{context.get('host_name', '?')}, {context.get('date', '?')}.\n",
+             f"Issue 27's targets: {counts['met']} met, {counts['missed']} MISSED, "
+             f"{counts['not_measured']} not measured.\n",
+             "| | |", "|---|---|"]
     shown = gpu_context(context)
-    for key, label in GPU_CONTEXT:
-        w(f"| {label} | {shown[key]} |")
-    w("")
-    targets_md(targets, w)
-    ew_dispatch_md(r, w)
-    curves_md(r, w)
+    lines += [f"| {name} | {shown[key]} |" for key, name in GPU_CONTEXT] + [""]
+    for table in [*target_tables(targets), EW_DISPATCH, *CURVES]:
+        lines += render(table, run)
     return "\n".join(lines)
 
 
-def cuda_plot(r, out_png):
-    """GB/s vs n (float) for cuda:0's level-1 operations, the probe kernel as the ceiling."""
+def cuda_plot(r, dev, out_png):
+    """GB/s vs n (float) for the device's level-1 operations, the probe kernel as the ceiling."""
     # The same series in the same colour on every panel.
     styles = {"probe/cuda_kernel": PROBE_STYLE, "probe/cuda_memcpy": "lw 2 dt 3 lc rgb 'gray40'",
-              f"device/{CUDA}": "lw 2 lc rgb '#009e73'", "raw/cublas": "lw 2 lc rgb '#0072b2'"}
+              f"device/{dev}": "lw 2 lc rgb '#009e73'", "raw/cublas": "lw 2 lc rgb '#0072b2'"}
     panels = []
     for op in ("axpy", "dot", "asum", "scal", "memset", "d2d"):
         series = []
-        for label, prefix in level1_series(op, "float"):
+        for name, prefix in level1_series(op, "float", dev):
             points = [(n, gbps(best(r, f"{prefix}/{n}"))) for n in sizes_of(r, prefix) if best(r, f"{prefix}/{n}")]
-            series.append((label, styles["/".join(prefix.split("/")[:2])], points))
+            series.append((name, styles["/".join(prefix.split("/")[:2])], points))
         panels.append((op, series))
-    gnuplot(out_png, f"blobrt {CUDA} level-1 throughput, float (GB/s vs n)", "2,3", "2100,1000", panels)
+    gnuplot(out_png, f"blobrt {dev} level-1 throughput, float (GB/s vs n)", "2,3", "2100,1000", panels)
 
 
 def cuda_report(args):
@@ -665,19 +853,18 @@ def cuda_report(args):
     if "gpu_name" not in context:  # a filtered run may lack any group of rows, never its context
         sys.exit(f"bench_report.py: {args.results} is not a blobrt-bench-cuda run (no GPU in its context); "
                  "--cuda reports on those only")
-    global CUDA
-    CUDA = context.get("blobrt_device", CUDA)  # blobrt-bench-cuda measures the first CUDA device
+    dev = context.get("blobrt_device", DEFAULT_CUDA)  # blobrt-bench-cuda measures the first CUDA device
     notes = {}
     if args.notes:
         notes = read_json(args.notes)
         if not isinstance(notes, dict):
             sys.exit(f"bench_report.py: {args.notes} must hold one JSON object (target key -> text)")
-    targets = cuda_targets(r, args.summary, notes)
+    targets = cuda_targets(r, dev, args.summary, notes)
     counts = {"met": 0, "missed": 0, "not_measured": 0}
     for t in targets:
         counts[t["verdict"].lower().replace(" ", "_")] += 1
     with open(args.out_md, "w") as f:
-        f.write(cuda_md(context, r, targets, counts) + "\n")
+        f.write(cuda_md(Run(context, r, {"cuda": dev}, (dev,)), targets, counts) + "\n")
     with open(out_json, "w") as f:
         json.dump({"source": os.path.basename(args.results),
                    "context": {"host_name": context.get("host_name", "?"), "date": context.get("date", "?"),
@@ -687,14 +874,14 @@ def cuda_report(args):
         f.write("\n")
     if args.out_png:
         if shutil.which("gnuplot"):
-            cuda_plot(r, args.out_png)
+            cuda_plot(r, dev, args.out_png)
         else:
             print(f"bench_report.py: gnuplot is not on PATH, {args.out_png} not written", file=sys.stderr)
     return 1 if args.strict and counts["missed"] else 0
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("results", metavar="RESULTS.json", help="Google Benchmark JSON of one run")
     parser.add_argument("out_md", metavar="OUT.md")
