@@ -94,6 +94,11 @@ TEST_P(MathArguments, AreCheckedTheSameWayOnEveryDevice) {
            device->elementwise(f32, ElementwiseOp::kSqr, -2, 0, 0, buffer, 0, nullptr, 0, buffer, 0);
          }),
          "element-wise sqr (float) with negative sizes n=-2");
+  // Level 1 takes the same Precision: a code that is neither is refused before the plugin.
+  expect(error_of([&] { device->axpy(static_cast<Precision>(7), 4, 1.0, buffer, 0, buffer, 0); }),
+         "axpy with unknown precision code 7");
+  expect(error_of([&] { (void)device->asum(static_cast<Precision>(-1), 4, buffer, 0); }),
+         "asum with unknown precision code -1");
   // Nothing to do is not an error, and touches nothing (NULL operands included).
   EXPECT_NO_THROW(device->gemm(f32, Transpose::kNo, Transpose::kNo, 0, 5, 5, 1.0, nullptr, 0, nullptr, 0, 0.0,
                                nullptr, 0));

@@ -62,33 +62,42 @@ class HostDevice final : public Device {
     Kit::memset(nullptr, dst, offset, value, bytes, nullptr);
   }
 
-  void axpy(std::int64_t n, float alpha, ConstDeviceBuffer x, std::int64_t x_off,
-            DeviceBuffer y, std::int64_t y_off) override {
-    Kit::saxpy(nullptr, n, alpha, x, x_off, y, y_off, nullptr);
+  // Level 1: the kit's entry of the precision.
+  void axpy(Precision precision, std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_offset,
+            DeviceBuffer y, std::int64_t y_offset) override {
+    if (is_double(precision, "axpy")) {
+      Kit::daxpy(nullptr, n, alpha, x, x_offset, y, y_offset, nullptr);
+    } else {
+      Kit::saxpy(nullptr, n, static_cast<float>(alpha), x, x_offset, y, y_offset, nullptr);
+    }
   }
-  void axpy(std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_off,
-            DeviceBuffer y, std::int64_t y_off) override {
-    Kit::daxpy(nullptr, n, alpha, x, x_off, y, y_off, nullptr);
+  double dot(Precision precision, std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset, ConstDeviceBuffer y,
+             std::int64_t y_offset) override {
+    if (is_double(precision, "dot")) {
+      double result = 0;
+      Kit::ddot(nullptr, n, x, x_offset, y, y_offset, &result, nullptr);
+      return result;
+    }
+    float result = 0;
+    Kit::sdot(nullptr, n, x, x_offset, y, y_offset, &result, nullptr);
+    return result;
   }
-  void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
-           std::int64_t y_off, float* result) override {
-    Kit::sdot(nullptr, n, x, x_off, y, y_off, result, nullptr);
+  double asum(Precision precision, std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset) override {
+    if (is_double(precision, "asum")) {
+      double result = 0;
+      Kit::dasum(nullptr, n, x, x_offset, &result, nullptr);
+      return result;
+    }
+    float result = 0;
+    Kit::sasum(nullptr, n, x, x_offset, &result, nullptr);
+    return result;
   }
-  void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
-           std::int64_t y_off, double* result) override {
-    Kit::ddot(nullptr, n, x, x_off, y, y_off, result, nullptr);
-  }
-  void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, float* result) override {
-    Kit::sasum(nullptr, n, x, x_off, result, nullptr);
-  }
-  void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, double* result) override {
-    Kit::dasum(nullptr, n, x, x_off, result, nullptr);
-  }
-  void scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off) override {
-    Kit::sscal(nullptr, n, alpha, x, x_off, nullptr);
-  }
-  void scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off) override {
-    Kit::dscal(nullptr, n, alpha, x, x_off, nullptr);
+  void scal(Precision precision, std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_offset) override {
+    if (is_double(precision, "scal")) {
+      Kit::dscal(nullptr, n, alpha, x, x_offset, nullptr);
+    } else {
+      Kit::sscal(nullptr, n, static_cast<float>(alpha), x, x_offset, nullptr);
+    }
   }
 
   // Caffe's math operations (blobrt/math_operations.h): the host kernels on the buffers
@@ -104,6 +113,10 @@ class HostDevice final : public Device {
   void synchronize() override {}
 
  private:
+  bool is_double(Precision precision, const char* routine) const {
+    return math::is_double(description_, precision, routine);
+  }
+
   template <math::MathOp Op>
   void run_checked(const math::MathArgs<Op>& args) {
     if (!math::check(description_, args)) return;

@@ -124,6 +124,16 @@ bool check(const DeviceDescription& d, const MathArgs<Op>& args) {
   return true;
 }
 
+// Whether a level-1 call (axpy, dot, asum, scal) is in double precision; throws for a
+// precision code that is neither. (fp64 support is the plugin's to refuse, by its status.)
+inline bool is_double(const DeviceDescription& d, Precision precision, const char* routine) {
+  if (precision == Precision::kFloat64) return true;
+  if (precision != Precision::kFloat32) {
+    detail::fail(d.id(), ": ", routine, " with unknown precision code ", static_cast<int>(precision));
+  }
+  return false;
+}
+
 }  // namespace blobrt::math
 
 #endif

@@ -177,33 +177,37 @@ class PluginDevice final : public Device {
     call("memset", table_->memset, dst, offset, static_cast<std::int32_t>(value), bytes);
   }
 
-  void axpy(std::int64_t n, float alpha, ConstDeviceBuffer x, std::int64_t x_off,
-            DeviceBuffer y, std::int64_t y_off) override {
-    call_blas(k_saxpy, "saxpy", table_->saxpy, n, alpha, x, x_off, y, y_off);
+  // Level 1: the table's entry of the precision (saxpy or daxpy, ...); float scalars are
+  // the caller's float values, so the narrowing is exact.
+  void axpy(Precision precision, std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_offset,
+            DeviceBuffer y, std::int64_t y_offset) override {
+    if (is_double(precision, "axpy")) return call_blas(k_daxpy, "daxpy", table_->daxpy, n, alpha, x, x_offset, y, y_offset);
+    call_blas(k_saxpy, "saxpy", table_->saxpy, n, static_cast<float>(alpha), x, x_offset, y, y_offset);
   }
-  void axpy(std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_off,
-            DeviceBuffer y, std::int64_t y_off) override {
-    call_blas(k_daxpy, "daxpy", table_->daxpy, n, alpha, x, x_off, y, y_off);
+  double dot(Precision precision, std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset, ConstDeviceBuffer y,
+             std::int64_t y_offset) override {
+    if (is_double(precision, "dot")) {
+      double result = 0;
+      call_blas(k_ddot, "ddot", table_->ddot, n, x, x_offset, y, y_offset, &result);
+      return result;
+    }
+    float result = 0;
+    call_blas(k_sdot, "sdot", table_->sdot, n, x, x_offset, y, y_offset, &result);
+    return result;
   }
-  void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
-           std::int64_t y_off, float* result) override {
-    call_blas(k_sdot, "sdot", table_->sdot, n, x, x_off, y, y_off, result);
+  double asum(Precision precision, std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset) override {
+    if (is_double(precision, "asum")) {
+      double result = 0;
+      call_blas(k_dasum, "dasum", table_->dasum, n, x, x_offset, &result);
+      return result;
+    }
+    float result = 0;
+    call_blas(k_sasum, "sasum", table_->sasum, n, x, x_offset, &result);
+    return result;
   }
-  void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
-           std::int64_t y_off, double* result) override {
-    call_blas(k_ddot, "ddot", table_->ddot, n, x, x_off, y, y_off, result);
-  }
-  void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, float* result) override {
-    call_blas(k_sasum, "sasum", table_->sasum, n, x, x_off, result);
-  }
-  void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, double* result) override {
-    call_blas(k_dasum, "dasum", table_->dasum, n, x, x_off, result);
-  }
-  void scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off) override {
-    call_blas(k_sscal, "sscal", table_->sscal, n, alpha, x, x_off);
-  }
-  void scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off) override {
-    call_blas(k_dscal, "dscal", table_->dscal, n, alpha, x, x_off);
+  void scal(Precision precision, std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_offset) override {
+    if (is_double(precision, "scal")) return call_blas(k_dscal, "dscal", table_->dscal, n, alpha, x, x_offset);
+    call_blas(k_sscal, "sscal", table_->sscal, n, static_cast<float>(alpha), x, x_offset);
   }
   // Caffe's math operations (blobrt/math_operations.h, ABI 1.2+), one override per entry
   // of the list: the arguments checked, the plugin's entry when its table has one, else
@@ -226,6 +230,11 @@ class PluginDevice final : public Device {
   void synchronize() override { call("synchronize", table_->synchronize); }
 
  private:
+  // Whether a level-1 call is in double precision; throws for a code that is neither.
+  bool is_double(Precision precision, const char* routine) const {
+    return math::is_double(description_, precision, routine);
+  }
+
   // Bits of first_calls_seen_: the level-1 routines, then each math operation in each
   // precision (math_bit).
   enum BlasOp { k_saxpy, k_daxpy, k_sdot, k_ddot, k_sasum, k_dasum, k_sscal, k_dscal, k_level1_count };
