@@ -60,16 +60,16 @@ class Runtime {
 
   const Inventory& inventory() { return discovery().inventory; }
 
-  const std::shared_ptr<Device>& active() {
-    // Fast path: one acquire load once a device is active.
-    if (Entry device = active_.load(std::memory_order_acquire)) return *device;
+  const std::shared_ptr<Device>& process_default() {
+    // Fast path: one acquire load once the default is selected.
+    if (Entry device = default_.load(std::memory_order_acquire)) return *device;
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!active_.load(std::memory_order_relaxed)) {
+    if (!default_.load(std::memory_order_relaxed)) {
       auto requested = environment::get("BLOBRT_BACKEND");
       std::string spec = requested && !requested->empty() ? *requested : "auto";
       select_locked(spec, requested ? Requester::kEnvironment : Requester::kDefault);
     }
-    return *active_.load(std::memory_order_relaxed);
+    return *default_.load(std::memory_order_relaxed);
   }
 
   void select(const std::string& spec) {
@@ -82,7 +82,7 @@ class Runtime {
 
   const std::shared_ptr<Device>& current() {
     if (Entry device = thread_device) return *device;
-    return active();
+    return process_default();
   }
 
   // The entry for `text`, opened if needed, for a thread to select or to open without
@@ -104,14 +104,14 @@ class Runtime {
   }
 
   std::vector<std::string> log() {
-    active();
+    process_default();
     std::lock_guard<std::mutex> lock(mutex_);
     return selection_lines(selection_);
   }
 
   SelectionReport report() {
     try {
-      active();
+      process_default();
     } catch (const Error&) {
       std::lock_guard<std::mutex> lock(mutex_);
       return failed_;
@@ -164,7 +164,7 @@ class Runtime {
         report.skipped = passed_over_by_name(inventory(), spec.name, not_named_reason(who, text));
       }
     } catch (const Error& e) {
-      if (!active_.load(std::memory_order_relaxed)) {
+      if (!default_.load(std::memory_order_relaxed)) {
         failed_ = SelectionReport{text, to_string(who), "", "", {}, e.what()};
         if (const auto* unavailable = dynamic_cast<const Unavailable*>(&e)) failed_.skipped.push_back(unavailable->skip);
       }
@@ -175,7 +175,7 @@ class Runtime {
     selection_ = std::move(report);
     // The registry's entries are never changed or removed once made: readers take the
     // default with one atomic load, without the lock, race-free.
-    active_.store(chosen, std::memory_order_release);
+    default_.store(chosen, std::memory_order_release);
     log::info("active device ", (*chosen)->description().id(), " (", (*chosen)->description().name, ")");
   }
 
@@ -248,9 +248,9 @@ class Runtime {
 
   std::once_flag discovered_;
   Discovery discovery_;
-  std::mutex mutex_;            // guards everything below but active_'s fast-path load
+  std::mutex mutex_;            // guards everything below but default_'s fast-path load
   DeviceRegistry registry_;
-  std::atomic<Entry> active_{nullptr};
+  std::atomic<Entry> default_{nullptr};  // the process default
   std::once_flag host_math_chosen_;
   Entry host_math_ = nullptr;
   SelectionReport selection_;  // how the process default was selected
@@ -262,7 +262,7 @@ class Runtime {
 
 const Inventory& inventory() { return Runtime::get().inventory(); }
 const std::shared_ptr<Device>& current_device() { return Runtime::get().current(); }
-const std::shared_ptr<Device>& default_device() { return Runtime::get().active(); }
+const std::shared_ptr<Device>& default_device() { return Runtime::get().process_default(); }
 std::string current_device_id() { return current_device()->description().id(); }
 std::vector<std::string> selection_log() { return Runtime::get().log(); }
 SelectionReport selection_report() { return Runtime::get().report(); }
