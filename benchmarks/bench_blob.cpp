@@ -32,7 +32,7 @@ void heads_on_device(Blob<T>& blob) {
 template <typename T>
 void blob_op(benchmark::State& state, const std::string& id, const std::string& op, std::int64_t n) {
   select_backend(id);
-  Device& device = *active_device();
+  Device& device = *current_device();
   const bool host_memory = device.description().memory_model == blobrt::MemoryModel::kShared;
   std::vector<int> shape{static_cast<int>(n)};
   if (op == "first_touch") {

@@ -41,7 +41,7 @@ void mlp_step(benchmark::State& state, const std::string& id, bool gpu, int batc
     for (auto* layer : {&ip1, &ip2}) {
       for (auto& blob : layer->blobs()) params.push_back(blob.get());
     }
-    const bool host_memory = active_device()->description().memory_model == blobrt::MemoryModel::kShared;
+    const bool host_memory = current_device()->description().memory_model == blobrt::MemoryModel::kShared;
     const float lr = 0.01f;
     auto step = [&] {
       ip1.Forward({&data}, {&h1});
@@ -58,7 +58,7 @@ void mlp_step(benchmark::State& state, const std::string& id, bool gpu, int batc
         p->scale_diff(lr);
         p->Update();
       }
-      if (!host_memory) active_device()->synchronize();
+      if (!host_memory) current_device()->synchronize();
     };
     step();  // warm-up: first touches, BLIS's packing buffers, OpenCL kernels
     for (auto _ : state) step();

@@ -98,7 +98,7 @@ void raw_single_buffer(benchmark::State& state) {
 // only), i.e. the memory blobrt's fused buffer is: separates MPI's speed on that memory
 // (e.g. transparent huge pages) from blobrt's own cost.
 void raw_device_buffer(benchmark::State& state) {
-  const std::shared_ptr<blobrt::Device>& device = blobrt::active_device();
+  const std::shared_ptr<blobrt::Device>& device = blobrt::current_device();
   if (device->description().memory_model != blobrt::MemoryModel::kShared) {
     state.SkipWithError("the active device's memory is not host memory");
     return;
@@ -126,7 +126,7 @@ void blobrt_allreduce(benchmark::State& state) {
   comm.allreduce_diffs(model().params);  // lays out once, as the first training step does
   timed(state, [&] { comm.allreduce_diffs(model().params); });
   state.counters["collectives"] = comm.last_stats().collectives;
-  state.SetLabel(blobrt::active_backend() + ", " + comm.engine().engine);
+  state.SetLabel(blobrt::current_device_id() + ", " + comm.engine().engine);
 }
 
 // Rank 0 keeps each benchmark's mean time for the ratio summary.
@@ -206,7 +206,7 @@ int main(int argc, char** argv) {
     };
     const double raw = mean("dist/raw_mpi_allreduce_one_buffer"), naive = mean("dist/naive_mpi_allreduce_per_blob");
     std::printf("\nsummary: %d ranks, %zu blobs, %lld floats, on %s; raw one buffer %.1f ms, naive per blob %.1f ms\n",
-                ranks, model().params.size(), static_cast<long long>(model().count), blobrt::active_backend().c_str(),
+                ranks, model().params.size(), static_cast<long long>(model().count), blobrt::current_device_id().c_str(),
                 raw, naive);  // the benchmarks report in ms
     for (const char* bucket : {"1048576", "4194304", "26214400", "1073741824"}) {
       const double ours = mean("dist/blobrt_allreduce_diffs" + suffix + "/bucket_bytes:" + bucket);

@@ -43,7 +43,7 @@ def main():
     parser.add_argument("--cpp-bench", help="path of blobrt-bench, for the C++ asum_data figure")
     args = parser.parse_args()
 
-    device = blobrt.active_device()
+    device = blobrt.current_device_id()
     print("device:", device)
     small = blobrt.Blob((16,))
     small.data[...] = 1

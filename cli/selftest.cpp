@@ -10,7 +10,7 @@
 namespace blobrt::tools {
 
 bool selftest(const std::string& backend, std::ostream& out) {
-  std::shared_ptr<Device> device = backend.empty() ? active_device() : open_device(backend);
+  std::shared_ptr<Device> device = backend.empty() ? current_device() : open_device(backend);
   const DeviceDescription& d = device->description();
   out << "selftest of " << d.id() << " (" << d.name << ") against the host reference\n";
   out.flush();

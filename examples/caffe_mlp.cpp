@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
     }
     if (Caffe::root_solver()) {
       std::printf("%d ranks on %s (%s mode): loss %.5f after %d steps of %d samples\n", comm.size(),
-                  blobrt::active_backend().c_str(), args.gpu ? "GPU" : "CPU", last_loss, args.steps,
+                  blobrt::current_device_id().c_str(), args.gpu ? "GPU" : "CPU", last_loss, args.steps,
                   args.batch * comm.size());
       if (!args.out.empty()) {
         std::ofstream out(args.out);

@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
     MPI_Allreduce(&loss, &total_loss, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
     if (comm.rank() == 0) {
       std::printf("%d ranks on %s, engine %s: loss %.6g after %d steps of %d samples; b = %.6f, w[0..2] = %.5f %.5f %.5f\n",
-                  comm.size(), blobrt::active_backend().c_str(), comm.engine().engine.c_str(),
+                  comm.size(), blobrt::current_device_id().c_str(), comm.engine().engine.c_str(),
                   total_loss / comm.size(), args.steps, args.batch * comm.size(), b.cpu_data()[0], w.cpu_data()[0],
                   w.cpu_data()[1], w.cpu_data()[2]);
       if (!args.out.empty()) {

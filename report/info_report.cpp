@@ -71,7 +71,7 @@ json info_report() {
   const Inventory& inv = inventory();
   // Never throws: when the default cannot be selected, the error is in the report.
   const SelectionReport selection = selection_report();
-  const std::string active = selection.error.empty() ? active_backend() : "";
+  const std::string active = selection.error.empty() ? current_device_id() : "";
   json search_path = json::array();
   for (const SearchDirectory& d : inv.directories) {
     search_path.push_back({{"path", d.path},

@@ -112,7 +112,7 @@ Communicator::~Communicator() {
 }
 
 bool Communicator::layout_matches(const std::vector<ParamRef>& params) const {
-  if (!layout_ || layout_->device != active_device() || params.size() != layout_->params.size()) return false;
+  if (!layout_ || layout_->device != current_device() || params.size() != layout_->params.size()) return false;
   for (std::size_t i = 0; i < params.size(); ++i) {
     const ParamRef& p = params[i];
     const ParamRef& q = layout_->params[i];
@@ -133,7 +133,7 @@ bool Communicator::layout_matches(const std::vector<ParamRef>& params) const {
 
 void Communicator::fuse(const std::vector<ParamRef>& params) {
   check_same_lists(comm_, describe(params), "allreduce_diffs");
-  const std::shared_ptr<Device>& device = active_device();
+  const std::shared_ptr<Device>& device = current_device();
   const DeviceDescription& d = device->description();
   unsigned long long mine = std::max<std::size_t>(64, d.view_alignment), alignment = 0;
   mpi_call("MPI_Allreduce", MPI_Allreduce(&mine, &alignment, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, comm_));
@@ -206,10 +206,10 @@ void Communicator::allreduce_diffs(const std::vector<ParamRef>& params, Reductio
   stats_ = ReduceStats{};
   // Whether any rank must rebuild its engine or layout: all ranks then do it together, so
   // the collectives inside stay matched.
-  int mine[2] = {!engine_ || engine_->device() != active_device(), !layout_matches(params)};
+  int mine[2] = {!engine_ || engine_->device() != current_device(), !layout_matches(params)};
   int any[2] = {0, 0};
   mpi_call("MPI_Allreduce", MPI_Allreduce(mine, any, 2, MPI_INT, MPI_MAX, comm_));
-  if (any[0]) engine_ = make_engine(active_device(), comm_);
+  if (any[0]) engine_ = make_engine(current_device(), comm_);
   if (any[1]) {
     fuse(params);
     stats_.relaid_out = true;
@@ -263,9 +263,9 @@ void Communicator::broadcast_data(const std::vector<ParamRef>& params, int root)
   if (root < 0 || root >= size_) {
     detail::fail("blobrt::dist::broadcast_data: root rank ", root, " is not in [0, ", size_, ")");
   }
-  int mine = !engine_ || engine_->device() != active_device(), any = 0;
+  int mine = !engine_ || engine_->device() != current_device(), any = 0;
   mpi_call("MPI_Allreduce", MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, comm_));
-  if (any) engine_ = make_engine(active_device(), comm_);
+  if (any) engine_ = make_engine(current_device(), comm_);
   check_same_lists(comm_, describe(params), "broadcast_data");
   for (const ParamRef& p : params) {
     if (p.count()) engine_->broadcast(*p.data(), root);
@@ -273,8 +273,8 @@ void Communicator::broadcast_data(const std::vector<ParamRef>& params, int root)
 }
 
 EngineReport Communicator::engine() const {
-  if (engine_ && engine_->device() == active_device()) return engine_->report();
-  return plan_engine(active_device()->description());
+  if (engine_ && engine_->device() == current_device()) return engine_->report();
+  return plan_engine(current_device()->description());
 }
 
 std::vector<EngineReport> engine_reports() {

@@ -1,49 +1,33 @@
-// The process-wide runtime: discovery once, the open devices, the process default and
-// each thread's own device, and the selection rules (docs/architecture.md, "Selection").
+// The process-wide runtime: discovery once, the process default and each thread's own
+// device, and carrying out the selection rules (docs/architecture.md, "Selection"). Its
+// parts have a file each under runtime/: the open devices (device_registry.hpp), the
+// orders auto and host math try devices in (device_order.hpp), and what selection says
+// (diagnostics.hpp).
 #include "blobrt/runtime.hpp"
 
-#include <algorithm>
 #include <filesystem>
 
 #include <dlfcn.h>
 #include <atomic>
-#include <map>
 #include <mutex>
-#include <sstream>
+#include <string>
 #include <tuple>
 #include <utility>
+#include <vector>
 
 #include "blobrt/error.hpp"
-#include "backend_spec.hpp"
 #include "blobrt_config.h"
 #include "blobrt/environment.hpp"
+#include "device_order.hpp"
+#include "device_registry.hpp"
 #include "device_source.hpp"
+#include "diagnostics.hpp"
 #include "host_device.hpp"
 #include "loader.hpp"
 #include "log.hpp"
-#include "manifest.hpp"
-#include "plugin_device.hpp"
 #include "selection.hpp"
 
 namespace blobrt {
-
-const char* to_string(DeviceKind kind) noexcept {
-  switch (kind) {
-    case DeviceKind::kCpu: return "CPU";
-    case DeviceKind::kGpu: return "GPU";
-    case DeviceKind::kAccelerator: return "accelerator";
-  }
-  return "unknown";
-}
-
-const char* to_string(MemoryModel model) noexcept {
-  switch (model) {
-    case MemoryModel::kShared: return "shared";
-    case MemoryModel::kAliased: return "aliased";
-    case MemoryModel::kSeparate: return "separate";
-  }
-  return "unknown";
-}
 
 const char* version() { return BLOBRT_VERSION; }
 
@@ -57,30 +41,11 @@ std::string library_path() {
 
 namespace {
 
-using Spec = BackendSpec;
+using Entry = const std::shared_ptr<Device>*;  // an entry of the DeviceRegistry
 
 // The calling thread's own device (DeviceGuard, select_thread_device): an entry of the
-// runtime's devices_, which is never changed or removed. Null: the process default.
-thread_local const std::shared_ptr<Device>* thread_device = nullptr;
-
-// A backend or device that cannot be used: the Error callers see, with the code and the
-// bare reason the selection report keeps.
-class Unavailable : public Error {
- public:
-  Unavailable(const std::string& message, SelectionSkip skip) : Error(message), skip(std::move(skip)) {}
-  SelectionSkip skip;
-};
-
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
-// The manifest says the plugin exists to drive accelerators (`accelerator = yes`).
-bool declares_accelerator(const PluginReport& p) {
-  try {
-    return parse_manifest(read_manifest_file(p.manifest)).accelerator;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
+// registry. Null: the process default.
+thread_local Entry thread_device = nullptr;
 
 class Runtime {
  public:
@@ -93,74 +58,60 @@ class Runtime {
     return *runtime;
   }
 
-  const Inventory& inventory() {
-    std::call_once(discovered_, [this] { discovery_ = discover_plugins(); });
-    return discovery_.inventory;
-  }
+  const Inventory& inventory() { return discovery().inventory; }
 
-  const std::shared_ptr<Device>& active() {
-    // Fast path: one acquire load once a device is active.
-    if (const std::shared_ptr<Device>* device = active_.load(std::memory_order_acquire)) return *device;
+  const std::shared_ptr<Device>& process_default() {
+    // Fast path: one acquire load once the default is selected.
+    if (Entry device = default_.load(std::memory_order_acquire)) return *device;
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!active_.load(std::memory_order_relaxed)) {
+    if (!default_.load(std::memory_order_relaxed)) {
       auto requested = environment::get("BLOBRT_BACKEND");
       std::string spec = requested && !requested->empty() ? *requested : "auto";
-      select_locked(spec, requested ? "BLOBRT_BACKEND" : "default");
+      select_locked(spec, requested ? Requester::kEnvironment : Requester::kDefault);
     }
-    return *active_.load(std::memory_order_relaxed);
+    return *default_.load(std::memory_order_relaxed);
   }
 
   void select(const std::string& spec) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      select_locked(spec, "select_backend");
+      select_locked(spec, Requester::kSelectBackend);
     }
     thread_device = nullptr;  // this thread follows the default it just set
   }
 
   const std::shared_ptr<Device>& current() {
-    if (const std::shared_ptr<Device>* device = thread_device) return *device;
-    return active();
+    if (Entry device = thread_device) return *device;
+    return process_default();
   }
 
-  // The devices_ entry for `text`, opened if needed, for a thread to select (`origin` names
-  // who asked, in the error). Does not change any selection.
-  const std::shared_ptr<Device>* entry_for(const std::string& text, const std::string& origin) {
+  // The entry for `text`, opened if needed, for a thread to select or to open without
+  // selecting. Does not change any selection.
+  Entry entry_for(const std::string& text, Requester who) {
     std::lock_guard<std::mutex> lock(mutex_);
-    Spec spec = parse_backend_spec(text, origin);
-    std::shared_ptr<Device> device = spec.name == "auto" ? choose_auto().first : open_locked(spec, origin);
-    return &devices_.at(device->description().id());
+    const BackendSpec spec = parse_spec_for(text, who);
+    return spec.name == "auto" ? choose_auto().first : &registry_.open(spec, who, discovery());
   }
 
-  // The devices_ entry holding `device`; throws if the runtime did not open it.
-  const std::shared_ptr<Device>* entry_of(const std::shared_ptr<Device>& device, const std::string& origin) {
-    if (!device) detail::fail(origin, ": a null device");
+  // The entry holding `device`; throws if the runtime did not open it.
+  Entry entry_of(const std::shared_ptr<Device>& device, Requester who) {
+    if (!device) detail::fail(to_string(who), ": a null device");
     std::lock_guard<std::mutex> lock(mutex_);
+    if (Entry entry = registry_.find(device)) return entry;
     const std::string id = device->description().id();
-    auto found = devices_.find(id);
-    if (found == devices_.end() || found->second != device) {
-      detail::fail(origin, ": device ", id, " (", device->description().name,
-                   ") is not one the runtime opened; name it instead (DeviceGuard(\"", id, "\"))");
-    }
-    return &found->second;
-  }
-
-  std::shared_ptr<Device> open(const std::string& text) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    Spec spec = parse_backend_spec(text, "device");
-    if (spec.name == "auto") return choose_auto().first;
-    return open_locked(spec, "device");
+    detail::fail(to_string(who), ": device ", id, " (", device->description().name,
+                 ") is not one the runtime opened; name it instead (DeviceGuard(\"", id, "\"))");
   }
 
   std::vector<std::string> log() {
-    active();
+    process_default();
     std::lock_guard<std::mutex> lock(mutex_);
     return selection_lines(selection_);
   }
 
   SelectionReport report() {
     try {
-      active();
+      process_default();
     } catch (const Error&) {
       std::lock_guard<std::mutex> lock(mutex_);
       return failed_;
@@ -171,15 +122,14 @@ class Runtime {
 
   std::vector<std::string> available() {
     std::vector<std::string> ids{"host:0"};
-    const Inventory& inv = inventory();
-    for (const PluginReport& p : inv.plugins) {
+    for (const PluginReport& p : inventory().plugins) {
       if (!p.usable) continue;
       for (const DeviceDescription& d : p.devices) ids.push_back(d.id());
     }
     return ids;
   }
 
-  const std::shared_ptr<Device>& host() { return host_; }
+  const std::shared_ptr<Device>& host() { return registry_.host(); }
 
   // host_math_device(): chosen once, under the lock that opening a device takes.
   const std::shared_ptr<Device>& host_math() {
@@ -187,287 +137,165 @@ class Runtime {
       std::lock_guard<std::mutex> lock(mutex_);
       host_math_ = choose_host_math();
     });
-    return host_math_;
+    return *host_math_;
   }
 
  private:
-  Runtime() : host_(make_host_device()) { devices_[host_->description().id()] = host_; }
+  Runtime() : registry_(make_host_device()) {}
+
+  Discovery& discovery() {
+    std::call_once(discovered_, [this] { discovery_ = discover_plugins(); });
+    return discovery_;
+  }
 
   // Selects the process default and records how (selection_report()). A failure leaves the
   // default as it was; when there is none yet, the failure is what the report shows.
-  void select_locked(const std::string& text, const std::string& origin) {
+  void select_locked(const std::string& text, Requester who) {
     SelectionReport report;
-    std::shared_ptr<Device> chosen;
+    Entry chosen = nullptr;
     try {
-      Spec spec = parse_backend_spec(text, origin == "select_backend" ? "backend" : "BLOBRT_BACKEND");
+      const BackendSpec spec = parse_spec_for(text, who);
       if (spec.name == "auto") {
         std::tie(chosen, report) = choose_auto();
       } else {
-        chosen = open_locked(spec, origin);
-        report.chosen = chosen->description().id();
-        report.why = "named by " + origin;
-        report.skipped = not_named(spec, origin + " named " + text);
+        chosen = &registry_.open(spec, who, discovery());
+        report.chosen = (*chosen)->description().id();
+        report.why = named_by(who);
+        report.skipped = passed_over_by_name(inventory(), spec.name, not_named_reason(who, text));
       }
     } catch (const Error& e) {
-      if (!active_.load(std::memory_order_relaxed)) {
-        failed_ = SelectionReport{text, origin, "", "", {}, e.what()};
+      if (!default_.load(std::memory_order_relaxed)) {
+        failed_ = SelectionReport{text, to_string(who), "", "", {}, e.what()};
         if (const auto* unavailable = dynamic_cast<const Unavailable*>(&e)) failed_.skipped.push_back(unavailable->skip);
       }
       throw;
     }
     report.requested = text;
-    report.origin = origin;
+    report.origin = to_string(who);
     selection_ = std::move(report);
-    // The active device is one of devices_' entries, which are never changed or removed
-    // once made: readers take it with one atomic load, without the lock, race-free.
-    const std::shared_ptr<Device>& entry = devices_.at(chosen->description().id());
-    active_.store(&entry, std::memory_order_release);
-    log::info("active device ", entry->description().id(), " (", entry->description().name, ")");
+    // The registry's entries are never changed or removed once made: readers take the
+    // default with one atomic load, without the lock, race-free.
+    default_.store(chosen, std::memory_order_release);
+    log::info("active device ", (*chosen)->description().id(), " (", (*chosen)->description().name, ")");
   }
 
-  // A named selection passes over every other backend: the built-in host unless it was
-  // named, and each plugin of another name (one of the same name that the loader refused,
-  // a shadowed one, keeps its own code).
-  std::vector<SelectionSkip> not_named(const Spec& spec, const std::string& reason) {
-    std::vector<SelectionSkip> skipped;
-    if (spec.name != "host") skipped.push_back({"host", "", SkipCode::kNotNamed, reason});
-    for (const PluginReport& p : inventory().plugins) {
-      const std::string name = p.name.empty() ? p.manifest : p.name;
-      if (p.name != spec.name) {
-        skipped.push_back({name, "", SkipCode::kNotNamed, reason});
-      } else if (!p.usable) {
-        skipped.push_back({name, "", skip_code(p.status), p.reason});
-      }
-    }
-    return skipped;
-  }
-
-  // auto: usable plugins with an accelerator device first, then by manifest priority;
-  // the built-in host device when no plugin is usable. A device that a probe found usable
-  // but that will not open now (busy, taken by another process since) is skipped for the
-  // next, as one the probe had refused would have been. Nothing is skipped silently.
-  std::pair<std::shared_ptr<Device>, SelectionReport> choose_auto() {
-    const Inventory& inv = inventory();
+  // auto: the candidates in auto_order's order, the first that opens now; the built-in host
+  // device when none does. A device that a probe found usable but that will not open now
+  // (busy, taken by another process since) is skipped for the next, as one the probe had
+  // refused would have been. Nothing is skipped silently.
+  std::pair<Entry, SelectionReport> choose_auto() {
+    const AutoOrder order = auto_order(inventory());
     SelectionReport report;
     report.requested = "auto";
-    std::vector<std::string> accelerators_skipped;  // for warn_accelerators_skipped
-    auto first_accelerator = [](const PluginReport& p) {
-      for (const DeviceDescription& d : p.devices) {
-        if (d.kind != DeviceKind::kCpu) return d.index;
-      }
-      return -1;
-    };
-    std::vector<const PluginReport*> order;
-    for (const PluginReport& p : inv.plugins) {
-      if (p.usable) {
-        order.push_back(&p);
-        continue;
-      }
-      const std::string name = p.name.empty() ? p.manifest : p.name;
-      report.skipped.push_back({name, "", skip_code(p.status), p.reason});
-      log::info("auto: skipped ", name, ": ", p.reason);
-      if (log::enabled(LogLevel::kWarn) && declares_accelerator(p)) {
-        accelerators_skipped.push_back(name + " (" + p.reason + ")");
-      }
+    std::vector<std::string> accelerators_skipped;  // "NAME (reason)", for the one warning
+    for (const AutoUnusable& u : order.unusable) {
+      report.skipped.push_back(u.skip);
+      log::info("auto: skipped ", u.skip.backend, ": ", u.skip.reason);
+      if (u.drives_accelerator) accelerators_skipped.push_back(u.skip.backend + " (" + u.skip.reason + ")");
     }
-    std::stable_sort(order.begin(), order.end(), [&](const PluginReport* a, const PluginReport* b) {
-      return std::make_pair(first_accelerator(*a) >= 0, a->priority) >
-             std::make_pair(first_accelerator(*b) >= 0, b->priority);
-    });
-    std::shared_ptr<Device> chosen;
-    for (const PluginReport* p : order) {
-      const int accelerator = first_accelerator(*p);
-      const int index = accelerator >= 0 ? accelerator : 0;
-      const std::string id = p->name + ":" + std::to_string(index);
+    Entry chosen = nullptr;
+    for (const AutoCandidate& c : order.candidates) {
       if (chosen) {
-        report.skipped.push_back({p->name, "", SkipCode::kLowerPriority,
-                                  "lower in the auto order (priority " + std::to_string(p->priority) + ")"});
+        report.skipped.push_back({c.backend, "", SkipCode::kLowerPriority, auto_lower_priority(c.priority)});
         continue;
       }
       try {
-        chosen = open_locked(Spec{p->name, index}, "auto");
-        report.chosen = id;
-        report.why = "priority " + std::to_string(p->priority) + (accelerator >= 0 ? ", has an accelerator" : "");
+        chosen = &registry_.open(BackendSpec{c.backend, c.index}, Requester::kAuto, discovery());
+        report.chosen = c.id();
+        report.why = c.why;
       } catch (const Unavailable& e) {
-        // Its own reason for a device that would not open ("usable when probed, but" for
-        // one that no longer opens; a library that will not load now says so itself).
-        const std::string why = first_line(e.skip.reason);
-        SelectionSkip skip = e.skip;
-        skip.reason = skip.code == SkipCode::kOpenFailed ? "usable when probed, but " + why : why;
+        const SelectionSkip skip = auto_could_not_take(e.skip);
         report.skipped.push_back(skip);
-        log::info("auto: skipped ", id, ": ", skip.reason);
-        if (log::enabled(LogLevel::kWarn) && (accelerator >= 0 || declares_accelerator(*p))) {
-          accelerators_skipped.push_back(id + " (" + why + ")");
-        }
+        log::info("auto: skipped ", c.id(), ": ", skip.reason);
+        if (c.drives_accelerator) accelerators_skipped.push_back(c.id() + " (" + first_line(e.skip.reason) + ")");
       }
     }
     if (!chosen) {
-      report.chosen = host_->description().id();
-      report.why = order.empty() ? "no usable plugin found" : "no plugin device could be opened";
+      chosen = &registry_.host();
+      report.chosen = (*chosen)->description().id();
+      report.why = auto_fell_back(!order.candidates.empty());
       log::info("auto: no usable plugin, using the built-in host device");
-      warn_accelerators_skipped(accelerators_skipped, *host_);
-      return {host_, report};
+    } else {
+      report.skipped.push_back({"host", "", SkipCode::kBuiltinLast, auto_builtin_last()});
     }
-    warn_accelerators_skipped(accelerators_skipped, *chosen);
-    report.skipped.push_back({"host", "", SkipCode::kBuiltinLast, "the built-in device comes last in the auto order"});
+    warn_accelerators_skipped(accelerators_skipped, **chosen);
     return {chosen, report};
   }
 
-  // Once per process, the accelerator plugins auto passed over: ones with a GPU/accelerator
-  // device that would not open, and unusable ones whose manifest says `accelerator = yes`
-  // (a CUDA plugin on a node without a driver). Nothing on a node where none was skipped.
+  // Once per process, the accelerator plugins auto passed over (device_order.hpp says which
+  // count). Nothing on a node where none was skipped.
   void warn_accelerators_skipped(const std::vector<std::string>& skipped, const Device& chosen) {
-    if (skipped.empty() || accelerators_warned_) return;
+    if (skipped.empty() || accelerators_warned_ || !log::enabled(LogLevel::kWarn)) return;
     accelerators_warned_ = true;
-    std::string list;
-    for (const std::string& s : skipped) list += (list.empty() ? "" : "; ") + s;
-    const bool one = skipped.size() == 1;
-    log::warn("auto skipped ", one ? "a plugin that drives" : "plugins that drive", " an accelerator: ", list,
-              "; running on ", chosen.description().id(), " (", to_string(chosen.description().kind),
-              "). BLOBRT_LOG=info shows every choice, BLOBRT_LOG=error hides this");
+    log::warn(accelerators_skipped_warning(skipped, chosen.description()));
   }
 
-  // Usable plugin devices with host-pointer handles, by manifest priority (then search
-  // order); the first that opens. The built-in host device when none does.
-  std::shared_ptr<Device> choose_host_math() {
-    const Inventory& inv = inventory();
-    std::vector<std::pair<const PluginReport*, int>> candidates;
-    for (const PluginReport& p : inv.plugins) {
-      if (!p.usable) continue;
-      for (const DeviceDescription& d : p.devices) {
-        if (d.memory_model == MemoryModel::kShared) candidates.emplace_back(&p, d.index);
-      }
-    }
-    std::stable_sort(candidates.begin(), candidates.end(),
-                     [](const auto& a, const auto& b) { return a.first->priority > b.first->priority; });
-    for (const auto& [p, index] : candidates) {
+  // The first of host_math_order's candidates that opens; the built-in host device when none does.
+  Entry choose_host_math() {
+    for (const Candidate& c : host_math_order(inventory())) {
       try {
-        std::shared_ptr<Device> device = open_locked(Spec{p->name, index}, "host_math_device");
-        log::info("host math (caffe_cpu_*) runs on ", device->description().id(), " (",
-                  device->description().name, ", priority ", p->priority, ")");
+        Entry device = &registry_.open(BackendSpec{c.backend, c.index}, Requester::kHostMath, discovery());
+        log::info("host math (caffe_cpu_*) runs on ", (*device)->description().id(), " (",
+                  (*device)->description().name, ", priority ", c.priority, ")");
         return device;
       } catch (const Error& e) {
-        const std::string what = e.what();
-        log::info("host math: skipped ", p->name, ":", index, ": ", what.substr(0, what.find('\n')));
+        log::info("host math: skipped ", c.id(), ": ", first_line(e.what()));
       }
     }
     log::info("host math (caffe_cpu_*) runs on the built-in host device: no plugin device with host memory");
-    return host_;
-  }
-
-  // The device `spec` names, opened once and kept; Unavailable (an Error) when it cannot be.
-  std::shared_ptr<Device> open_locked(const Spec& spec, const std::string& origin) {
-    int index = spec.index < 0 ? 0 : spec.index;
-    std::string id = spec.name + ":" + std::to_string(index);
-    auto cached = devices_.find(id);
-    if (cached != devices_.end()) return cached->second;
-    if (spec.name == "host") {
-      fail_unavailable(spec, origin, SkipCode::kNoSuchDevice, "the built-in host has only device 0");
-    }
-
-    // The plugin that claimed the name (shadowed ones are never usable) is loaded here, the
-    // first time one of its devices is opened: discovery loaded none (loader.hpp).
-    const Inventory& inv = inventory();
-    for (std::size_t i = 0; i < inv.plugins.size(); ++i) {
-      const PluginReport& p = inv.plugins[i];
-      if (p.name != spec.name || !p.usable) continue;
-      if (index >= static_cast<int>(p.devices.size())) {
-        fail_unavailable(spec, origin, SkipCode::kNoSuchDevice,
-                         "it has " + std::to_string(p.devices.size()) + " device(s), numbered from 0");
-      }
-      LoadedPlugin& plugin = discovery_.loaded[i];
-      if (std::string why = load_on_demand(plugin, p); !why.empty()) {
-        fail_unavailable(spec, origin, SkipCode::kLoadFailed, why);
-      }
-      std::shared_ptr<Device> device;
-      try {
-        device = open_plugin_device(plugin.library, plugin.table, p.devices[index], p.fork_safe);
-      } catch (const Error& e) {
-        fail_unavailable(spec, origin, SkipCode::kOpenFailed, e.what());
-      }
-      devices_[id] = device;
-      return device;
-    }
-    // Not loaded: say why, from the report if there is one.
-    for (const PluginReport& p : inv.plugins) {
-      if (p.name == spec.name && !p.usable && !p.reason.empty()) {
-        fail_unavailable(spec, origin, skip_code(p.status), p.reason);
-      }
-    }
-    fail_unavailable(spec, origin, SkipCode::kNotFound, "no plugin with that name was found");
-  }
-
-  [[noreturn]] void fail_unavailable(const Spec& spec, const std::string& origin, SkipCode code,
-                                     const std::string& why) {
-    const Inventory& inv = inventory();
-    std::ostringstream s;
-    s << "backend '" << spec.name << (spec.index >= 0 ? ":" + std::to_string(spec.index) : "")
-      << "' requested by " << origin << " cannot be used: " << why << "\n";
-    s << "searched:";
-    if (inv.directories.empty()) s << " (no directories)";
-    for (const SearchDirectory& d : inv.directories) {
-      s << "\n  " << d.path << " (" << d.origin << (d.exists ? "" : ", does not exist")
-        << (d.refused.empty() ? "" : ", " + d.refused) << ")";
-    }
-    if (inv.environment_ignored) s << "\n  (environment ignored: setuid/setgid process)";
-    s << "\nfound:\n  host: built-in, usable (1 device)";
-    for (const PluginReport& p : inv.plugins) {
-      s << "\n  " << (p.name.empty() ? "?" : p.name) << ": " << p.manifest << ": ";
-      if (p.usable) {
-        s << "usable (" << p.devices.size() << " device" << (p.devices.size() == 1 ? "" : "s")
-          << ")";
-      } else {
-        s << p.reason;
-      }
-    }
-    // A device was tried for these; the others are about the backend as a whole.
-    const bool device_tried = code == SkipCode::kNoSuchDevice || code == SkipCode::kLoadFailed ||
-                              code == SkipCode::kOpenFailed;
-    const std::string id = spec.name + ":" + std::to_string(spec.index < 0 ? 0 : spec.index);
-    throw Unavailable(s.str(), SelectionSkip{spec.name, device_tried ? id : "", code, why});
+    return &registry_.host();
   }
 
   std::once_flag discovered_;
   Discovery discovery_;
-  std::mutex mutex_;
-  std::atomic<const std::shared_ptr<Device>*> active_{nullptr};  // an entry of devices_
-  std::shared_ptr<Device> host_;
+  std::mutex mutex_;            // guards everything below but default_'s fast-path load
+  DeviceRegistry registry_;
+  std::atomic<Entry> default_{nullptr};  // the process default
   std::once_flag host_math_chosen_;
-  std::shared_ptr<Device> host_math_;
-  std::map<std::string, std::shared_ptr<Device>> devices_;  // opened once, kept open
+  Entry host_math_ = nullptr;
   SelectionReport selection_;  // how the process default was selected
   SelectionReport failed_;     // the failure, while no default could be selected
-  bool accelerators_warned_ = false;  // guarded by mutex_
+  bool accelerators_warned_ = false;
 };
 
 }  // namespace
 
 const Inventory& inventory() { return Runtime::get().inventory(); }
 const std::shared_ptr<Device>& current_device() { return Runtime::get().current(); }
-const std::shared_ptr<Device>& active_device() { return Runtime::get().current(); }
-const std::shared_ptr<Device>& default_device() { return Runtime::get().active(); }
-std::string active_backend() { return current_device()->description().id(); }
+const std::shared_ptr<Device>& default_device() { return Runtime::get().process_default(); }
+std::string current_device_id() { return current_device()->description().id(); }
 std::vector<std::string> selection_log() { return Runtime::get().log(); }
 SelectionReport selection_report() { return Runtime::get().report(); }
 void select_backend(const std::string& spec) { Runtime::get().select(spec); }
 
 void select_thread_device(const std::string& spec) {
-  thread_device = Runtime::get().entry_for(spec, "select_thread_device");
+  thread_device = Runtime::get().entry_for(spec, Requester::kSelectThreadDevice);
   log::debug("thread device ", (*thread_device)->description().id());
 }
 void reset_thread_device() { thread_device = nullptr; }
 
 DeviceGuard::DeviceGuard(const std::string& spec)
-    : previous_(thread_device), device_(Runtime::get().entry_for(spec, "DeviceGuard")) {
+    : previous_(thread_device), device_(Runtime::get().entry_for(spec, Requester::kDeviceGuard)) {
   thread_device = device_;
 }
 DeviceGuard::DeviceGuard(const std::shared_ptr<Device>& device)
-    : previous_(thread_device), device_(Runtime::get().entry_of(device, "DeviceGuard")) {
+    : previous_(thread_device), device_(Runtime::get().entry_of(device, Requester::kDeviceGuard)) {
   thread_device = device_;
 }
 DeviceGuard::~DeviceGuard() { thread_device = previous_; }
-std::shared_ptr<Device> open_device(const std::string& spec) { return Runtime::get().open(spec); }
+std::shared_ptr<Device> open_device(const std::string& spec) {
+  return *Runtime::get().entry_for(spec, Requester::kOpenDevice);
+}
 std::vector<std::string> available_devices() { return Runtime::get().available(); }
+
+// active_device() and active_backend() are inline aliases now (runtime.hpp); programs built
+// against an older runtime.hpp call them out of line, so libblobrt.so.1 keeps exporting them:
+// taking their addresses here (kept by `used`) makes this file emit them.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+[[gnu::used]] static auto* const keep_exported_active_device = &active_device;
+[[gnu::used]] static auto* const keep_exported_active_backend = &active_backend;
+#pragma GCC diagnostic pop
 const std::shared_ptr<Device>& host_device() { return Runtime::get().host(); }
 std::shared_ptr<Device> host_math_device() { return Runtime::get().host_math(); }
 

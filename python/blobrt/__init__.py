@@ -15,6 +15,7 @@ import atexit as _atexit
 import json as _json
 import logging as _logging
 import os as _os
+import warnings as _warnings
 from typing import Any
 
 from ._blobrt import (  # noqa: F401  (re-exported)
@@ -27,6 +28,7 @@ from ._blobrt import (  # noqa: F401  (re-exported)
     OutOfMemoryError,
     UnsupportedError,
     available_devices,
+    current_device_id,
     load,
     log_level,
     select_backend,
@@ -37,17 +39,20 @@ from ._blobrt import (  # noqa: F401  (re-exported)
 from . import _blobrt
 
 __all__ = ["Blob", "Error", "InvalidTypeError", "InvalidValueError", "MissingFileError", "OutOfMemoryError",
-           "UnsupportedError", "DeviceArray", "load", "inspect", "info", "devices", "active_device",
-           "available_devices", "select_backend", "version", "set_log_handler", "set_log_level", "log_level",
-           "log_to_logging", "load_caffemodel", "save_caffemodel", "caffemodel_layers"]
+           "UnsupportedError", "DeviceArray", "load", "inspect", "info", "devices", "current_device_id",
+           "active_device", "available_devices", "select_backend", "version", "set_log_handler", "set_log_level",
+           "log_level", "log_to_logging", "load_caffemodel", "save_caffemodel", "caffemodel_layers"]
 
 __version__: str = version()
 """libblobrt's version (as blobrt.version() and `blobrt --version`)."""
 
 
 def active_device() -> str:
-    """The active device's id, e.g. 'blis:0' (selected per BLOBRT_BACKEND on first use)."""
-    return _blobrt.active_device()
+    """Deprecated: use current_device_id(), which this returns (the device's id, e.g. 'blis:0',
+    not a device object). Warns with DeprecationWarning."""
+    _warnings.warn("blobrt.active_device() is deprecated: use blobrt.current_device_id()", DeprecationWarning,
+                   stacklevel=2)
+    return current_device_id()
 
 
 def info() -> dict[str, Any]:

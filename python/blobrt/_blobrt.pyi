@@ -245,8 +245,10 @@ def select_backend(spec: str) -> None:
     Selects 'auto', 'host', 'NAME' or 'NAME:INDEX' (as BLOBRT_BACKEND); raises blobrt.Error listing what was found if it cannot be used.
     """
 
-def active_device() -> str:
-    """The active device's id, e.g. 'blis:0'."""
+def current_device_id() -> str:
+    """
+    The calling thread's current device's id, e.g. 'blis:0' (selected per BLOBRT_BACKEND on first use).
+    """
 
 def available_devices() -> list[str]:
     """Every backend:index that can be opened here, host first."""

@@ -200,7 +200,7 @@ struct DeviceArray {
 // for a Blob that has no memory yet.
 std::string device_id_of(const std::shared_ptr<SyncedMemory>& memory) {
   if (memory && memory->device()) return memory->device()->description().id();
-  return active_backend();
+  return current_device_id();
 }
 
 std::string shape_repr(const std::vector<int>& shape) {
@@ -894,7 +894,9 @@ void register_functions(nb::module_& m) {
   m.def("select_backend", &select_backend, "spec"_a,
         "Selects 'auto', 'host', 'NAME' or 'NAME:INDEX' (as BLOBRT_BACKEND); raises blobrt.Error listing what "
         "was found if it cannot be used.");
-  m.def("active_device", [] { return active_backend(); }, "The active device's id, e.g. 'blis:0'.");
+  // blobrt.active_device(), its older name, is a Python function in __init__.py that warns.
+  m.def("current_device_id", &current_device_id,
+        "The calling thread's current device's id, e.g. 'blis:0' (selected per BLOBRT_BACKEND on first use).");
   m.def("available_devices", &available_devices, "Every backend:index that can be opened here, host first.");
   // One description of the node for `blobrt info --json` and blobrt.info() / devices()
   // (report/info_report.hpp; docs/blobrt-info.schema.json): the same keys in both.

@@ -157,7 +157,7 @@ TEST_P(CaffeDeviceRngTest, DeviceDrawsAreTheHostSequence) {
 
 // Caffe::SetDevice and friends index the active backend's devices.
 TEST_P(CaffeDeviceRngTest, DeviceQueries) {
-  const std::string active = blobrt::active_backend();
+  const std::string active = blobrt::current_device_id();
   const int index = std::stoi(active.substr(active.find(':') + 1));
   EXPECT_TRUE(Caffe::CheckDevice(index));
   EXPECT_FALSE(Caffe::CheckDevice(-1));
@@ -165,7 +165,7 @@ TEST_P(CaffeDeviceRngTest, DeviceQueries) {
   EXPECT_EQ(Caffe::FindDevice(0), 0);
   EXPECT_EQ(Caffe::FindDevice(1000), -1);
   Caffe::SetDevice(index);
-  EXPECT_EQ(blobrt::active_backend(), active);
+  EXPECT_EQ(blobrt::current_device_id(), active);
   EXPECT_THROW(Caffe::SetDevice(1000), blobrt::Error);
   EXPECT_THROW(Caffe::SetDevice(-1), blobrt::Error);
   testing::internal::CaptureStderr();

@@ -23,7 +23,7 @@ inline std::string device_test_name(const ::testing::TestParamInfo<std::string>&
 class OnEveryDevice : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override { select_backend(GetParam()); }
-  Device& device() { return *active_device(); }
+  Device& device() { return *current_device(); }
   bool unified() { return device().description().memory_model == blobrt::MemoryModel::kShared; }
 };
 

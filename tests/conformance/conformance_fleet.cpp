@@ -98,7 +98,7 @@ JobBackend job_backend() {
   job.spec = given ? *requested : "auto";
   job.requested = given ? "BLOBRT_BACKEND=" + *requested : "BLOBRT_BACKEND unset: auto";
   try {
-    job.id = active_backend();  // what any program started here would select
+    job.id = current_device_id();  // what any program started here would select
   } catch (const std::exception& e) {
     job.error = e.what();
   }

@@ -462,7 +462,7 @@ TEST_P(BlobTest, GrowingReshapeAfterSharingReallocates) {
 TEST_P(BlobTest, GrowingPastASizedViewGetsAFreshDiffAndKeepsTheData) {
   const DeviceDescription& d = device().description();
   if (d.view_alignment == 0) GTEST_SKIP() << d.id() << " offers no views";
-  std::shared_ptr<Device> dev = active_device();
+  std::shared_ptr<Device> dev = current_device();
   Blob<float> blob(Shape{100});
   float* data = blob.mutable_cpu_data();
   for (int i = 0; i < 100; ++i) data[i] = static_cast<float>(i);

@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     blobrt::select_backend(argv[1]);
     at_exit_user.kept.Reshape(std::vector<int>{4096});
     fill(at_exit_user.kept, 1.0f);
-    std::printf("main device=%s asum=%g\n", blobrt::active_backend().c_str(),
+    std::printf("main device=%s asum=%g\n", blobrt::current_device_id().c_str(),
                 static_cast<double>(at_exit_user.kept.asum_data()));
   } catch (const std::exception& e) {
     std::printf("main error: %s\n", e.what());

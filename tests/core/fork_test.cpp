@@ -51,7 +51,7 @@ std::string describe(int status) {
 }
 
 // Update and asum on a fresh blob of the active device: 0 if the results are right.
-int use_active_device() {
+int use_current_device() {
   Blob<float> blob(std::vector<int>{kCount});
   float* data = blob.mutable_cpu_data();
   float* diff = blob.mutable_cpu_diff();
@@ -76,19 +76,19 @@ bool fork_safe(const std::string& backend) {
 TEST(ForkTest, EveryBackendUsedBeforeForkWorksOrRefusesClearlyInTheChild) {
   for (const std::string& id : available_devices()) {
     select_backend(id);
-    ASSERT_EQ(use_active_device(), 0) << id << " in the parent";
+    ASSERT_EQ(use_current_device(), 0) << id << " in the parent";
     const std::string backend = id.substr(0, id.find(':'));
     const bool safe = fork_safe(backend);
     int status = in_child([&] {
       try {
-        int rc = use_active_device();
+        int rc = use_current_device();
         return safe ? rc : 10;  // a device that is not fork-safe must refuse
       } catch (const Error& e) {
         if (safe) return 12;
         if (!std::strstr(e.what(), "opened before fork()")) return 13;
       }
       select_backend("host");  // what the error tells the child to do
-      return use_active_device() == 0 ? 0 : 14;
+      return use_current_device() == 0 ? 0 : 14;
     });
     EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
         << id << " (fork_safe " << safe << ") in the child: " << describe(status)
@@ -106,7 +106,7 @@ TEST(ForkTest, ParentKeepsWorkingAfterChildren) {
     kept.mutable_gpu_data();
     int status = in_child([] { return 0; });  // exits without touching anything
     EXPECT_TRUE(WIFEXITED(status));
-    EXPECT_EQ(use_active_device(), 0) << id << " in the parent after a fork";
+    EXPECT_EQ(use_current_device(), 0) << id << " in the parent after a fork";
   }
 }
 

@@ -34,7 +34,7 @@ int count(const std::string& haystack, const std::string& needle) {
 TEST(LogChild, Emits) {
   if (!std::getenv("BLOBRT_TEST_LOG_CHILD")) GTEST_SKIP() << "run by the tests below";
   select_backend("auto");
-  active_device();
+  current_device();
   select_backend("auto");
   log_message(LogLevel::kError, "child error ", 1);
   log_message(LogLevel::kWarn, "child warn ", 2);

@@ -72,7 +72,7 @@ TEST(RuntimeTest, MalformedSpecs) {
 
 TEST(RuntimeTest, AutoPicksByAcceleratorThenPriorityAndSaysWhy) {
   select_backend("auto");
-  std::string active = active_backend();
+  std::string active = current_device_id();
   // A usable accelerator (cuda on a GPU node) comes first; without one blis (200) wins over
   // simgpu (1), both CPU-type.
   bool accelerator = false;
@@ -108,7 +108,7 @@ TEST(RuntimeTest, SelectionReportHasTheCodeOfEachSkip) {
   SelectionReport report = selection_report();
   EXPECT_EQ(report.requested, "auto");
   EXPECT_EQ(report.origin, "select_backend");
-  EXPECT_EQ(report.chosen, active_backend());
+  EXPECT_EQ(report.chosen, current_device_id());
   EXPECT_TRUE(report.error.empty()) << report.error;
   const SelectionSkip* zero = skip_of(report, "zerodevices");
   const SelectionSkip* init = skip_of(report, "initfails");
@@ -154,14 +154,31 @@ TEST(RuntimeTest, NamedSelectionPassesOverTheOthersAndAFailureChangesNothing) {
 
 TEST(RuntimeTest, SelectingFromCodeAndOpeningWithoutSelecting) {
   select_backend("host");
-  EXPECT_EQ(active_backend(), "host:0");
-  EXPECT_EQ(active_device(), host_device());
+  EXPECT_EQ(current_device_id(), "host:0");
+  EXPECT_EQ(current_device(), host_device());
   auto simgpu = open_device("simgpu");
   EXPECT_EQ(simgpu->description().id(), "simgpu:0");
-  EXPECT_EQ(active_backend(), "host:0");  // unchanged
+  EXPECT_EQ(current_device_id(), "host:0");  // unchanged
   EXPECT_EQ(open_device("simgpu:0"), simgpu);  // opened once, shared
   Blob<float> blob(1, 1, 1, 4);
   EXPECT_EQ(blob.data()->device(), host_device());
+}
+
+// The older names still compile (with a deprecation warning, silenced here) and answer as
+// the current ones do, on the thread's own device too.
+TEST(RuntimeTest, DeprecatedNamesForwardToTheCurrentOnes) {
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  select_backend("host");
+  EXPECT_EQ(active_backend(), "host:0");
+  EXPECT_EQ(&active_device(), &current_device());
+  {
+    DeviceGuard guard("simgpu:0");
+    EXPECT_EQ(active_backend(), "simgpu:0");
+    EXPECT_EQ(active_device(), guard.device());
+  }
+  EXPECT_EQ(active_backend(), current_device_id());
+#pragma GCC diagnostic pop
 }
 
 TEST(RuntimeTest, AvailableDevicesStartWithHost) {
@@ -203,7 +220,7 @@ TEST(RuntimeTest, HostMathDeviceIsTheHighestPriorityHostMemoryDevice) {
   EXPECT_EQ(math->description().id(), expected_host_math());
   if (has_plugin("blis")) EXPECT_EQ(math->description().id(), "blis:0");
   EXPECT_EQ(host_math_device(), math);        // opened once, cached
-  EXPECT_EQ(active_backend(), "simgpu:0");    // the active device is not changed by it
+  EXPECT_EQ(current_device_id(), "simgpu:0");  // the active device is not changed by it
   select_backend("host");
   EXPECT_EQ(host_math_device(), math);        // nor does it follow the active device
   EXPECT_EQ(open_device(math->description().id()), math);  // the runtime's own open device
@@ -247,7 +264,7 @@ TEST(RuntimeTest, OnlyTheSelectedPluginIsMapped) {
     Blob<float> blob(1, 1, 2, 4);
     blob.mutable_gpu_data();
     std::ifstream maps("/proc/self/maps");
-    std::ofstream(out) << active_backend() << "\n" << maps.rdbuf();
+    std::ofstream(out) << current_device_id() << "\n" << maps.rdbuf();
     return;
   }
   testing::PluginDir dir("registry_maps");

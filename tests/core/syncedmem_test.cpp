@@ -326,7 +326,7 @@ TEST_P(SyncedMemoryTest, FreedThroughItsOwnDeviceAfterASwitch) {
 TEST_P(SyncedMemoryTest, ViewOfALargerBufferServesAsItsDeviceSide) {
   const DeviceDescription& d = device().description();
   if (d.view_alignment == 0) GTEST_SKIP() << d.id() << " offers no views";
-  std::shared_ptr<Device> dev = active_device();
+  std::shared_ptr<Device> dev = current_device();
   const std::size_t offset = d.view_alignment * 2, bytes = 10 * sizeof(float);
   DeviceBuffer whole = dev->allocate(offset + bytes + d.view_alignment);
   std::vector<float> zeros((offset + bytes) / sizeof(float) + 64, 0.f);
@@ -357,7 +357,7 @@ TEST_P(SyncedMemoryTest, ViewOfALargerBufferServesAsItsDeviceSide) {
 // set_gpu_data with a size: the region's size becomes size(), smaller (a view: nothing past
 // it is read or written) or larger (a host mirror of the old size is not reused).
 TEST_P(SyncedMemoryTest, SizedSetGpuDataTakesTheRegionsSize) {
-  std::shared_ptr<Device> dev = active_device();
+  std::shared_ptr<Device> dev = current_device();
   auto owned = [dev](DeviceBuffer buffer) {
     return std::shared_ptr<void>(buffer, [dev](void* b) { dev->release(b); });
   };

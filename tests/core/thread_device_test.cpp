@@ -122,7 +122,7 @@ TEST_F(ThreadDevice, GuardRestoresThePreviousDevice) {
     {
       DeviceGuard inner(b);
       EXPECT_EQ(current_device()->description().id(), b);
-      EXPECT_EQ(active_backend(), b);
+      EXPECT_EQ(current_device_id(), b);
     }
     EXPECT_EQ(current_device()->description().id(), a);
   }
@@ -235,12 +235,12 @@ TEST_F(ThreadDevice, CaffeSetDeviceIsPerThread) {
   std::thread([&] {
     DeviceGuard guard(other);  // the backend whose device 0 SetDevice(0) names
     caffe::Caffe::SetDevice(0);
-    in_thread = blobrt::active_backend();
+    in_thread = blobrt::current_device_id();
     thread_context = &caffe::Caffe::Get();
   }).join();
   EXPECT_EQ(in_thread, other.substr(0, other.find(':')) + ":0");
   EXPECT_NE(thread_context, &caffe::Caffe::Get());
-  EXPECT_EQ(blobrt::active_backend(), default_);
+  EXPECT_EQ(blobrt::current_device_id(), default_);
 }
 
 }  // namespace

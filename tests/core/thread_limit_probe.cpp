@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     }
     blob.mutable_gpu_data();
     blob.Update();
-    std::printf("device=%s asum=%.0f\n", blobrt::active_backend().c_str(), static_cast<double>(blob.asum_data()));
+    std::printf("device=%s asum=%.0f\n", blobrt::current_device_id().c_str(), static_cast<double>(blob.asum_data()));
     if (count_mode) std::printf("helpers=%d\n", count_helpers());
     return blob.asum_data() == 2.0f * n ? 0 : 1;
   } catch (const std::exception& e) {

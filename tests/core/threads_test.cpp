@@ -37,7 +37,7 @@ TEST(ThreadsTest, SixteenThreadsInitialiseTheRuntimeOnce) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(std::set<Device*>(seen.begin(), seen.end()).size(), 1u);
   EXPECT_EQ(std::set<const Inventory*>(inventories.begin(), inventories.end()).size(), 1u);
-  EXPECT_EQ(seen[0], active_device().get());
+  EXPECT_EQ(seen[0], current_device().get());
 }
 
 class ThreadsOnEveryDevice : public testing::OnEveryDevice {};
@@ -82,7 +82,7 @@ TEST(ThreadsTest, ActiveDeviceIsReadSafelyWhileItIsSwitched) {
   for (int t = 0; t < 4; ++t) {
     readers.emplace_back([&] {
       while (!done.load()) {
-        std::shared_ptr<Device> device = active_device();
+        std::shared_ptr<Device> device = current_device();
         if (device->description().id().empty()) ADD_FAILURE() << "a device without an id";
         ++reads;
       }

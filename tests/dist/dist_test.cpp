@@ -100,7 +100,7 @@ int count_mismatches(const std::vector<ParamRef>& list, Expect expect, double to
 
 class DistTest : public ::testing::Test {
  protected:
-  std::string where() const { return "rank " + std::to_string(world_rank()) + " on " + active_backend(); }
+  std::string where() const { return "rank " + std::to_string(world_rank()) + " on " + current_device_id(); }
   // Every diff equals the exact sum over ranks of fill_diffs' values.
   void expect_exact_sums(const std::vector<ParamRef>& list) {
     std::string first;
@@ -205,7 +205,7 @@ INSTANTIATE_TEST_SUITE_P(Dist, BucketSizes, ::testing::Values(std::size_t{1024},
 TEST_F(DistTest, HostMemoryDevicesReduceInPlaceWithoutCopies) {
   // Every rank reduces (the collectives must match); the checks are for the ranks whose
   // device keeps its memory in host memory and offers views.
-  const DeviceDescription& d = active_device()->description();
+  const DeviceDescription& d = current_device()->description();
   const bool in_host_memory = d.memory_model != MemoryModel::kSeparate && d.view_alignment != 0;
   Params params;
   Communicator comm;
@@ -325,8 +325,8 @@ TEST_F(DistTest, EngineIsNamedForTheActiveDevice) {
   Blob<float> a(std::vector<int>{4});
   comm.allreduce_diffs({&a});
   const EngineReport r = comm.engine();
-  EXPECT_EQ(r.device, active_device()->description().id());
-  const MemoryModel m = active_device()->description().memory_model;
+  EXPECT_EQ(r.device, current_device()->description().id());
+  const MemoryModel m = current_device()->description().memory_model;
   if (m == MemoryModel::kShared) EXPECT_EQ(r.engine, "mpi in place");
   if (m == MemoryModel::kAliased) EXPECT_EQ(r.engine, "mpi on host aliases");
   if (m == MemoryModel::kSeparate) EXPECT_EQ(r.engine, "mpi via host staging");

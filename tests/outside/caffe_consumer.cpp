@@ -19,6 +19,6 @@ int main(int argc, char** argv) {
   float* data = blob.mutable_cpu_data();
   for (int i = 0; i < blob.count(); ++i) data[i] = static_cast<float>(i * FLAGS_scale);
   caffe::caffe_scal(blob.count(), 0.5f, blob.mutable_cpu_data());
-  std::printf("device=%s asum=%g argc=%d\n", blobrt::active_backend().c_str(), blob.asum_data(), argc);
+  std::printf("device=%s asum=%g argc=%d\n", blobrt::current_device_id().c_str(), blob.asum_data(), argc);
   return 0;
 }

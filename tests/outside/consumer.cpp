@@ -21,7 +21,7 @@ int main() {
     diff[i] = 1.0f;
   }
   blob.Update();  // data -= diff, on the active device
-  std::printf("consumer %s: device=%s asum=%g\n", BLOBRT_VERSION_STRING, blobrt::active_backend().c_str(),
+  std::printf("consumer %s: device=%s asum=%g\n", BLOBRT_VERSION_STRING, blobrt::current_device_id().c_str(),
               static_cast<double>(blob.asum_data()));
   return 0;
 }

@@ -133,6 +133,21 @@ TEST(LoaderTest, MissingLibraryFile) {
   EXPECT_REASON(only(discover_in(dir.str())), "library file not found");
 }
 
+// Selection reads what the manifest declares from the report (auto's warning about a
+// skipped accelerator plugin), never the manifest again: an unusable plugin carries it too.
+TEST(LoaderTest, ManifestAcceleratorReachesTheReport) {
+  PluginDir dir("declares");
+  dir.manifest("gpuish", "libnot-there.so", "1.0", "accelerator = yes\n");
+  dir.manifest("plain", "libnot-there-either.so");
+  const Discovery d = discover_in(dir.str());
+  ASSERT_EQ(d.inventory.plugins.size(), 2u);
+  EXPECT_EQ(d.inventory.plugins[0].name, "gpuish");
+  EXPECT_FALSE(d.inventory.plugins[0].usable);
+  EXPECT_TRUE(d.inventory.plugins[0].accelerator);
+  EXPECT_EQ(d.inventory.plugins[1].name, "plain");
+  EXPECT_FALSE(d.inventory.plugins[1].accelerator);
+}
+
 TEST(LoaderTest, NotASharedObject) {
   PluginDir dir("notso");
   dir.write("libtext.so", "this is a text file, not an ELF object\n");

@@ -244,13 +244,19 @@ def test_info_and_devices() -> None:
     assert {"schema_version", "search_path", "plugins", "selection", "active"} <= set(info)
     ids = [d["id"] for d in blobrt.devices()]
     assert ids == blobrt.available_devices() and ids[0] == "host:0"
-    assert blobrt.active_device() == "host:0"
+    assert blobrt.current_device_id() == "host:0"
+
+
+def test_active_device_is_a_deprecated_alias() -> None:
+    # The older name still answers, with the new name's value, and says it is deprecated.
+    with pytest.warns(DeprecationWarning, match="current_device_id"):
+        assert blobrt.active_device() == blobrt.current_device_id()
 
 
 def test_backend_from_the_environment() -> None:
     # A fresh interpreter picks its backend from BLOBRT_BACKEND, as C++ does.
     env = dict(os.environ, BLOBRT_BACKEND="blis" if "blis:0" in blobrt.available_devices() else "host")
-    out = subprocess.run([sys.executable, "-c", "import blobrt; print(blobrt.active_device())"],
+    out = subprocess.run([sys.executable, "-c", "import blobrt; print(blobrt.current_device_id())"],
                          env=env, capture_output=True, text=True, check=True).stdout.strip()
     assert out == env["BLOBRT_BACKEND"] + ":0"
 

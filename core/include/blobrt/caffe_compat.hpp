@@ -191,14 +191,14 @@ using blobrt::BlobProtoVector;
 // Page-locked memory from the active device when it offers it (Caffe: cudaMallocHost in
 // GPU mode), else ordinary aligned memory; *use_cuda says which, for CaffeFreeHost.
 inline void CaffeMallocHost(void** ptr, std::size_t size, bool* use_cuda) {
-  void* pinned = size ? blobrt::active_device()->allocate_host(size) : nullptr;
+  void* pinned = size ? blobrt::current_device()->allocate_host(size) : nullptr;
   *use_cuda = pinned != nullptr;
   *ptr = pinned ? pinned : std::aligned_alloc(64, (size + 63) / 64 * 64 + (size ? 0 : 64));
   if (!*ptr) blobrt::detail::fail("CaffeMallocHost: host allocation of size ", size, " failed");
 }
 inline void CaffeFreeHost(void* ptr, bool use_cuda) {
   if (use_cuda) {
-    blobrt::active_device()->release_host(ptr);
+    blobrt::current_device()->release_host(ptr);
   } else {
     std::free(ptr);
   }

@@ -44,6 +44,10 @@ struct PluginReport {
   int priority = 0;
   std::vector<std::string> required_libraries;  // the manifest's `requires`: shared libraries it needs
   bool fork_safe = false;        // its devices stay usable in a fork()ed child (manifest)
+  // The manifest's `accelerator = yes`: the plugin exists to drive GPUs/accelerators. Known
+  // even when it is not usable and so has no devices to look at; auto warns when it passes
+  // over such a plugin (docs/architecture.md, "Logging"). False when the manifest is unreadable.
+  bool accelerator = false;
   std::string library_version;   // from the loaded table, when it got that far
   bool usable = false;           // loaded and has at least one device (status == kUsable)
   PluginStatus status = PluginStatus::kNotLoadable;  // the verdict as a code

@@ -34,12 +34,19 @@ const Inventory& inventory();
 // binds to it. Selects the default per BLOBRT_BACKEND on first use; throws blobrt::Error if
 // the requested backend cannot be used. The reference stays valid for the process's life.
 const std::shared_ptr<Device>& current_device();
-// The same as current_device() (its name from before devices were per thread).
-const std::shared_ptr<Device>& active_device();
 // The process default, whatever this thread selected.
 const std::shared_ptr<Device>& default_device();
-// The current device's id, "blis:0" etc.
-std::string active_backend();
+// The current device's id, "blis:0" etc.: current_device()->description().id().
+std::string current_device_id();
+
+// Older names, kept so that code written against them still compiles (with a warning).
+// active_device() is current_device() under its name from before devices were per thread;
+// active_backend() returned a device id, not a backend's name.
+[[deprecated("use current_device()")]] inline const std::shared_ptr<Device>& active_device() {
+  return current_device();
+}
+[[deprecated("use current_device_id()")]] inline std::string active_backend() { return current_device_id(); }
+
 // Why the process default was chosen and why each other one was not, as prose: the
 // lines of selection_report() (`BLOBRT_LOG=info` logs the same).
 std::vector<std::string> selection_log();

@@ -26,6 +26,7 @@ Manifest read_manifest(const fs::path& path, PluginReport& report) {
   report.priority = manifest.priority;
   report.required_libraries = manifest.required_libraries;
   report.fork_safe = manifest.fork_safe;
+  report.accelerator = manifest.accelerator;
   return manifest;
 }
 

@@ -65,9 +65,9 @@ TEST(CaffeCudaBuild, CudaSetDeviceOffCudaLeavesBlobrtsDevice) {
   blobrt::select_backend("host");
   std::thread([] {
     EXPECT_NE(cudaSetDevice(1 << 20), cudaSuccess);
-    EXPECT_EQ(blobrt::active_backend(), "host:0");
+    EXPECT_EQ(blobrt::current_device_id(), "host:0");
     (void)cudaSetDevice(0);  // a GPU node accepts it, a node without a driver does not
-    EXPECT_EQ(blobrt::active_backend(), "host:0");
+    EXPECT_EQ(blobrt::current_device_id(), "host:0");
   }).join();
   blobrt::select_backend("auto");
 }
@@ -99,11 +99,11 @@ TEST_F(CaffeCudaDevices, CudaSetDeviceMovesBlobrtsThreadDevice) {
   std::thread([last] {
     blobrt::select_thread_device("host:0");  // whatever the thread had before
     ASSERT_EQ(cudaSetDevice(last), cudaSuccess);
-    EXPECT_EQ(blobrt::active_backend(), "cuda:" + std::to_string(last));
+    EXPECT_EQ(blobrt::current_device_id(), "cuda:" + std::to_string(last));
     EXPECT_NE(cudaSetDevice(1 << 20), cudaSuccess);
-    EXPECT_EQ(blobrt::active_backend(), "cuda:" + std::to_string(last));
+    EXPECT_EQ(blobrt::current_device_id(), "cuda:" + std::to_string(last));
   }).join();
-  EXPECT_EQ(blobrt::active_backend(), "cuda:0") << "the other thread's choice stays its own";
+  EXPECT_EQ(blobrt::current_device_id(), "cuda:0") << "the other thread's choice stays its own";
 }
 
 // The caffe tool's Caffe::SetDevice(n): blobrt selects cuda:n for the thread and the CUDA
@@ -116,7 +116,7 @@ TEST_F(CaffeCudaDevices, CaffeSetDeviceMovesTheCudaRuntimesDevice) {
     int device = -1;
     CUDA_CHECK(cudaGetDevice(&device));
     EXPECT_EQ(device, last);
-    EXPECT_EQ(blobrt::active_backend(), "cuda:" + std::to_string(last));
+    EXPECT_EQ(blobrt::current_device_id(), "cuda:" + std::to_string(last));
   }).join();
 }
 

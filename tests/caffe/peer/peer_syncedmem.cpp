@@ -32,7 +32,7 @@ TEST(PeerSyncedMemory, RunsOnTheBackendAsked) {
   const char* asked = std::getenv("BLOBRT_BACKEND");
   if (!asked || !*asked) GTEST_SKIP() << "BLOBRT_BACKEND not set";
   const std::string backend(asked);
-  EXPECT_EQ(blobrt::active_device()->description().backend, backend.substr(0, backend.find(':')));
+  EXPECT_EQ(blobrt::current_device()->description().backend, backend.substr(0, backend.find(':')));
 }
 
 TEST(PeerSyncedMemory, StartsUninitializedWithItsSize) {

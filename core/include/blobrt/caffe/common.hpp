@@ -229,7 +229,7 @@ class Caffe {
   }
   // Caffe logs the CUDA device's properties; here the thread's current device's description.
   static void DeviceQuery() {
-    const blobrt::DeviceDescription& d = blobrt::active_device()->description();
+    const blobrt::DeviceDescription& d = blobrt::current_device()->description();
     std::clog << "Device id:                     " << d.id() << "\n"
               << "Name:                          " << d.name << "\n"
               << "Kind:                          " << blobrt::to_string(d.kind) << "\n"
@@ -255,7 +255,7 @@ class Caffe {
 
   static std::string device_spec(int device_id) {
     if (device_id < 0) blobrt::detail::fail("Caffe::SetDevice: device id ", device_id, " is negative");
-    const std::string active = blobrt::active_backend();  // "blis:0"
+    const std::string active = blobrt::current_device_id();  // "blis:0"
     return active.substr(0, active.find(':')) + ":" + std::to_string(device_id);
   }
 

@@ -55,7 +55,7 @@ inline blobrt::Transpose transpose(CBLAS_TRANSPOSE t, const char* function) {
 }
 
 inline std::shared_ptr<blobrt::Device> cpu() { return blobrt::host_math_device(); }
-inline const std::shared_ptr<blobrt::Device>& gpu() { return blobrt::active_device(); }
+inline const std::shared_ptr<blobrt::Device>& gpu() { return blobrt::current_device(); }
 
 inline void check_n(const char* function, int n) {
   if (n < 0) blobrt::detail::fail(function, ": n is ", n, " (must be >= 0)");
@@ -337,7 +337,7 @@ void caffe_gpu_axpby(const int N, const Dtype alpha, const Dtype* X, const Dtype
 // offset) or host memory. On devices whose memory is host memory it is a memcpy.
 inline void caffe_gpu_memcpy(const std::size_t N, const void* X, void* Y) {
   if (X == Y || N == 0) return;
-  blobrt::Device& device = *blobrt::active_device();
+  blobrt::Device& device = *blobrt::current_device();
   if (device.description().memory_model == blobrt::MemoryModel::kShared) {
     std::memcpy(Y, X, N);
     return;
@@ -374,7 +374,7 @@ void caffe_gpu_set(const int N, const Dtype alpha, Dtype* Y) {
 }
 
 inline void caffe_gpu_memset(const std::size_t N, const int alpha, void* X) {
-  if (N > 0) blobrt::active_device()->memset(X, 0, alpha, N);
+  if (N > 0) blobrt::current_device()->memset(X, 0, alpha, N);
 }
 
 template <typename Dtype>

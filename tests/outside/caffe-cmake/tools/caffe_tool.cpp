@@ -12,7 +12,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < bottom.count(); ++i) bottom.mutable_cpu_data()[i] = static_cast<float>(i + 1);
   for (int i = 0; i < weight.count(); ++i) weight.mutable_cpu_data()[i] = 1.f;
   caffe::InnerProductForward(bottom, weight, &top);
-  std::printf("device=%s top=(%d, %d) asum=%g\n", blobrt::active_backend().c_str(), top.shape(0), top.shape(1),
+  std::printf("device=%s top=(%d, %d) asum=%g\n", blobrt::current_device_id().c_str(), top.shape(0), top.shape(1),
               top.asum_data());
   return 0;
 }

@@ -1,6 +1,6 @@
 // The selection report's pieces (blobrt::SelectionReport, runtime.hpp) that are not the
 // selection rules themselves: the code of an unusable plugin, and the report as prose
-// (selection_log(), `blobrt info`). runtime.cpp applies the rules.
+// (selection_log(), `blobrt info`). device_order.hpp has the rules, runtime.cpp applies them.
 #ifndef BLOBRT_SELECTION_HPP
 #define BLOBRT_SELECTION_HPP
 
