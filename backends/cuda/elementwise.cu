@@ -147,21 +147,8 @@ int elementwise(void* context, int32_t precision, int32_t op, int64_t n, double 
                        "element-wise operation code %d is not one this plugin knows (codes below %d)",
                        static_cast<int>(op), static_cast<int>(BLOBRT_EW_OP_COUNT));
   }
-  if (precision != BLOBRT_FLOAT32 && precision != BLOBRT_FLOAT64) {
-    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "element-wise operation %d: precision %d (expected %d or %d)",
-                       static_cast<int>(op), static_cast<int>(precision), BLOBRT_FLOAT32, BLOBRT_FLOAT64);
-  }
-  if (n < 0 || a_offset < 0 || b_offset < 0 || y_offset < 0) {
-    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT,
-                       "element-wise operation %d with n=%lld, offsets a %lld b %lld y %lld: none may be negative",
-                       static_cast<int>(op), static_cast<long long>(n), static_cast<long long>(a_offset),
-                       static_cast<long long>(b_offset), static_cast<long long>(y_offset));
-  }
-  if (n == 0) return BLOBRT_OK;
-  if (!y || (reads_a(op) && !a) || (reads_b(op) && !b)) {
-    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "element-wise operation %d: a null buffer (a %p, b %p, y %p)",
-                       static_cast<int>(op), a, b, static_cast<const void*>(y));
-  }
+  // The core has checked the rest (plugin_abi.h): a known precision, n > 0, no negative
+  // offset, every operand the operation reads non-NULL.
   ON_DEVICE(c);
   if (precision == BLOBRT_FLOAT64) {
     dispatch<double>(c, op, n, alpha, beta, reads_a(op) ? at<double>(a, a_offset) : nullptr,

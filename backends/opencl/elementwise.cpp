@@ -18,9 +18,6 @@ namespace blobrt_opencl {
 
 namespace {
 
-static_assert(sizeof kElementwiseNames / sizeof kElementwiseNames[0] == BLOBRT_EW_OP_COUNT,
-              "one kernel name per element-wise operation code");
-
 // Builds every element-wise kernel once per context (called under c->mutex); nothing
 // half-built stays behind on failure, so the next call tries again.
 int build_elementwise(Context* c, blobrt_error* err) {
@@ -31,7 +28,7 @@ int build_elementwise(Context* c, blobrt_error* err) {
   std::string failed;
   for (int precision = 0; precision < (c->fp64 ? 2 : 1) && status == CL_SUCCESS; ++precision) {
     for (int op = 0; op < BLOBRT_EW_OP_COUNT && status == CL_SUCCESS; ++op) {
-      failed = std::string("blobrt_ew_") + kElementwiseNames[op] + (precision ? "_d" : "_f");
+      failed = std::string("blobrt_ew_") + blobrt_kernels::elementwise_op_name(op) + (precision ? "_d" : "_f");
       c->ew_kernels[precision][op] = clCreateKernel(program, failed.c_str(), &status);
     }
   }
@@ -81,7 +78,7 @@ int run(Context* c, int op, int64_t n, double alpha, double beta, const void* a,
         int64_t bo, void* y, int64_t yo, blobrt_error* err) {
   if (int s = check_precision<T>(c, err)) return s;
   const bool ra = blobrt_kernels::reads_a(op), rb = blobrt_kernels::reads_b(op);
-  const char* name = kElementwiseNames[op];
+  const char* name = blobrt_kernels::elementwise_op_name(op);
   if (int s = check_extent(y, yo, n, sizeof(T), "y", name, err)) return s;
   if (ra) {
     if (int s = check_extent(a, ao, n, sizeof(T), "a", name, err)) return s;
@@ -149,19 +146,8 @@ int elementwise(void* context, int32_t precision, int32_t op, int64_t n, double 
     return blobrt_fail(err, BLOBRT_ERR_UNSUPPORTED, "element-wise operation code %d is not one this plugin knows "
                        "(codes below %d)", static_cast<int>(op), static_cast<int>(BLOBRT_EW_OP_COUNT));
   }
-  const char* name = kElementwiseNames[op];
-  if (precision != BLOBRT_FLOAT32 && precision != BLOBRT_FLOAT64) {
-    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "element-wise %s: precision %d (expected %d or %d)", name,
-                       static_cast<int>(precision), BLOBRT_FLOAT32, BLOBRT_FLOAT64);
-  }
-  if (n < 0) {
-    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "element-wise %s with n=%lld", name, static_cast<long long>(n));
-  }
-  if (n == 0) return BLOBRT_OK;
-  if (!y || (blobrt_kernels::reads_a(op) && !a) || (blobrt_kernels::reads_b(op) && !b)) {
-    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "element-wise %s: a null buffer (a %p, b %p, y %p)", name, a,
-                       b, static_cast<const void*>(y));
-  }
+  // The core has checked the rest (plugin_abi.h): a known precision, n > 0, no negative
+  // offset, every operand the operation reads non-NULL.
   return precision == BLOBRT_FLOAT64 ? run<double>(c, op, n, alpha, beta, a, a_offset, b, b_offset, y, y_offset, err)
                                      : run<float>(c, op, n, alpha, beta, a, a_offset, b, b_offset, y, y_offset, err);
 }

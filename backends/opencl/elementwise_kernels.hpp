@@ -15,9 +15,8 @@
 
 namespace blobrt_opencl {
 
-// The operation names, by code; kernel names are "blobrt_ew_" + name + "_f" / "_d".
-inline const char* const kElementwiseNames[] = {"set", "add_scalar", "scale", "axpby", "add", "sub", "mul", "div",
-                                                "powx", "sqr", "sqrt", "exp", "log", "abs", "sign", "sgnbit"};
+// Kernel names are "blobrt_ew_" + the operation's name (blobrt_kernels::elementwise_op_name)
+// + "_f" / "_d".
 
 inline const char* elementwise_kernel_source() {
   return R"CLC(

@@ -1,6 +1,7 @@
-// The OpenCL backend: buffers are cl_mem, level-1 BLAS goes to CLBlast on GPUs and
-// accelerators and to the plugin's own kernels on CPU devices (cpu_kernels.hpp), copies
-// and memset to the OpenCL API. Every platform and device the ICD loader reports is one
+// The OpenCL backend: buffers are cl_mem, copies and memset go to the OpenCL API, level-1
+// BLAS (level1.cpp) to CLBlast on GPUs and accelerators and to the plugin's own kernels
+// on CPU devices, gemm/gemv to CLBlast (gemm_gemv.cpp), the element-wise family to the
+// plugin's kernels (elementwise.cpp). Every platform and device the ICD loader reports is one
 // blobrt device, numbered in platform order (BLOBRT_BACKEND=opencl:N).
 //
 // On devices whose memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY, e.g. PoCL)
@@ -9,7 +10,8 @@
 // the device is seen to use that memory in place (checked when it opens: see
 // uses_host_memory_in_place), a transition to the host only waits for the queue, and one
 // to the device does nothing; otherwise it is a map/unmap. On such devices copies, fills
-// and level-1 operations under 32 Ki elements run on that memory directly (host_operand).
+// and level-1 operations under 32 Ki elements run on that memory directly (host_operand,
+// in_place).
 // Elsewhere the host mirror is pinned (CL_MEM_ALLOC_HOST_PTR, mapped) and transfers are
 // real reads and writes.
 #include <cstdint>
@@ -24,7 +26,6 @@
 #include "blobrt_kernels/huge_pages.hpp"
 #include "blobrt_kernels/level1.hpp"
 #include "context.hpp"
-#include "cpu_kernels.hpp"
 #include "blobrt/plugin_kit.hpp"
 #include "status_names.hpp"
 
@@ -33,7 +34,6 @@ namespace {
 namespace kit = blobrt::plugin_kit;
 
 using namespace blobrt_opencl;
-
 
 // The plugin's entry points, named as the table's fields: kit::table_of sets each one.
 struct OpenCl {

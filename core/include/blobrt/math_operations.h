@@ -22,7 +22,11 @@
  *   SCALAR     double    double                 exact for float
  *   INPUT      const void*  ConstDeviceBuffer   a buffer the operation reads
  *   OUTPUT     void*        DeviceBuffer        the buffer it writes (may alias an input)
- * Every operation has one PRECISION, one OUTPUT, and an OFFSET after each buffer.
+ * Every operation has one PRECISION parameter, named `precision` (the generic code reads
+ * args.precision), one OUTPUT, and an OFFSET after each buffer. A new kind needs its C type
+ * here, its C++ type in device.hpp (BLOBRT_DEVICE_TYPE_*), a ParameterKind in
+ * blobrt_kernels/math_operation.hpp and, if it can be invalid, its check in
+ * core/src/device/math_checks.hpp.
  *
  * The table's order is the list's: these fields come last in blobrt_plugin_v1, so a new
  * operation is appended here with the next minor as its `since`; plugin_abi.h's

@@ -228,6 +228,12 @@ enum blobrt_elementwise_op {
  * gemm, gemv, elementwise (ABI 1.2, optional: NULL when absent, or BLOBRT_ERR_UNSUPPORTED
  *   for one call it does not do, e.g. an operation code it does not know): the core then
  *   runs that call on the host through copies, and says so once at BLOBRT_LOG=info.
+ *   libblobrt checks the arguments before it calls one (blobrt/math_operations.h's list
+ *   says each parameter's kind), so an entry never sees: an unknown precision or transpose
+ *   code, an element-wise code this libblobrt does not know, fp64 on a device without it, a negative
+ *   size or offset, nothing to compute (m = 0, n = 0, or elementwise's n = 0), gemm/gemv
+ *   with nothing to add (k = 0, an empty inner dimension or alpha = 0: libblobrt makes
+ *   C = beta * C itself with elementwise), or a NULL buffer the call reads or writes.
  *   Row-major, as Caffe calls them; offsets in elements; alpha and beta are exact for float.
  *   gemm: C = alpha * op(A) * op(B) + beta * C, op(A) m x k, op(B) k x n, C m x n, with
  *   Caffe's leading dimensions: lda = trans_a ? m : k, ldb = trans_b ? k : n, ldc = n.

@@ -38,15 +38,16 @@ enum class MathOp {
 constexpr int kMathOpCount = 0 BLOBRT_MATH_OPERATIONS(BLOBRT_MATH_COUNT_, ~);
 #undef BLOBRT_MATH_COUNT_
 
-// What a parameter is (blobrt/math_operations.h's kinds).
-enum class ParameterKind { PRECISION, TRANSPOSE, EW_OP, SIZE, OFFSET, SCALAR, INPUT, OUTPUT };
+// What a parameter is: blobrt/math_operations.h's kinds, each with a k in front (kINPUT),
+// so that a program's own macro named INPUT or SIZE cannot touch them.
+enum class ParameterKind { kPRECISION, kTRANSPOSE, kEW_OP, kSIZE, kOFFSET, kSCALAR, kINPUT, kOUTPUT };
 
 // MathArgs<Op>: the operation's parameters as fields of their C types, named and ordered as
 // in the list; for_each(f) calls f(ParameterKind, "name", value) for each, in order.
 template <MathOp>
 struct MathArgs;
 #define BLOBRT_MATH_FIELD_(kind, name) BLOBRT_MATH_C_TYPE_##kind name;
-#define BLOBRT_MATH_VISIT_(kind, name) f(ParameterKind::kind, #name, name);
+#define BLOBRT_MATH_VISIT_(kind, name) f(ParameterKind::k##kind, #name, name);
 #define BLOBRT_MATH_ARGS_(X, since, op, parameters)       \
   template <>                                           \
   struct MathArgs<MathOp::op> {                         \

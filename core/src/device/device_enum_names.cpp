@@ -2,7 +2,7 @@
 // and its JSON (docs/blobrt-info.schema.json) print for them.
 #include "blobrt/device.hpp"
 
-#include "blobrt/plugin_abi.h"  // BLOBRT_EW_OP_COUNT
+#include "blobrt_kernels/elementwise.hpp"  // elementwise_op_name
 
 namespace blobrt {
 
@@ -24,12 +24,8 @@ const char* to_string(MemoryModel model) noexcept {
   return "unknown";
 }
 
-const char* to_string(ElementwiseOp op) noexcept {
-  static const char* const names[] = {"set", "add_scalar", "scale", "axpby", "add", "sub", "mul", "div",
-                                      "powx", "sqr", "sqrt", "exp", "log", "abs", "sign", "sgnbit"};
-  const int code = static_cast<int>(op);
-  return code >= 0 && code < BLOBRT_EW_OP_COUNT ? names[code] : "unknown";
-}
+// The kernels' names (blobrt_kernels/elementwise.hpp), which their errors use too.
+const char* to_string(ElementwiseOp op) noexcept { return blobrt_kernels::elementwise_op_name(static_cast<int>(op)); }
 
 const char* to_string(NativeDeviceType type) noexcept {
   switch (type) {

@@ -62,6 +62,10 @@ class HostDevice final : public Device {
     Kit::memset(nullptr, dst, offset, value, bytes, nullptr);
   }
 
+  using Device::asum;  // the typed spellings, beside the Precision forms overridden here
+  using Device::axpy;
+  using Device::dot;
+  using Device::scal;
   // Level 1: the kit's entry of the precision.
   void axpy(Precision precision, std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_offset,
             DeviceBuffer y, std::int64_t y_offset) override {

@@ -52,20 +52,6 @@ std::string describe_routine(const MathArgs<Op>& args) {
   return s.str();
 }
 
-// The routine and its sizes, "sgemm m=2 n=3 k=4 trans_a": what a failed call names.
-template <MathOp Op>
-std::string describe(const MathArgs<Op>& args) {
-  std::ostringstream s;
-  s << Routine<Op>{args};
-  args.for_each([&](ParameterKind kind, const char* name, auto value) {
-    if (kind == ParameterKind::SIZE) s << ' ' << name << '=' << value;
-    if constexpr (std::is_integral_v<decltype(value)>) {
-      if (kind == ParameterKind::TRANSPOSE && value == BLOBRT_TRANS) s << ' ' << name;
-    }
-  });
-  return s.str();
-}
-
 // The parameters of one kind, " m=2 n=-3" (for the message about them).
 template <MathOp Op>
 std::string values_of(const MathArgs<Op>& args, ParameterKind wanted) {
@@ -76,48 +62,68 @@ std::string values_of(const MathArgs<Op>& args, ParameterKind wanted) {
   return s.str();
 }
 
+// The routine, its sizes and its transpositions, "sgemm m=2 n=3 k=4 trans_a": what a
+// failed call names.
+template <MathOp Op>
+std::string describe(const MathArgs<Op>& args) {
+  std::ostringstream s;
+  s << Routine<Op>{args} << values_of(args, ParameterKind::kSIZE);
+  args.for_each([&](ParameterKind kind, const char* name, auto value) {
+    if constexpr (std::is_integral_v<decltype(value)>) {
+      if (kind == ParameterKind::kTRANSPOSE && value == BLOBRT_TRANS) s << ' ' << name;
+    }
+  });
+  return s.str();
+}
+
+
 // True when the call has anything to compute (its output has elements); throws
 // blobrt::Error (UnsupportedError for fp64 on a device without it) for bad arguments.
+// An operation code it does not know: before anything else (the routine's own name needs it).
+inline void check_codes(const DeviceDescription& d, ParameterKind kind, std::int64_t code) {
+  if (kind == ParameterKind::kEW_OP && !blobrt_kernels::is_elementwise_op(static_cast<int>(code))) {
+    detail::fail(d.id(), ": unknown element-wise operation code ", code, " (codes are 0 to ", BLOBRT_EW_OP_COUNT - 1,
+                 ")");
+  }
+}
+
+// True when the call has anything to compute (its output has elements); throws
+// blobrt::Error (UnsupportedError for fp64 on a device without it) for bad arguments, in
+// this order: an operation code, the precision, a transpose code, negative sizes, negative
+// offsets, a missing buffer (the output's first).
 template <MathOp Op>
 bool check(const DeviceDescription& d, const MathArgs<Op>& args) {
   const Routine<Op> what{args};
+  args.for_each([&](ParameterKind kind, const char*, auto value) {
+    if constexpr (std::is_integral_v<decltype(value)>) check_codes(d, kind, value);
+  });
   bool negative_size = false, negative_offset = false;
   args.for_each([&](ParameterKind kind, const char* name, auto value) {
     if constexpr (std::is_integral_v<decltype(value)>) {
       const std::int64_t code = value;
-      switch (kind) {
-        case ParameterKind::PRECISION:
-          if (code != BLOBRT_FLOAT32 && code != BLOBRT_FLOAT64) {
-            detail::fail(d.id(), ": ", what, " with unknown precision code ", code);
-          }
-          if (code == BLOBRT_FLOAT64 && !d.supports_fp64) {
-            detail::fail_as<UnsupportedError>(d.id(), " (", d.name, "): ", what,
-                                              " refused: the device has no double precision (fp64)");
-          }
-          break;
-        case ParameterKind::TRANSPOSE:
-          if (code != BLOBRT_NO_TRANS && code != BLOBRT_TRANS) {
-            detail::fail(d.id(), ": ", what, " with unknown ", name, " code ", code);
-          }
-          break;
-        case ParameterKind::EW_OP:
-          if (!blobrt_kernels::is_elementwise_op(static_cast<int>(code))) {
-            detail::fail(d.id(), ": unknown element-wise operation code ", code, " (codes are 0 to ",
-                         BLOBRT_EW_OP_COUNT - 1, ")");
-          }
-          break;
-        case ParameterKind::SIZE: negative_size |= code < 0; break;
-        case ParameterKind::OFFSET: negative_offset |= code < 0; break;
-        default: break;
+      if (kind == ParameterKind::kPRECISION) {
+        if (code != BLOBRT_FLOAT32 && code != BLOBRT_FLOAT64) {
+          detail::fail(d.id(), ": ", what, " with unknown precision code ", code);
+        }
+        if (code == BLOBRT_FLOAT64 && !d.supports_fp64) {
+          detail::fail_as<UnsupportedError>(d.id(), " (", d.name, "): ", what,
+                                            " refused: the device has no double precision (fp64)");
+        }
+      } else if (kind == ParameterKind::kTRANSPOSE && code != BLOBRT_NO_TRANS && code != BLOBRT_TRANS) {
+        detail::fail(d.id(), ": ", what, " with unknown ", name, " code ", code);
       }
+      negative_size |= kind == ParameterKind::kSIZE && code < 0;
+      negative_offset |= kind == ParameterKind::kOFFSET && code < 0;
     }
   });
-  if (negative_size) detail::fail(d.id(), ": ", what, " with negative sizes", values_of(args, ParameterKind::SIZE));
+  if (negative_size) detail::fail(d.id(), ": ", what, " with negative sizes", values_of(args, ParameterKind::kSIZE));
   if (negative_offset) {
-    detail::fail(d.id(), ": ", what, " with a negative offset", values_of(args, ParameterKind::OFFSET));
+    detail::fail(d.id(), ": ", what, " with a negative offset", values_of(args, ParameterKind::kOFFSET));
   }
   const auto operands = MathSemantics<Op>::operands(args);
-  if (blobrt_kernels::output_of(operands).count == 0) return false;
+  const blobrt_kernels::Operand& output = blobrt_kernels::output_of(operands);
+  if (output.count == 0) return false;
+  if (!output.buffer) detail::fail(d.id(), ": ", what, " with no buffer for operand ", output.name);
   for (const blobrt_kernels::Operand& o : operands) {
     if (o.count > 0 && !o.buffer) detail::fail(d.id(), ": ", what, " with no buffer for operand ", o.name);
   }

@@ -177,6 +177,10 @@ class PluginDevice final : public Device {
     call("memset", table_->memset, dst, offset, static_cast<std::int32_t>(value), bytes);
   }
 
+  using Device::asum;  // the typed spellings, beside the Precision forms overridden here
+  using Device::axpy;
+  using Device::dot;
+  using Device::scal;
   // Level 1: the table's entry of the precision (saxpy or daxpy, ...); float scalars are
   // the caller's float values, so the narrowing is exact.
   void axpy(Precision precision, std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_offset,
