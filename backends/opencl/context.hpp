@@ -211,8 +211,8 @@ T* host_operand(Context* c, int64_t n, const void* handle, int64_t offset) {
   return reinterpret_cast<T*>(in_place(c, handle, static_cast<size_t>(offset) * sizeof(T)));
 }
 
-// Sets c->level1_float and c->level1_double from what the context is (in_place,
-// own_kernels); called once, at open (level1.cpp).
+// Sets c->level1_float and c->level1_double from what the context is (own_kernels);
+// called once, at open (level1.cpp).
 void pick_level1_routes(Context* c);
 // Level 1 (level1.cpp).
 BLOBRT_KIT_ENTRY_TYPE(saxpy) saxpy;

@@ -1,13 +1,13 @@
-// The OpenCL plugin's level-1 BLAS (axpy, scal, dot, asum). Which way a call runs is picked
-// once per context, when it opens (pick_level1_routes), from what the device is:
+// The OpenCL plugin's level-1 BLAS (axpy, scal, dot, asum). Which way a launch goes is
+// picked once per context, when it opens (pick_level1_routes), from what the device is:
 //  - OwnKernels: the plugin's own kernels (cpu_kernels.hpp) on CPU devices, where CLBlast's
 //    kernels launch too few work-groups (docs/opencl.md);
 //  - Clblast: CLBlast on every other device, and everywhere with
-//    BLOBRT_OPENCL_KERNELS=clblast;
-//  - OnHost<Way>: on a device that uses host memory in place (uses_host_memory_in_place), a
-//    call under kHostPathElements elements runs on that memory (a clFinish and the host
-//    kernels: cheaper than a launch), a larger one the Way's.
-// What is left to each call is OnHost's size test.
+//    BLOBRT_OPENCL_KERNELS=clblast.
+// Before it, OnHost: on a device that uses host memory in place (uses_host_memory_in_place,
+// also decided at open), a call under kHostPathElements elements runs on that memory (a
+// clFinish and the host kernels: cheaper than any launch). What is left to each call is
+// that size test.
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
@@ -183,41 +183,48 @@ struct Clblast {
   }
 };
 
-// Small calls on the host memory the device uses in place, larger ones Way's.
-template <class Way>
+// Small calls on the host memory the device uses in place: true when done (*status set).
 struct OnHost {
   template <typename T>
-  static int axpy(Context* c, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err) {
+  static bool axpy(Context* c, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, int* status,
+                   blobrt_error* err) {
     T* ys = host_operand<T>(c, n, y, yo);
     const T* xs = ys ? host_operand<T>(c, n, x, xo) : nullptr;
-    if (!xs) return Way::template axpy<T>(c, n, alpha, x, xo, y, yo, err);
-    CL_CHECK(clFinish(c->queue), "clFinish");  // every command enqueued before has run
-    blobrt_kernels::chunk::axpy(n, alpha, xs, ys);
-    return BLOBRT_OK;
+    if (!xs) return false;
+    *status = finish(c, err);  // every command enqueued before has run
+    if (*status == BLOBRT_OK) blobrt_kernels::chunk::axpy(n, alpha, xs, ys);
+    return true;
   }
   template <typename T>
-  static int scal(Context* c, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* err) {
+  static bool scal(Context* c, int64_t n, T alpha, void* x, int64_t xo, int* status, blobrt_error* err) {
     T* xs = host_operand<T>(c, n, x, xo);
-    if (!xs) return Way::template scal<T>(c, n, alpha, x, xo, err);
-    CL_CHECK(clFinish(c->queue), "clFinish");
-    blobrt_kernels::chunk::scal(n, alpha, xs);
-    return BLOBRT_OK;
+    if (!xs) return false;
+    *status = finish(c, err);
+    if (*status == BLOBRT_OK) blobrt_kernels::chunk::scal(n, alpha, xs);
+    return true;
   }
   template <typename T>
-  static int dot(Context* c, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error* err) {
+  static bool dot(Context* c, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, int* status,
+                  blobrt_error* err) {
     const T* xs = host_operand<T>(c, n, x, xo);
     const T* ys = xs ? host_operand<T>(c, n, y, yo) : nullptr;
-    if (!ys) return Way::template dot<T>(c, n, x, xo, y, yo, r, err);
-    CL_CHECK(clFinish(c->queue), "clFinish");
-    *r = static_cast<T>(blobrt_kernels::chunk::dot(n, xs, ys));
-    return BLOBRT_OK;
+    if (!ys) return false;
+    *status = finish(c, err);
+    if (*status == BLOBRT_OK) *r = static_cast<T>(blobrt_kernels::chunk::dot(n, xs, ys));
+    return true;
   }
   template <typename T>
-  static int asum(Context* c, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err) {
+  static bool asum(Context* c, int64_t n, const void* x, int64_t xo, T* r, int* status, blobrt_error* err) {
     const T* xs = host_operand<T>(c, n, x, xo);
-    if (!xs) return Way::template asum<T>(c, n, x, xo, r, err);
+    if (!xs) return false;
+    *status = finish(c, err);
+    if (*status == BLOBRT_OK) *r = static_cast<T>(blobrt_kernels::chunk::asum(n, xs));
+    return true;
+  }
+
+ private:
+  static int finish(Context* c, blobrt_error* err) {
     CL_CHECK(clFinish(c->queue), "clFinish");
-    *r = static_cast<T>(blobrt_kernels::chunk::asum(n, xs));
     return BLOBRT_OK;
   }
 };
@@ -241,43 +248,42 @@ const Level1Route<T>& route(Context* c) {
   }
 }
 
-// The entry points: the precision checked, n <= 0 answered, then the context's route.
+// The entry points: the precision checked, n <= 0 answered, a small call on host memory
+// used in place done there, the rest by the context's route.
 template <typename T>
 int axpy(void* context, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err) {
   Context* c = as_context(context);
-  if (int s = check_precision<T>(c, err)) return s;
-  return n <= 0 ? BLOBRT_OK : route<T>(c).axpy(c, n, alpha, x, xo, y, yo, err);
+  int status = check_precision<T>(c, err);
+  if (status != BLOBRT_OK || n <= 0 || OnHost::axpy<T>(c, n, alpha, x, xo, y, yo, &status, err)) return status;
+  return route<T>(c).axpy(c, n, alpha, x, xo, y, yo, err);
 }
 template <typename T>
 int scal(void* context, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* err) {
   Context* c = as_context(context);
-  if (int s = check_precision<T>(c, err)) return s;
-  return n <= 0 ? BLOBRT_OK : route<T>(c).scal(c, n, alpha, x, xo, err);
+  int status = check_precision<T>(c, err);
+  if (status != BLOBRT_OK || n <= 0 || OnHost::scal<T>(c, n, alpha, x, xo, &status, err)) return status;
+  return route<T>(c).scal(c, n, alpha, x, xo, err);
 }
 template <typename T>
 int dot(void* context, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error* err) {
   Context* c = as_context(context);
-  if (int s = check_precision<T>(c, err)) return s;
   *r = 0;
-  return n <= 0 ? BLOBRT_OK : route<T>(c).dot(c, n, x, xo, y, yo, r, err);
+  int status = check_precision<T>(c, err);
+  if (status != BLOBRT_OK || n <= 0 || OnHost::dot<T>(c, n, x, xo, y, yo, r, &status, err)) return status;
+  return route<T>(c).dot(c, n, x, xo, y, yo, r, err);
 }
 template <typename T>
 int asum(void* context, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err) {
   Context* c = as_context(context);
-  if (int s = check_precision<T>(c, err)) return s;
   *r = 0;
-  return n <= 0 ? BLOBRT_OK : route<T>(c).asum(c, n, x, xo, r, err);
+  int status = check_precision<T>(c, err);
+  if (status != BLOBRT_OK || n <= 0 || OnHost::asum<T>(c, n, x, xo, r, &status, err)) return status;
+  return route<T>(c).asum(c, n, x, xo, r, err);
 }
 
 }  // namespace
 
-void pick_level1_routes(Context* c) {
-  if (c->in_place) {
-    c->own_kernels ? use<OnHost<OwnKernels>>(c) : use<OnHost<Clblast>>(c);
-  } else {
-    c->own_kernels ? use<OwnKernels>(c) : use<Clblast>(c);
-  }
-}
+void pick_level1_routes(Context* c) { c->own_kernels ? use<OwnKernels>(c) : use<Clblast>(c); }
 
 int saxpy(void* c, int64_t n, float alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err) {
   return axpy<float>(c, n, alpha, x, xo, y, yo, err);

@@ -122,41 +122,22 @@ class Device {
                            std::size_t dst_offset, std::size_t bytes) = 0;
   virtual void memset(DeviceBuffer dst, std::size_t offset, int value, std::size_t bytes) = 0;
 
-  // Level 1 (Caffe's caffe_gpu_axpy, _dot, _asum, _scal) in Caffe's typed spelling
-  // (caffe_gpu_axpy<Dtype>): the precision is the scalar's or the result's type. Each
-  // forwards to the Precision form below, which is what a device implements. (They stay
-  // virtual, in these vtable slots, only so that programs built against libblobrt.so.1
-  // before the Precision forms existed keep calling the right function; a device does
-  // not override them. A subclass that overrides the Precision forms hides these names:
-  // `using Device::axpy;` brings them back.)
-  virtual void axpy(std::int64_t n, float alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y,
-                    std::int64_t y_off) {
-    axpy(Precision::kFloat32, n, alpha, x, x_off, y, y_off);
-  }
-  virtual void axpy(std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y,
-                    std::int64_t y_off) {
-    axpy(Precision::kFloat64, n, alpha, x, x_off, y, y_off);
-  }
-  virtual void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y, std::int64_t y_off,
-                   float* result) {
-    *result = static_cast<float>(dot(Precision::kFloat32, n, x, x_off, y, y_off));
-  }
-  virtual void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y, std::int64_t y_off,
-                   double* result) {
-    *result = dot(Precision::kFloat64, n, x, x_off, y, y_off);
-  }
-  virtual void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, float* result) {
-    *result = static_cast<float>(asum(Precision::kFloat32, n, x, x_off));
-  }
-  virtual void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, double* result) {
-    *result = asum(Precision::kFloat64, n, x, x_off);
-  }
-  virtual void scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off) {
-    scal(Precision::kFloat32, n, alpha, x, x_off);
-  }
-  virtual void scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off) {
-    scal(Precision::kFloat64, n, alpha, x, x_off);
-  }
+  // The vtable slots where libblobrt.so.1's first releases had level 1 as typed virtuals
+  // (axpy(n, float alpha, ...), ...): programs built then call these slots, which forward
+  // to the Precision forms below. Nothing built now calls them (the typed spellings further
+  // down are inline), and a device does not override them.
+  virtual void so1_axpy(std::int64_t n, float alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y,
+                        std::int64_t y_off);
+  virtual void so1_axpy(std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y,
+                        std::int64_t y_off);
+  virtual void so1_dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
+                       std::int64_t y_off, float* result);
+  virtual void so1_dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
+                       std::int64_t y_off, double* result);
+  virtual void so1_asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, float* result);
+  virtual void so1_asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, double* result);
+  virtual void so1_scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off);
+  virtual void so1_scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off);
 
   // Caffe's math beyond level 1, one virtual per entry of blobrt/math_operations.h's list,
   // with its parameters as C++ types (Precision, Transpose, ElementwiseOp, std::int64_t
@@ -182,13 +163,44 @@ class Device {
   // Level 1 in the math operations' convention: a Precision, scalars as double (exact for
   // float), sizes and offsets in elements; dot and asum return their result as double
   // (exact for a float result). y[y_offset..] += alpha * x[x_offset..] for axpy. (Declared
-  // last to keep libblobrt.so.1's vtable: see the typed spellings above.)
+  // last to keep libblobrt.so.1's vtable: see so1_axpy above.)
   virtual void axpy(Precision precision, std::int64_t n, double alpha, ConstDeviceBuffer x,
                     std::int64_t x_offset, DeviceBuffer y, std::int64_t y_offset) = 0;
   virtual double dot(Precision precision, std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset,
                      ConstDeviceBuffer y, std::int64_t y_offset) = 0;
   virtual double asum(Precision precision, std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset) = 0;
   virtual void scal(Precision precision, std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_offset) = 0;
+
+  // Level 1 in Caffe's typed spelling (caffe_gpu_axpy<Dtype>): the precision is the
+  // scalar's or the result's type; one virtual call, to the Precision form. A subclass
+  // that overrides the Precision forms hides these names: `using Device::axpy;` and so on
+  // bring them back.
+  void axpy(std::int64_t n, float alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y, std::int64_t y_off) {
+    axpy(Precision::kFloat32, n, alpha, x, x_off, y, y_off);
+  }
+  void axpy(std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y, std::int64_t y_off) {
+    axpy(Precision::kFloat64, n, alpha, x, x_off, y, y_off);
+  }
+  void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y, std::int64_t y_off,
+           float* result) {
+    *result = static_cast<float>(dot(Precision::kFloat32, n, x, x_off, y, y_off));
+  }
+  void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y, std::int64_t y_off,
+           double* result) {
+    *result = dot(Precision::kFloat64, n, x, x_off, y, y_off);
+  }
+  void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, float* result) {
+    *result = static_cast<float>(asum(Precision::kFloat32, n, x, x_off));
+  }
+  void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, double* result) {
+    *result = asum(Precision::kFloat64, n, x, x_off);
+  }
+  void scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off) {
+    scal(Precision::kFloat32, n, alpha, x, x_off);
+  }
+  void scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off) {
+    scal(Precision::kFloat64, n, alpha, x, x_off);
+  }
 };
 
 }  // namespace blobrt

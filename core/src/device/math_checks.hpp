@@ -130,14 +130,16 @@ bool check(const DeviceDescription& d, const MathArgs<Op>& args) {
   return true;
 }
 
+// Throws: a level-1 call with a precision code that is neither float nor double. Out of
+// line, so that is_double stays a compare and a branch on every call's path.
+[[noreturn]] void fail_unknown_precision(const DeviceDescription& d, Precision precision, const char* routine);
+
 // Whether a level-1 call (axpy, dot, asum, scal) is in double precision; throws for a
 // precision code that is neither. (fp64 support is the plugin's to refuse, by its status.)
 inline bool is_double(const DeviceDescription& d, Precision precision, const char* routine) {
-  if (precision == Precision::kFloat64) return true;
-  if (precision != Precision::kFloat32) {
-    detail::fail(d.id(), ": ", routine, " with unknown precision code ", static_cast<int>(precision));
-  }
-  return false;
+  if (__builtin_expect(precision == Precision::kFloat32, 1)) return false;
+  if (precision != Precision::kFloat64) fail_unknown_precision(d, precision, routine);
+  return true;
 }
 
 }  // namespace blobrt::math
