@@ -119,9 +119,9 @@ TEST(RuntimeTest, SelectionReportHasTheCodeOfEachSkip) {
   EXPECT_TRUE(zero->device.empty());
   EXPECT_EQ(init->code, SkipCode::kInitFailed);
   for (const PluginReport& p : inventory().plugins) {
-    if (p.name == "zerodevices") EXPECT_EQ(p.status, PluginStatus::kNoDevice);
-    if (p.name == "initfails") EXPECT_STREQ(to_string(p.status), "init_failed");
-    if (p.usable) EXPECT_EQ(p.status, PluginStatus::kUsable) << p.name;
+    if (p.name == "zerodevices") { EXPECT_EQ(p.status, PluginStatus::kNoDevice); }
+    if (p.name == "initfails") { EXPECT_STREQ(to_string(p.status), "init_failed"); }
+    if (p.usable) { EXPECT_EQ(p.status, PluginStatus::kUsable) << p.name; }
   }
   if (report.chosen != "host:0") {
     const SelectionSkip* host = skip_of(report, "host");
@@ -218,7 +218,7 @@ TEST(RuntimeTest, HostMathDeviceIsTheHighestPriorityHostMemoryDevice) {
   ASSERT_TRUE(math);
   EXPECT_EQ(math->description().memory_model, MemoryModel::kShared) << math->description().id();
   EXPECT_EQ(math->description().id(), expected_host_math());
-  if (has_plugin("blis")) EXPECT_EQ(math->description().id(), "blis:0");
+  if (has_plugin("blis")) { EXPECT_EQ(math->description().id(), "blis:0"); }
   EXPECT_EQ(host_math_device(), math);        // opened once, cached
   EXPECT_EQ(current_device_id(), "simgpu:0");  // the active device is not changed by it
   select_backend("host");

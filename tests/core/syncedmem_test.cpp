@@ -179,7 +179,7 @@ TEST_P(SyncedMemoryTest, SetCpuDataIsUsedAndNeverFreed) {
     EXPECT_EQ(mem.head(), SyncedMemory::HEAD_AT_CPU);
     EXPECT_EQ(mem.cpu_data(), external.data());
     for (char c : read_device(mem.gpu_data(), 32)) EXPECT_EQ(c, 7);
-    if (unified()) EXPECT_EQ(mem.gpu_data(), external.data());  // zero-copy
+    if (unified()) { EXPECT_EQ(mem.gpu_data(), external.data()); }  // zero-copy
     mem.mutable_gpu_data();
     device().memset(mem.mutable_gpu_data(), 0, 9, 32);
     mem.cpu_data();
