@@ -90,7 +90,10 @@ const Operand& output_of(const std::array<Operand, N>& operands) {
 // host device, the kit's host-memory devices). BLOBRT_ERR_UNSUPPORTED for an operation
 // code the kernels do not know.
 template <MathOp Op>
-int run_in_place(const MathArgs<Op>& args, blobrt_error* err) {
+#if defined(__GNUC__)
+__attribute__((always_inline))  // a call on a few elements costs about as much as the call itself
+#endif
+inline int run_in_place(const MathArgs<Op>& args, blobrt_error* err) {
   using Semantics = MathSemantics<Op>;
   const auto operands = Semantics::operands(args);
   auto run = [&](auto zero) {

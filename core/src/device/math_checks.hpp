@@ -77,8 +77,6 @@ std::string describe(const MathArgs<Op>& args) {
 }
 
 
-// True when the call has anything to compute (its output has elements); throws
-// blobrt::Error (UnsupportedError for fp64 on a device without it) for bad arguments.
 // An operation code it does not know: before anything else (the routine's own name needs it).
 inline void check_codes(const DeviceDescription& d, ParameterKind kind, std::int64_t code) {
   if (kind == ParameterKind::kEW_OP && !blobrt_kernels::is_elementwise_op(static_cast<int>(code))) {
@@ -87,12 +85,11 @@ inline void check_codes(const DeviceDescription& d, ParameterKind kind, std::int
   }
 }
 
-// True when the call has anything to compute (its output has elements); throws
-// blobrt::Error (UnsupportedError for fp64 on a device without it) for bad arguments, in
-// this order: an operation code, the precision, a transpose code, negative sizes, negative
-// offsets, a missing buffer (the output's first).
+// The slow half of check(), out of line: finds the first bad argument, in this order,
+// and throws: an operation code, the precision, a transpose code, negative sizes,
+// negative offsets, a missing buffer (the output's first).
 template <MathOp Op>
-bool check(const DeviceDescription& d, const MathArgs<Op>& args) {
+[[noreturn]] __attribute__((noinline, cold)) void fail_check(const DeviceDescription& d, const MathArgs<Op>& args) {
   const Routine<Op> what{args};
   args.for_each([&](ParameterKind kind, const char*, auto value) {
     if constexpr (std::is_integral_v<decltype(value)>) check_codes(d, kind, value);
@@ -122,10 +119,38 @@ bool check(const DeviceDescription& d, const MathArgs<Op>& args) {
   }
   const auto operands = MathSemantics<Op>::operands(args);
   const blobrt_kernels::Operand& output = blobrt_kernels::output_of(operands);
-  if (output.count == 0) return false;
   if (!output.buffer) detail::fail(d.id(), ": ", what, " with no buffer for operand ", output.name);
   for (const blobrt_kernels::Operand& o : operands) {
     if (o.count > 0 && !o.buffer) detail::fail(d.id(), ": ", what, " with no buffer for operand ", o.name);
+  }
+  detail::fail(d.id(), ": ", what, ": the argument checks disagree with themselves");  // unreachable
+}
+
+// True when the call has anything to compute (its output has elements); throws
+// blobrt::Error (UnsupportedError for fp64 on a device without it) for bad arguments. The
+// path of a good call is compares only; fail_check says what is wrong.
+template <MathOp Op>
+__attribute__((always_inline)) inline bool check(const DeviceDescription& d, const MathArgs<Op>& args) {
+  bool bad = false;
+  args.for_each([&](ParameterKind kind, const char*, auto value) {
+    if constexpr (std::is_integral_v<decltype(value)>) {
+      switch (kind) {
+        case ParameterKind::kEW_OP: bad |= !blobrt_kernels::is_elementwise_op(static_cast<int>(value)); break;
+        case ParameterKind::kPRECISION:
+          bad |= (value != BLOBRT_FLOAT32 && value != BLOBRT_FLOAT64) || (value == BLOBRT_FLOAT64 && !d.supports_fp64);
+          break;
+        case ParameterKind::kTRANSPOSE: bad |= value != BLOBRT_NO_TRANS && value != BLOBRT_TRANS; break;
+        case ParameterKind::kSIZE:
+        case ParameterKind::kOFFSET: bad |= value < 0; break;
+        default: break;
+      }
+    }
+  });
+  if (__builtin_expect(bad, 0)) fail_check(d, args);
+  const auto operands = MathSemantics<Op>::operands(args);
+  if (blobrt_kernels::output_of(operands).count == 0) return false;
+  for (const blobrt_kernels::Operand& o : operands) {
+    if (__builtin_expect(o.count > 0 && !o.buffer, 0)) fail_check(d, args);
   }
   return true;
 }
