@@ -5,8 +5,10 @@
 //   blobrt-conformance --gtest_filter='*cuda*'
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "blobrt/error.hpp"
 #include "blobrt/runtime.hpp"
@@ -29,6 +31,15 @@ TEST_P(Conformance, MatchesHostReference) {
 
 std::string name_of(const ::testing::TestParamInfo<Param>& info) {
   std::string name = std::get<0>(info.param) + "_" + std::get<1>(info.param).name();
+  for (char& ch : name) {
+    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
+}
+
+// A device id as a test name: "opencl:0" becomes "opencl_0".
+std::string device_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
   for (char& ch : name) {
     if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
   }
@@ -114,13 +125,57 @@ TEST_P(MathArguments, AreCheckedTheSameWayOnEveryDevice) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllDevices, MathArguments, ::testing::ValuesIn(available_devices()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;
-                           for (char& ch : name) {
-                             if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           }
-                           return name;
-                         });
+                         device_name);
+
+// Level 1's two spellings run the same routine on every device: Caffe's typed one (the
+// device's typed slot, without a run-time precision branch on the host and plugin devices)
+// and the Precision form give identical results, in both precisions.
+class Level1Forms : public ::testing::TestWithParam<std::string> {};
+
+template <typename T>
+void expect_forms_agree(Device& device, Precision precision) {
+  const std::int64_t n = 37;
+  std::vector<T> x(n), y(n);
+  for (std::int64_t i = 0; i < n; ++i) {
+    x[i] = static_cast<T>(0.25 * static_cast<double>(i % 7) - 0.6);
+    y[i] = static_cast<T>(1.0 / static_cast<double>(i + 3));
+  }
+  const std::size_t bytes = n * sizeof(T);
+  auto upload = [&](const std::vector<T>& v) {
+    DeviceBuffer b = device.allocate(bytes);
+    device.copy_to_device(v.data(), b, 0, bytes);
+    return b;
+  };
+  auto download = [&](DeviceBuffer b) {
+    std::vector<T> v(n);
+    device.copy_to_host(b, 0, v.data(), bytes);
+    return v;
+  };
+  DeviceBuffer bx = upload(x), by_typed = upload(y), by_precision = upload(y);
+  const T alpha = static_cast<T>(0.7);
+  device.axpy(n - 2, alpha, bx, 1, by_typed, 2);
+  device.axpy(precision, n - 2, static_cast<double>(alpha), bx, 1, by_precision, 2);
+  EXPECT_EQ(download(by_typed), download(by_precision)) << "axpy";
+  device.scal(n - 1, alpha, by_typed, 1);
+  device.scal(precision, n - 1, static_cast<double>(alpha), by_precision, 1);
+  EXPECT_EQ(download(by_typed), download(by_precision)) << "scal";
+  T typed = 0;
+  device.dot(n - 1, bx, 1, by_typed, 0, &typed);
+  EXPECT_EQ(static_cast<double>(typed), device.dot(precision, n - 1, bx, 1, by_typed, 0)) << "dot";
+  device.asum(n - 3, by_typed, 3, &typed);
+  EXPECT_EQ(static_cast<double>(typed), device.asum(precision, n - 3, by_typed, 3)) << "asum";
+  for (DeviceBuffer b : {bx, by_typed, by_precision}) device.release(b);
+}
+
+TEST_P(Level1Forms, TypedAndPrecisionFormsAgree) {
+  std::shared_ptr<Device> device = open_device(GetParam());
+  expect_forms_agree<float>(*device, Precision::kFloat32);
+  if (!device->description().supports_fp64) GTEST_SKIP() << GetParam() << " has no double precision";
+  expect_forms_agree<double>(*device, Precision::kFloat64);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllDevices, Level1Forms, ::testing::ValuesIn(available_devices()),
+                         device_name);
 
 // A plugin found but not usable here (e.g. cuda without a GPU) is reported as skipped
 // with its reason, so a node's log says what it could not check.

@@ -4,6 +4,7 @@ BLOBRT_ERR_UNSUPPORTED still passes the whole conformance suite: each call runs 
 through copies, and BLOBRT_LOG=info says so once per operation.
 usage: math_fallback_test.py CONFORMANCE PLUGIN_MODULE ABI"""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,7 +24,7 @@ with tempfile.TemporaryDirectory() as d:
 out = r.stdout + r.stderr
 checks = [
     (r.returncode == 0, "conformance passes on a plugin that answers every math call UNSUPPORTED"),
-    ("tests from" in out and "0 tests" not in out.split("[==========]")[-1], "its cases ran"),
+    (re.search(r"\[==========\] [1-9][0-9]* tests? from", out) is not None, "its cases ran"),
     ("gemm is not offered by the device; it runs on the host through copies" in out, "gemm: the host path is logged"),
     ("element-wise" in out and "runs on the host through copies" in out, "element-wise: the host path is logged"),
 ]

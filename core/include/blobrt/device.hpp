@@ -122,22 +122,24 @@ class Device {
                            std::size_t dst_offset, std::size_t bytes) = 0;
   virtual void memset(DeviceBuffer dst, std::size_t offset, int value, std::size_t bytes) = 0;
 
-  // The vtable slots where libblobrt.so.1's first releases had level 1 as typed virtuals
-  // (axpy(n, float alpha, ...), ...): programs built then call these slots, which forward
-  // to the Precision forms below. Nothing built now calls them (the typed spellings further
-  // down are inline), and a device does not override them.
-  virtual void so1_axpy(std::int64_t n, float alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y,
-                        std::int64_t y_off);
-  virtual void so1_axpy(std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y,
-                        std::int64_t y_off);
-  virtual void so1_dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
-                       std::int64_t y_off, float* result);
-  virtual void so1_dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
-                       std::int64_t y_off, double* result);
-  virtual void so1_asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, float* result);
-  virtual void so1_asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, double* result);
-  virtual void so1_scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off);
-  virtual void so1_scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off);
+  // Level 1 per element type, where libblobrt.so.1's first releases had level 1 as typed
+  // virtuals (kept in place: a program built then runs unchanged). The typed spellings
+  // below call these, one virtual call; by default they forward to the Precision forms, so
+  // a device need override only those. A device may override these as well, to skip the
+  // run-time precision branch on calls of a few elements (the built-in host and plugin
+  // devices do).
+  virtual void typed_axpy(std::int64_t n, float alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y,
+                          std::int64_t y_off);
+  virtual void typed_axpy(std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y,
+                          std::int64_t y_off);
+  virtual void typed_dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
+                         std::int64_t y_off, float* result);
+  virtual void typed_dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
+                         std::int64_t y_off, double* result);
+  virtual void typed_asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, float* result);
+  virtual void typed_asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, double* result);
+  virtual void typed_scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off);
+  virtual void typed_scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off);
 
   // Caffe's math beyond level 1, one virtual per entry of blobrt/math_operations.h's list,
   // with its parameters as C++ types (Precision, Transpose, ElementwiseOp, std::int64_t
@@ -163,7 +165,7 @@ class Device {
   // Level 1 in the math operations' convention: a Precision, scalars as double (exact for
   // float), sizes and offsets in elements; dot and asum return their result as double
   // (exact for a float result). y[y_offset..] += alpha * x[x_offset..] for axpy. (Declared
-  // last to keep libblobrt.so.1's vtable: see so1_axpy above.)
+  // last to keep libblobrt.so.1's vtable: see typed_axpy above.)
   virtual void axpy(Precision precision, std::int64_t n, double alpha, ConstDeviceBuffer x,
                     std::int64_t x_offset, DeviceBuffer y, std::int64_t y_offset) = 0;
   virtual double dot(Precision precision, std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset,
@@ -172,35 +174,27 @@ class Device {
   virtual void scal(Precision precision, std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_offset) = 0;
 
   // Level 1 in Caffe's typed spelling (caffe_gpu_axpy<Dtype>): the precision is the
-  // scalar's or the result's type; one virtual call, to the Precision form. A subclass
+  // scalar's or the result's type; one virtual call, to the typed slot above. A subclass
   // that overrides the Precision forms hides these names: `using Device::axpy;` and so on
   // bring them back.
   void axpy(std::int64_t n, float alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y, std::int64_t y_off) {
-    axpy(Precision::kFloat32, n, alpha, x, x_off, y, y_off);
+    typed_axpy(n, alpha, x, x_off, y, y_off);
   }
   void axpy(std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y, std::int64_t y_off) {
-    axpy(Precision::kFloat64, n, alpha, x, x_off, y, y_off);
+    typed_axpy(n, alpha, x, x_off, y, y_off);
   }
   void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y, std::int64_t y_off,
            float* result) {
-    *result = static_cast<float>(dot(Precision::kFloat32, n, x, x_off, y, y_off));
+    typed_dot(n, x, x_off, y, y_off, result);
   }
   void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y, std::int64_t y_off,
            double* result) {
-    *result = dot(Precision::kFloat64, n, x, x_off, y, y_off);
+    typed_dot(n, x, x_off, y, y_off, result);
   }
-  void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, float* result) {
-    *result = static_cast<float>(asum(Precision::kFloat32, n, x, x_off));
-  }
-  void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, double* result) {
-    *result = asum(Precision::kFloat64, n, x, x_off);
-  }
-  void scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off) {
-    scal(Precision::kFloat32, n, alpha, x, x_off);
-  }
-  void scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off) {
-    scal(Precision::kFloat64, n, alpha, x, x_off);
-  }
+  void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, float* result) { typed_asum(n, x, x_off, result); }
+  void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, double* result) { typed_asum(n, x, x_off, result); }
+  void scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off) { typed_scal(n, alpha, x, x_off); }
+  void scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off) { typed_scal(n, alpha, x, x_off); }
 };
 
 }  // namespace blobrt

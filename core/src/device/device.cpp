@@ -33,31 +33,35 @@ void math::fail_unknown_precision(const DeviceDescription& d, Precision precisio
   detail::fail(d.id(), ": ", routine, " with unknown precision code ", static_cast<int>(precision));
 }
 
-// libblobrt.so.1's typed level-1 slots (device.hpp): the Precision forms.
-void Device::so1_axpy(std::int64_t n, float alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y,
-                      std::int64_t y_off) {
-  axpy(n, alpha, x, x_off, y, y_off);
+// Level 1 per element type (device.hpp): by default, the Precision forms.
+void Device::typed_axpy(std::int64_t n, float alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y,
+                        std::int64_t y_off) {
+  axpy(Precision::kFloat32, n, alpha, x, x_off, y, y_off);
 }
-void Device::so1_axpy(std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y,
-                      std::int64_t y_off) {
-  axpy(n, alpha, x, x_off, y, y_off);
+void Device::typed_axpy(std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y,
+                        std::int64_t y_off) {
+  axpy(Precision::kFloat64, n, alpha, x, x_off, y, y_off);
 }
-void Device::so1_dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y, std::int64_t y_off,
-                     float* result) {
-  dot(n, x, x_off, y, y_off, result);
+void Device::typed_dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
+                       std::int64_t y_off, float* result) {
+  *result = static_cast<float>(dot(Precision::kFloat32, n, x, x_off, y, y_off));
 }
-void Device::so1_dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y, std::int64_t y_off,
-                     double* result) {
-  dot(n, x, x_off, y, y_off, result);
+void Device::typed_dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y,
+                       std::int64_t y_off, double* result) {
+  *result = dot(Precision::kFloat64, n, x, x_off, y, y_off);
 }
-void Device::so1_asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, float* result) {
-  asum(n, x, x_off, result);
+void Device::typed_asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, float* result) {
+  *result = static_cast<float>(asum(Precision::kFloat32, n, x, x_off));
 }
-void Device::so1_asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, double* result) {
-  asum(n, x, x_off, result);
+void Device::typed_asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, double* result) {
+  *result = asum(Precision::kFloat64, n, x, x_off);
 }
-void Device::so1_scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off) { scal(n, alpha, x, x_off); }
-void Device::so1_scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off) { scal(n, alpha, x, x_off); }
+void Device::typed_scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off) {
+  scal(Precision::kFloat32, n, alpha, x, x_off);
+}
+void Device::typed_scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off) {
+  scal(Precision::kFloat64, n, alpha, x, x_off);
+}
 
 namespace {
 

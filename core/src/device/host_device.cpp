@@ -9,6 +9,7 @@
 #include "host_memory.hpp"
 #include "log.hpp"
 #include "math_checks.hpp"
+#include "typed_level1.hpp"
 
 namespace blobrt {
 namespace {
@@ -66,43 +67,39 @@ class HostDevice final : public Device {
   using Device::axpy;
   using Device::dot;
   using Device::scal;
-  // Level 1: the kit's entry of the precision.
+  // Level 1: the kit's entry of the element type, from the Precision forms and from the
+  // typed slots (these without a run-time precision branch).
   void axpy(Precision precision, std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_offset,
             DeviceBuffer y, std::int64_t y_offset) override {
-    if (is_double(precision, "axpy")) {
-      Kit::daxpy(nullptr, n, alpha, x, x_offset, y, y_offset, nullptr);
-    } else {
-      Kit::saxpy(nullptr, n, static_cast<float>(alpha), x, x_offset, y, y_offset, nullptr);
-    }
+    if (is_double(precision, "axpy")) return axpy_as<double>(n, alpha, x, x_offset, y, y_offset);
+    axpy_as<float>(n, static_cast<float>(alpha), x, x_offset, y, y_offset);
   }
   double dot(Precision precision, std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset, ConstDeviceBuffer y,
              std::int64_t y_offset) override {
     if (is_double(precision, "dot")) {
-      double result = 0;
-      Kit::ddot(nullptr, n, x, x_offset, y, y_offset, &result, nullptr);
+      double result;
+      dot_as(n, x, x_offset, y, y_offset, &result);
       return result;
     }
-    float result = 0;
-    Kit::sdot(nullptr, n, x, x_offset, y, y_offset, &result, nullptr);
+    float result;
+    dot_as(n, x, x_offset, y, y_offset, &result);
     return result;
   }
   double asum(Precision precision, std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset) override {
     if (is_double(precision, "asum")) {
-      double result = 0;
-      Kit::dasum(nullptr, n, x, x_offset, &result, nullptr);
+      double result;
+      asum_as(n, x, x_offset, &result);
       return result;
     }
-    float result = 0;
-    Kit::sasum(nullptr, n, x, x_offset, &result, nullptr);
+    float result;
+    asum_as(n, x, x_offset, &result);
     return result;
   }
   void scal(Precision precision, std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_offset) override {
-    if (is_double(precision, "scal")) {
-      Kit::dscal(nullptr, n, alpha, x, x_offset, nullptr);
-    } else {
-      Kit::sscal(nullptr, n, static_cast<float>(alpha), x, x_offset, nullptr);
-    }
+    if (is_double(precision, "scal")) return scal_as<double>(n, alpha, x, x_offset);
+    scal_as<float>(n, static_cast<float>(alpha), x, x_offset);
   }
+  BLOBRT_DEVICE_TYPED_LEVEL1_OVERRIDES
 
   // Caffe's math operations (blobrt/math_operations.h): the host kernels on the buffers
   // themselves (blobrt_kernels::run_in_place, as the kit's host-memory devices run them),
@@ -117,6 +114,25 @@ class HostDevice final : public Device {
   void synchronize() override {}
 
  private:
+  template <typename T>
+  void axpy_as(std::int64_t n, T alpha, ConstDeviceBuffer x, std::int64_t x_offset, DeviceBuffer y,
+               std::int64_t y_offset) {
+    Kit::axpy<T>(nullptr, n, alpha, x, x_offset, y, y_offset, nullptr);
+  }
+  template <typename T>
+  void dot_as(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset, ConstDeviceBuffer y, std::int64_t y_offset,
+              T* result) {
+    Kit::dot<T>(nullptr, n, x, x_offset, y, y_offset, result, nullptr);
+  }
+  template <typename T>
+  void asum_as(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset, T* result) {
+    Kit::asum<T>(nullptr, n, x, x_offset, result, nullptr);
+  }
+  template <typename T>
+  void scal_as(std::int64_t n, T alpha, DeviceBuffer x, std::int64_t x_offset) {
+    Kit::scal<T>(nullptr, n, alpha, x, x_offset, nullptr);
+  }
+
   bool is_double(Precision precision, const char* routine) const {
     return math::is_double(description_, precision, routine);
   }

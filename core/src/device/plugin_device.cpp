@@ -4,6 +4,7 @@
 #include <chrono>
 #include <mutex>
 #include <tuple>
+#include <type_traits>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "log.hpp"
 #include "math_checks.hpp"
 #include "plugin_text.hpp"
+#include "typed_level1.hpp"
 
 namespace blobrt {
 namespace {
@@ -181,38 +183,41 @@ class PluginDevice final : public Device {
   using Device::axpy;
   using Device::dot;
   using Device::scal;
-  // Level 1: the table's entry of the precision (saxpy or daxpy, ...); float scalars are
-  // the caller's float values, so the narrowing is exact.
+  // Level 1: the table's entry of the element type (saxpy or daxpy, ...), from the
+  // Precision forms and from the typed slots (these without a run-time precision branch);
+  // float scalars are the caller's float values, so the narrowing is exact.
   void axpy(Precision precision, std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_offset,
             DeviceBuffer y, std::int64_t y_offset) override {
-    if (is_double(precision, "axpy")) return call_blas(k_daxpy, "daxpy", table_->daxpy, n, alpha, x, x_offset, y, y_offset);
-    call_blas(k_saxpy, "saxpy", table_->saxpy, n, static_cast<float>(alpha), x, x_offset, y, y_offset);
+    if (is_double(precision, "axpy")) return axpy_as<double>(n, alpha, x, x_offset, y, y_offset);
+    axpy_as<float>(n, static_cast<float>(alpha), x, x_offset, y, y_offset);
   }
   double dot(Precision precision, std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset, ConstDeviceBuffer y,
              std::int64_t y_offset) override {
     if (is_double(precision, "dot")) {
-      double result = 0;
-      call_blas(k_ddot, "ddot", table_->ddot, n, x, x_offset, y, y_offset, &result);
+      double result;
+      dot_as(n, x, x_offset, y, y_offset, &result);
       return result;
     }
-    float result = 0;
-    call_blas(k_sdot, "sdot", table_->sdot, n, x, x_offset, y, y_offset, &result);
+    float result;
+    dot_as(n, x, x_offset, y, y_offset, &result);
     return result;
   }
   double asum(Precision precision, std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset) override {
     if (is_double(precision, "asum")) {
-      double result = 0;
-      call_blas(k_dasum, "dasum", table_->dasum, n, x, x_offset, &result);
+      double result;
+      asum_as(n, x, x_offset, &result);
       return result;
     }
-    float result = 0;
-    call_blas(k_sasum, "sasum", table_->sasum, n, x, x_offset, &result);
+    float result;
+    asum_as(n, x, x_offset, &result);
     return result;
   }
   void scal(Precision precision, std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_offset) override {
-    if (is_double(precision, "scal")) return call_blas(k_dscal, "dscal", table_->dscal, n, alpha, x, x_offset);
-    call_blas(k_sscal, "sscal", table_->sscal, n, static_cast<float>(alpha), x, x_offset);
+    if (is_double(precision, "scal")) return scal_as<double>(n, alpha, x, x_offset);
+    scal_as<float>(n, static_cast<float>(alpha), x, x_offset);
   }
+  BLOBRT_DEVICE_TYPED_LEVEL1_OVERRIDES
+
   // Caffe's math operations (blobrt/math_operations.h, ABI 1.2+), one override per entry
   // of the list: the arguments checked, the plugin's entry when its table has one, else
   // (an older table, a NULL entry, or BLOBRT_ERR_UNSUPPORTED for this call) the Device
@@ -237,6 +242,42 @@ class PluginDevice final : public Device {
   // Whether a level-1 call is in double precision; throws for a code that is neither.
   bool is_double(Precision precision, const char* routine) const {
     return math::is_double(description_, precision, routine);
+  }
+
+  // Level 1 of one element type: the table's s- or d- entry, with its first-call bit.
+  template <typename T>
+  void axpy_as(std::int64_t n, T alpha, ConstDeviceBuffer x, std::int64_t x_offset, DeviceBuffer y,
+               std::int64_t y_offset) {
+    if constexpr (std::is_same_v<T, double>) {
+      call_blas(k_daxpy, "daxpy", table_->daxpy, n, alpha, x, x_offset, y, y_offset);
+    } else {
+      call_blas(k_saxpy, "saxpy", table_->saxpy, n, alpha, x, x_offset, y, y_offset);
+    }
+  }
+  template <typename T>
+  void dot_as(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset, ConstDeviceBuffer y, std::int64_t y_offset,
+              T* result) {
+    if constexpr (std::is_same_v<T, double>) {
+      call_blas(k_ddot, "ddot", table_->ddot, n, x, x_offset, y, y_offset, result);
+    } else {
+      call_blas(k_sdot, "sdot", table_->sdot, n, x, x_offset, y, y_offset, result);
+    }
+  }
+  template <typename T>
+  void asum_as(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset, T* result) {
+    if constexpr (std::is_same_v<T, double>) {
+      call_blas(k_dasum, "dasum", table_->dasum, n, x, x_offset, result);
+    } else {
+      call_blas(k_sasum, "sasum", table_->sasum, n, x, x_offset, result);
+    }
+  }
+  template <typename T>
+  void scal_as(std::int64_t n, T alpha, DeviceBuffer x, std::int64_t x_offset) {
+    if constexpr (std::is_same_v<T, double>) {
+      call_blas(k_dscal, "dscal", table_->dscal, n, alpha, x, x_offset);
+    } else {
+      call_blas(k_sscal, "sscal", table_->sscal, n, alpha, x, x_offset);
+    }
   }
 
   // Bits of first_calls_seen_: the level-1 routines, then each math operation in each
