@@ -19,12 +19,14 @@ const std::vector<int>& ParamRef::shape() const { return is_double() ? double_->
 const std::shared_ptr<SyncedMemory>& ParamRef::data() const { return is_double() ? double_->data() : float_->data(); }
 const std::shared_ptr<SyncedMemory>& ParamRef::diff() const { return is_double() ? double_->diff() : float_->diff(); }
 
-MpiSession::MpiSession(int* argc, char*** argv) {
+MpiSession::MpiSession(int* argc, char*** argv) : MpiSession(argc, argv, MPI_THREAD_FUNNELED) {}
+
+MpiSession::MpiSession(int* argc, char*** argv, int required_thread_level) {
   int initialised = 0;
   mpi_call("MPI_Initialized", MPI_Initialized(&initialised));
   if (initialised) return;
   int provided = 0;
-  mpi_call("MPI_Init_thread", MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
+  mpi_call("MPI_Init_thread", MPI_Init_thread(argc, argv, required_thread_level, &provided));
   owns_ = true;
 }
 

@@ -1,12 +1,19 @@
 // main() for GoogleTest suites run under mpirun: every rank runs every test, rank 0
-// prints, and the exit status is non-zero on every rank if any rank failed a test.
+// prints, and the exit status is non-zero on every rank if any rank failed a test. MPI is
+// initialised with MPI_THREAD_SERIALIZED (what a LayerwiseReducer's communication thread
+// needs), or MPI_THREAD_FUNNELED, MpiSession's default, when BLOBRT_TEST_MPI_THREAD=funneled.
 #include <gtest/gtest.h>
 #include <mpi.h>
+
+#include <cstdlib>
+#include <string>
 
 #include "blobrt/dist/communicator.hpp"
 
 int main(int argc, char** argv) {
-  blobrt::dist::MpiSession mpi(&argc, &argv);
+  const char* level = std::getenv("BLOBRT_TEST_MPI_THREAD");
+  const bool funneled = level && std::string(level) == "funneled";
+  blobrt::dist::MpiSession mpi(&argc, &argv, funneled ? MPI_THREAD_FUNNELED : MPI_THREAD_SERIALIZED);
   // Plain output: mpirun forwards it through a pseudo-terminal, and colour escapes would end
   // up in meson's JUnit log.
   GTEST_FLAG_SET(color, "no");

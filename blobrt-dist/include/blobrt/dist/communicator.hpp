@@ -82,11 +82,13 @@ struct EngineReport {
   std::string details;  // why this engine, and what else was considered
 };
 
-// Initialises MPI (MPI_THREAD_FUNNELED) unless the program already did, and finalises it
-// at the end of scope if it initialised it.
+// Initialises MPI (MPI_THREAD_FUNNELED, or the thread level asked for) unless the program
+// already did, and finalises it at the end of scope if it initialised it. A
+// LayerwiseReducer overlaps backward where MPI gives MPI_THREAD_SERIALIZED or more.
 class MpiSession {
  public:
   MpiSession(int* argc, char*** argv);
+  MpiSession(int* argc, char*** argv, int required_thread_level);
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
