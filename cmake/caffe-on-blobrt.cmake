@@ -23,7 +23,8 @@ endif()
 cmake_policy(PUSH)
 cmake_policy(VERSION 3.23)
 
-find_package(blobrt 1.0 CONFIG REQUIRED COMPONENTS caffe HINTS "${CMAKE_CURRENT_LIST_DIR}" NO_DEFAULT_PATH)
+find_package(blobrt 1.0 CONFIG REQUIRED COMPONENTS caffe OPTIONAL_COMPONENTS dist
+             HINTS "${CMAKE_CURRENT_LIST_DIR}" NO_DEFAULT_PATH)
 
 function(blobrt_adopt_caffe_library)
   if(NOT TARGET caffe)
@@ -46,6 +47,12 @@ function(blobrt_adopt_caffe_library)
   get_target_property(blobrt_caffe_include blobrt::caffe INTERFACE_INCLUDE_DIRECTORIES)
   target_include_directories(caffe BEFORE PUBLIC ${blobrt_caffe_include})
   target_link_libraries(caffe PUBLIC blobrt::caffe)
+  # Where blobrt has libblobrt-dist, Caffe's programs can train across MPI ranks with one
+  # line (blobrt/caffe/data_parallel.hpp, docs/dist.md): the library links it for them.
+  if(TARGET blobrt::dist)
+    target_link_libraries(caffe PUBLIC blobrt::dist)
+    message(STATUS "blobrt: Caffe's library links blobrt::dist (blobrt/caffe/data_parallel.hpp)")
+  endif()
 endfunction()
 cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL blobrt_adopt_caffe_library)
 cmake_policy(POP)

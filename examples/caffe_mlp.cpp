@@ -1,7 +1,8 @@
 // Caffe's LeNet-style MLP (InnerProduct 784->500, ReLU, InnerProduct 500->10,
-// SoftmaxWithLoss) written in Caffe's Layer style on <blobrt/caffe_compat.hpp>
-// (examples/caffe_style/layers.hpp), trained with SGD on synthetic 28x28 "digits", on any
-// backend, and data-parallel with libblobrt-dist:
+// SoftmaxWithLoss) written in Caffe's Layer, Net and Solver style on
+// <blobrt/caffe_compat.hpp> (examples/caffe_style/), trained with SGD on synthetic 28x28
+// "digits", on any backend, and data-parallel with one line
+// (blobrt::caffe::SolverDataParallel, over libblobrt-dist):
 //
 //   mpirun -np 4 blobrt-caffe-mlp --batch 8     # 4 ranks x 8 samples per step
 //   mpirun -np 1 blobrt-caffe-mlp --batch 32    # the same global batch in one process
@@ -13,19 +14,23 @@
 //          a sample of the final weights there, one per line).
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "blobrt/caffe/solver_data_parallel.hpp"
 #include "blobrt/caffe_compat.hpp"
 #include "blobrt/dist/communicator.hpp"
 #include "blobrt/runtime.hpp"
 #include "caffe_style/layers.hpp"
+#include "caffe_style/net_solver.hpp"
 #include "sgd_command_line.hpp"
 
 namespace {
@@ -61,68 +66,73 @@ void sample(std::uint64_t s, float* image, float* label) {
   *label = static_cast<float>(digit);
 }
 
+int world_rank() {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+}
+int world_size() {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   Args args;
   if (std::optional<int> status = sgd_example::parse_before_mpi(command_line(args), argc, argv)) return *status;
-  blobrt::dist::MpiSession mpi(&argc, &argv);
+  blobrt::dist::MpiSession mpi(&argc, &argv, MPI_THREAD_SERIALIZED);  // the reduction's own thread
   try {
-    blobrt::dist::Communicator comm;
-    Caffe::set_solver_count(comm.size());
-    Caffe::set_solver_rank(comm.rank());
+    Caffe::set_solver_count(world_size());  // as Caffe's data layers take their share
+    Caffe::set_solver_rank(world_rank());
     Caffe::set_mode(args.gpu ? Caffe::GPU : Caffe::CPU);
     Caffe::set_random_seed(1701);  // the same initial weights everywhere, as Caffe's fillers
 
-    caffe_style::InnerProductLayer<float> ip1(500, 784, 0.05f), ip2(10, 500, 0.05f);
-    caffe_style::ReLULayer<float> relu;
-    caffe_style::SoftmaxWithLossLayer<float> loss_layer;
-    Blob<float> data(vector<int>{args.batch, 784}), label(vector<int>{args.batch});
-    Blob<float> h1, h1r, scores, loss;
-    vector<blobrt::dist::ParamRef> params;
-    for (auto* layer : {&ip1, &ip2}) {
-      for (auto& blob : layer->blobs()) params.push_back(blob.get());
-    }
-    comm.broadcast_data(params, 0);
-
-    float last_loss = 0;
-    for (int step = 0; step < args.steps; ++step) {
-      const std::uint64_t first = (static_cast<std::uint64_t>(step) * comm.size() + comm.rank()) * args.batch;
+    // LeNet's MLP as a Caffe-style Net: a data "layer" (the input function, taking this
+    // rank's share of each global batch), InnerProduct, ReLU, InnerProduct, SoftmaxWithLoss.
+    auto net = std::make_shared<caffe_style::Net<float>>();
+    auto data = std::make_shared<Blob<float>>(vector<int>{args.batch, 784});
+    auto label = std::make_shared<Blob<float>>(vector<int>{args.batch});
+    auto h1 = std::make_shared<Blob<float>>(), h1r = std::make_shared<Blob<float>>();
+    auto scores = std::make_shared<Blob<float>>(), loss = std::make_shared<Blob<float>>();
+    auto ip1 = std::make_shared<caffe_style::InnerProductLayer<float>>(500, 784, 0.05f);
+    auto ip2 = std::make_shared<caffe_style::InnerProductLayer<float>>(10, 500, 0.05f);
+    net->add_layer(ip1, {data.get()}, {h1.get()}, {false});
+    net->add_layer(std::make_shared<caffe_style::ReLULayer<float>>(), {h1.get()}, {h1r.get()}, {true});
+    net->add_layer(ip2, {h1r.get()}, {scores.get()}, {true});
+    net->add_layer(std::make_shared<caffe_style::SoftmaxWithLossLayer<float>>(), {scores.get(), label.get()},
+                   {loss.get()}, {true, false});
+    std::uint64_t step = 0;
+    net->set_input([&] {
+      const std::uint64_t first =
+          (step++ * Caffe::solver_count() + Caffe::solver_rank()) * static_cast<std::uint64_t>(args.batch);
       for (int i = 0; i < args.batch; ++i) {
-        sample(first + i, data.mutable_cpu_data() + data.offset(i), label.mutable_cpu_data() + i);
+        sample(first + i, data->mutable_cpu_data() + data->offset(i), label->mutable_cpu_data() + i);
       }
-      ip1.Forward({&data}, {&h1});
-      relu.Forward({&h1}, {&h1r});
-      ip2.Forward({&h1r}, {&scores});
-      loss_layer.Forward({&scores, &label}, {&loss});
-      last_loss = loss.cpu_data()[0];
+    });
+    caffe_style::SolverParameter param;
+    param.base_lr = args.lr;
+    caffe_style::SGDSolver<float> solver(net, param);
 
-      for (auto* layer : {&ip1, &ip2}) {
-        for (auto& blob : layer->blobs()) blob->scale_diff(0);
-      }
-      loss.mutable_cpu_diff()[0] = 1;  // loss weight
-      loss_layer.Backward({&loss}, {true, false}, {&scores, &label});
-      ip2.Backward({&scores}, {true}, {&h1r});
-      relu.Backward({&h1r}, {true}, {&h1});
-      ip1.Backward({&h1}, {false}, {&data});
+    // The one line that makes the training data-parallel (blobrt/caffe/data_parallel.hpp
+    // does it for Caffe's own solvers): rank 0's weights broadcast before the first step,
+    // each layer's diffs averaged across ranks as backward produces them.
+    blobrt::caffe::SolverDataParallel<caffe_style::SGDSolver<float>> data_parallel(&solver);
 
-      comm.allreduce_diffs(params, blobrt::dist::Reduction::kMean);
-      for (auto* layer : {&ip1, &ip2}) {
-        for (auto& blob : layer->blobs()) {
-          blob->scale_diff(args.lr);
-          blob->Update();
-        }
-      }
-    }
+    solver.Step(args.steps);
     if (Caffe::root_solver()) {
-      std::printf("%d ranks on %s (%s mode): loss %.5f after %d steps of %d samples\n", comm.size(),
-                  blobrt::current_device_id().c_str(), args.gpu ? "GPU" : "CPU", last_loss, args.steps,
-                  args.batch * comm.size());
+      const auto& totals = data_parallel.totals();
+      std::printf("%d ranks on %s (%s mode): loss %.5f after %d steps of %d samples; reduction %.3f s, "
+                  "%.0f%% hidden behind backward\n",
+                  data_parallel.size(), blobrt::current_device_id().c_str(), args.gpu ? "GPU" : "CPU",
+                  solver.last_loss(), args.steps, args.batch * data_parallel.size(), totals.reduce_seconds,
+                  100 * totals.hidden_fraction());
       if (!args.out.empty()) {
         std::ofstream out(args.out);
         out.precision(9);
-        out << last_loss << "\n";
-        for (auto* layer : {&ip1, &ip2}) {
+        out << solver.last_loss() << "\n";
+        for (auto* layer : {ip1.get(), ip2.get()}) {
           const Blob<float>& w = *layer->blobs()[0];
           for (int i = 0; i < w.count(); i += 97) out << w.cpu_data()[i] << "\n";
           const Blob<float>& b = *layer->blobs()[1];

@@ -183,6 +183,8 @@ LayerwiseReducer::LayerwiseReducer(std::vector<std::vector<ParamRef>> layers, La
   mpi_call("MPI_Query_thread", MPI_Query_thread(&thread_level));
   if (!options.overlap) {
     overlap_reason_ = "overlap is off (LayerwiseOptions::overlap)";
+  } else if (s.control->size() == 1) {
+    overlap_reason_ = "one rank: nothing to overlap";
   } else if (thread_level < MPI_THREAD_SERIALIZED) {
     overlap_reason_ = "MPI was initialised below MPI_THREAD_SERIALIZED, so only this thread may call it; "
                       "finish() reduces every bucket";
