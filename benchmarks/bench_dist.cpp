@@ -8,15 +8,18 @@
 #include <benchmark/benchmark.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_cli.hpp"
 #include "blobrt/blob.hpp"
 #include "blobrt/dist/communicator.hpp"
+#include "blobrt/dist/layerwise.hpp"
 #include "blobrt/runtime.hpp"
 
 namespace {
@@ -129,6 +132,100 @@ void blobrt_allreduce(benchmark::State& state) {
   state.SetLabel(blobrt::current_device_id() + ", " + comm.engine().engine);
 }
 
+// A training step on ResNet-50's parameter list, layer by layer (a convolution's weight
+// with its batch norm's scale and bias; the classifier's weight and bias): each layer's
+// backward is a real computation on the active device, one gemm per parameter writing its
+// diff (diff[N x K] = a[N x 8] * b[8 x K], N the blob's first dimension: work in
+// proportion to its size), then the diffs are averaged across ranks:
+//   backward_only          no reduction (the compute alone);
+//   reduce_after_backward  LayerwiseReducer without overlap: every bucket once backward is over;
+//   layerwise              LayerwiseReducer on its communication thread, as layers finish.
+// Counters: the share of the reduction hidden behind backward and the exposed ms (rank 0's).
+struct TrainingNet {
+  std::vector<std::unique_ptr<blobrt::Blob<float>>> blobs;
+  std::vector<std::vector<blobrt::dist::ParamRef>> layers;
+  std::vector<std::pair<blobrt::DeviceBuffer, blobrt::DeviceBuffer>> operands;  // a and b per blob
+  std::shared_ptr<blobrt::Device> device = blobrt::current_device();
+  static constexpr int kInner = 8;
+  TrainingNet() {
+    const auto shapes = resnet50_shapes();
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      std::vector<int> s = shapes[i];
+      if (smoke) s = {static_cast<int>(std::min<std::int64_t>(blobrt::Blob<float>(s).count(), 64))};
+      if (i % 3 == 0 || i + 2 == shapes.size()) layers.emplace_back();  // conv+bn triples, then fc's pair
+      blobs.push_back(std::make_unique<blobrt::Blob<float>>(s));
+      layers.back().emplace_back(blobs.back().get());
+      const std::int64_t n = s[0], k = blobs.back()->count() / s[0];
+      std::vector<float> a(static_cast<std::size_t>(n * kInner), 0.01f), b(static_cast<std::size_t>(kInner * k), 0.5f);
+      auto upload = [&](const std::vector<float>& v) {
+        blobrt::DeviceBuffer d = device->allocate(v.size() * sizeof(float));
+        device->copy_to_device(v.data(), d, 0, v.size() * sizeof(float));
+        return d;
+      };
+      operands.emplace_back(upload(a), upload(b));
+    }
+  }
+  ~TrainingNet() {
+    for (auto& [a, b] : operands) {
+      device->release(a);
+      device->release(b);
+    }
+  }
+  // Layer `layer`'s backward: its parameters' diffs written on the device.
+  void backward(std::size_t layer, std::size_t& blob) {
+    for (std::size_t p = 0; p < layers[layer].size(); ++p, ++blob) {
+      blobrt::Blob<float>& b = *blobs[blob];
+      const std::int64_t n = b.shape(0), k = b.count() / n;
+      device->gemm(blobrt::Precision::kFloat32, blobrt::Transpose::kNo, blobrt::Transpose::kNo, n, k, kInner, 1.0,
+                   operands[blob].first, 0, operands[blob].second, 0, 0.0, b.mutable_gpu_diff(), 0);
+    }
+  }
+  // One step; with a reducer, each layer reported done as backward passes it.
+  void step(blobrt::dist::LayerwiseReducer* reducer) {
+    if (reducer) reducer->begin_backward();
+    std::vector<std::size_t> first_blob(layers.size() + 1, 0);
+    for (std::size_t l = 0; l < layers.size(); ++l) first_blob[l + 1] = first_blob[l] + layers[l].size();
+    for (std::size_t l = layers.size(); l-- > 0;) {
+      std::size_t blob = first_blob[l];
+      backward(l, blob);
+      if (reducer) {
+        device->synchronize();  // the diffs are final before the reduction reads them
+        reducer->layer_done(static_cast<int>(l));
+      }
+    }
+    device->synchronize();
+    if (reducer) reducer->finish();
+  }
+};
+
+void training_step(benchmark::State& state) {
+  static TrainingNet net;
+  const int mode = static_cast<int>(state.range(0));  // 0 backward only, 1 after backward, 2 layer-wise
+  std::unique_ptr<blobrt::dist::LayerwiseReducer> reducer;
+  if (mode > 0) {
+    blobrt::dist::LayerwiseOptions options;
+    options.overlap = mode == 2;
+    reducer = std::make_unique<blobrt::dist::LayerwiseReducer>(net.layers, options);
+  }
+  net.step(reducer.get());  // the first step lays the buckets out and warms up
+  double reduce = 0, exposed = 0;
+  timed(state, [&] {
+    net.step(reducer.get());
+    if (reducer) {
+      reduce += reducer->last_stats().reduce_seconds;
+      exposed += reducer->last_stats().exposed_seconds;
+    }
+  });
+  if (reducer) {
+    state.counters["hidden"] = reduce > 0 ? std::clamp(1 - exposed / reduce, 0.0, 1.0) : 1.0;
+    state.counters["exposed_ms"] = 1e3 * exposed / static_cast<double>(state.iterations());
+    state.counters["buckets"] = reducer->bucket_count();
+    state.SetLabel(blobrt::current_device_id() + (reducer->overlaps() ? "" : ", " + reducer->overlap_reason()));
+  } else {
+    state.SetLabel(blobrt::current_device_id());
+  }
+}
+
 // Rank 0 keeps each benchmark's mean time for the ratio summary.
 class Recorder : public benchmark::ConsoleReporter {
  public:
@@ -161,7 +258,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> args;
   // Before MPI starts: a usage error ends every rank with exit 2, without MPI_Abort.
   if (const auto exit_code = blobrt::bench::parse_command_line(argc, argv, driver, args)) return *exit_code;
-  blobrt::dist::MpiSession mpi(&argc, &argv);
+  blobrt::dist::MpiSession mpi(&argc, &argv, MPI_THREAD_SERIALIZED);  // layerwise's communication thread
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
@@ -182,6 +279,11 @@ int main(int argc, char** argv) {
             ->Arg(4 << 20)
             ->Arg(25 << 20)
             ->Arg(1 << 30));
+
+  for (const auto& [mode, name] : {std::pair{0, "backward_only"}, {1, "reduce_after_backward"}, {2, "layerwise"}}) {
+    setup(benchmark::RegisterBenchmark(("dist/training_step/" + std::string(name) + suffix).c_str(), training_step)
+              ->Arg(mode));
+  }
 
   if (const auto names = blobrt::bench::matching(argv[0], args)) {
     if (names->empty()) return rank == 0 ? blobrt::bench::no_match(driver, args) : 1;

@@ -96,6 +96,7 @@ struct LayerwiseReducer::State {
   }  // the communication thread uses the training thread's device
 
   void reduce(std::size_t b) {
+    if (control->size() == 1) return;  // the mean of one rank is its own diff
     const Clock::time_point start = Clock::now();
     buckets[b].comm->allreduce_diffs(buckets[b].params, options.reduction);
     const double took = seconds_since(start);
