@@ -81,7 +81,7 @@ struct LayerwiseReducer::State {
   bool in_iteration = false;  // between begin_backward() and finish()
 
   std::thread thread;
-  std::string device_id;
+  std::string device_id;  // the communication thread uses the training thread's device
 
   // Under `mutex`.
   void start_iteration() {
@@ -93,7 +93,7 @@ struct LayerwiseReducer::State {
     backward_seconds = -1;
     backward_start = Clock::now();
     in_iteration = true;
-  }  // the communication thread uses the training thread's device
+  }
 
   void reduce(std::size_t b) {
     if (control->size() == 1) return;  // the mean of one rank is its own diff

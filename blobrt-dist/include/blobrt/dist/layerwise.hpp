@@ -36,8 +36,9 @@ struct LayerwiseOptions {
   // Options::bucket_bytes (BLOBRT_DIST_BUCKET_BYTES, else 25 MiB).
   std::size_t bucket_bytes = 0;
   Reduction reduction = Reduction::kMean;
-  // Reduce on a communication thread while backward goes on. Off, or where MPI was not
-  // initialised with MPI_THREAD_SERIALIZED or more, finish() reduces every bucket itself.
+  // Reduce on a communication thread while backward goes on. Off, where MPI was not
+  // initialised with MPI_THREAD_SERIALIZED or more, or with one rank (which reduces
+  // nothing), finish() does the buckets itself.
   bool overlap = true;
 };
 
