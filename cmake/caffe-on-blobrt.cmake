@@ -11,7 +11,9 @@
 # directory goes ahead of Caffe's include/ (for the library and everything linking it:
 # the tools, pycaffe, the tests), and the library links blobrt::caffe. Caffe's own
 # sources glob every src/caffe/*.cpp, so its build cannot be told this from its command
-# line; its Makefile can, and needs no such file.
+# line; its Makefile can, and needs no such file. Where blobrt has libblobrt-dist the
+# library also links it and, in a Caffe with its solvers, compiles pycaffe's
+# data-parallel entry (blobrt_add_data_parallel_entry below).
 include_guard(GLOBAL)
 # 3.19 for cmake_language(DEFER), 3.23 for an imported target whose include directory is
 # not a system one (blobrtConfig.cmake: -isystem would put it after Caffe's include/).
@@ -52,7 +54,37 @@ function(blobrt_adopt_caffe_library)
   if(TARGET blobrt::dist)
     target_link_libraries(caffe PUBLIC blobrt::dist)
     message(STATUS "blobrt: Caffe's library links blobrt::dist (blobrt/caffe/data_parallel.hpp)")
+    blobrt_add_data_parallel_entry()
   endif()
+endfunction()
+
+# pycaffe's form of the line (`blobrt.caffe.data_parallel()`, docs/dist.md): the C entry
+# blobrt_caffe_data_parallel compiled into Caffe's library, which pycaffe's extension
+# (_caffe.so) links, so Python reaches it through the loaded extension. A static libcaffe
+# is linked whole into _caffe (Caffe's Caffe_LINK), so the entry is there too. The entry
+# includes Caffe's solver headers and data_parallel.hpp uses the Net's after-backward hook
+# (Caffe 1.0): a tree without them builds as before, without the entry.
+function(blobrt_add_data_parallel_entry)
+  set(tree "${CMAKE_SOURCE_DIR}")
+  if(NOT blobrt_CAFFE_DATA_PARALLEL_ENTRY)
+    message(STATUS "blobrt: no pycaffe data_parallel() entry: this blobrt install has no data_parallel_entry.cpp")
+    return()
+  endif()
+  foreach(needed src/caffe/solvers/sgd_solver.cpp include/caffe/sgd_solvers.hpp include/caffe/solver_factory.hpp
+                 include/caffe/net.hpp)
+    if(NOT EXISTS "${tree}/${needed}")
+      message(STATUS "blobrt: no pycaffe data_parallel() entry: this Caffe tree has no ${needed}")
+      return()
+    endif()
+  endforeach()
+  file(STRINGS "${tree}/include/caffe/net.hpp" after_backward REGEX "add_after_backward")
+  if(NOT after_backward)
+    message(STATUS "blobrt: no pycaffe data_parallel() entry: this Caffe's Net has no add_after_backward (older than Caffe 1.0)")
+    return()
+  endif()
+  target_sources(caffe PRIVATE "${blobrt_CAFFE_DATA_PARALLEL_ENTRY}")
+  target_link_libraries(caffe PRIVATE ${CMAKE_DL_LIBS})  # dladdr/dlopen (libc from glibc 2.34)
+  message(STATUS "blobrt: Caffe's library exports blobrt_caffe_data_parallel (pycaffe: blobrt.caffe.data_parallel())")
 endfunction()
 cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL blobrt_adopt_caffe_library)
 cmake_policy(POP)

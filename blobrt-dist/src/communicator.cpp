@@ -24,7 +24,17 @@ MpiSession::MpiSession(int* argc, char*** argv) : MpiSession(argc, argv, MPI_THR
 MpiSession::MpiSession(int* argc, char*** argv, int required_thread_level) {
   int initialised = 0;
   mpi_call("MPI_Initialized", MPI_Initialized(&initialised));
-  if (initialised) return;
+  if (initialised) {
+    // MPI_Initialized stays true after MPI_Finalize, and any MPI call then aborts the
+    // process: say so instead (MPI cannot be started twice in one process).
+    int finalised = 0;
+    MPI_Finalized(&finalised);
+    if (finalised) {
+      detail::fail("blobrt::dist::MpiSession: MPI was already finalised in this process (MPI_Finalize was "
+                   "called, by the program or a library such as mpi4py), and MPI cannot be initialised again");
+    }
+    return;
+  }
   int provided = 0;
   mpi_call("MPI_Init_thread", MPI_Init_thread(argc, argv, required_thread_level, &provided));
   owns_ = true;

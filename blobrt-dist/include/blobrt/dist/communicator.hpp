@@ -83,7 +83,8 @@ struct EngineReport {
 };
 
 // Initialises MPI (MPI_THREAD_FUNNELED, or the thread level asked for) unless the program
-// already did, and finalises it at the end of scope if it initialised it. A
+// already did, and finalises it at the end of scope if it initialised it; a blobrt::Error
+// where MPI was already finalised in the process (it cannot start twice). A
 // LayerwiseReducer overlaps backward where MPI gives MPI_THREAD_SERIALIZED or more.
 class MpiSession {
  public:
