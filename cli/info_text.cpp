@@ -67,7 +67,12 @@ std::string info_text(const json& r) {
       s << "\n";
       if (!p["requires"].empty()) {
         s << "    requires";
-        for (const json& lib : p["requires"]) s << " " << text(lib);
+        // Each with the file really loaded under that name, where the probe loaded one.
+        for (std::size_t i = 0; i < p["requires"].size(); ++i) {
+          s << " " << text(p["requires"][i]);
+          const json& found = p["requires_found"][i];
+          if (!found.is_null()) s << " (" << text(found) << ")";
+        }
         s << "\n";
       }
       s << "    " << (p["usable"].get<bool>() ? "usable" : "NOT USABLE: " + text(p["reason"])) << "\n";

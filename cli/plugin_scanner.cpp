@@ -37,20 +37,6 @@ bool write_all(int fd, const std::string& text) {
   return true;
 }
 
-// Every shared object loaded now (the plugin, its BLAS, an OpenCL ICD, a GPU driver...):
-// a remembered verdict holds only while each is unchanged (verdict_cache.hpp).
-std::vector<std::string> loaded_objects() {
-  std::vector<std::string> objects;
-  ::dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* out) {
-        if (info->dlpi_name && info->dlpi_name[0] == '/') {
-          static_cast<std::vector<std::string>*>(out)->emplace_back(info->dlpi_name);
-        }
-        return 0;
-      },
-      &objects);
-  return objects;
-}
 
 }  // namespace
 
@@ -77,7 +63,7 @@ int main(int argc, char** argv) {
   verdict.library_version = probe.report.library_version;
   verdict.devices = probe.report.devices;
   verdict.reason = probe.report.reason;
-  verdict.objects = loaded_objects();
+  verdict.objects = blobrt::loaded_objects();
   if (!write_all(answer_fd, blobrt::encode_probe_result(verdict))) {
     std::fprintf(stderr, "blobrt-plugin-scanner: cannot write the answer to fd %d: %s\n", answer_fd,
                  std::strerror(errno));

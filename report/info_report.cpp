@@ -33,6 +33,11 @@ namespace {
 json plugin_report(const PluginReport& p) {
   json devices = json::array();
   for (const DeviceDescription& d : p.devices) devices.push_back(device_report(d));
+  json found = json::array();
+  const std::vector<std::string> files = required_library_files(p);
+  for (std::size_t i = 0; i < p.required_libraries.size(); ++i) {
+    found.push_back(i < files.size() && !files[i].empty() ? json(files[i]) : json(nullptr));
+  }
   return {{"name", string_or_null(p.name)},
           {"builtin", false},
           {"manifest", p.manifest},
@@ -41,6 +46,7 @@ json plugin_report(const PluginReport& p) {
           {"priority", p.priority},
           {"library_version", string_or_null(p.library_version)},
           {"requires", p.required_libraries},
+          {"requires_found", found},
           {"fork_safe", p.fork_safe},
           {"usable", p.usable},
           {"status", to_string(p.status)},
@@ -58,6 +64,7 @@ json host_report() {
           {"priority", nullptr},
           {"library_version", nullptr},
           {"requires", json::array()},
+          {"requires_found", json::array()},
           {"fork_safe", true},
           {"usable", true},
           {"status", to_string(PluginStatus::kUsable)},

@@ -60,6 +60,14 @@ class Runtime {
 
   const Inventory& inventory() { return discovery().inventory; }
 
+  std::vector<std::string> required_files(const PluginReport& plugin) {
+    Discovery& found = discovery();
+    for (std::size_t i = 0; i < found.inventory.plugins.size(); ++i) {
+      if (found.inventory.plugins[i].manifest == plugin.manifest) return found.loaded[i].required_files;
+    }
+    return {};
+  }
+
   const std::shared_ptr<Device>& process_default() {
     // Fast path: one acquire load once the default is selected.
     if (Entry device = default_.load(std::memory_order_acquire)) return *device;
@@ -261,6 +269,9 @@ class Runtime {
 }  // namespace
 
 const Inventory& inventory() { return Runtime::get().inventory(); }
+std::vector<std::string> required_library_files(const PluginReport& plugin) {
+  return Runtime::get().required_files(plugin);
+}
 const std::shared_ptr<Device>& current_device() { return Runtime::get().current(); }
 const std::shared_ptr<Device>& default_device() { return Runtime::get().process_default(); }
 std::string current_device_id() { return current_device()->description().id(); }

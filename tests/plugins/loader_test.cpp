@@ -25,6 +25,7 @@ namespace blobrt {
 namespace {
 
 using testing::PluginDir;
+namespace fs = std::filesystem;
 
 // Runs discovery over exactly these directories.
 Discovery discover_in(const std::string& path) {
@@ -48,7 +49,7 @@ PluginReport only(const Discovery& d) {
 TEST(ManifestTest, ParsesEveryKey) {
   Manifest m = parse_manifest(
       "# comment\n\nname = cuda\nlibrary = libblobrt-cuda.so\nabi = 1.3\npriority = 400\n"
-      "requires = libcudart.so.13 libcublas.so.13\n"
+      "requires = libcudart.so.13 libcublas.so.13\nlibrary_path = ../../nvidia/cu13/lib /opt/cuda/lib64\n"
       "depends_on_files = /etc/OpenCL/vendors /dev/x\ndepends_on_env = CUDA_* OCL_ICD_VENDORS\n");
   EXPECT_EQ(m.depends_on_files, (std::vector<std::string>{"/etc/OpenCL/vendors", "/dev/x"}));
   EXPECT_EQ(m.depends_on_env, (std::vector<std::string>{"CUDA_*", "OCL_ICD_VENDORS"}));
@@ -58,6 +59,7 @@ TEST(ManifestTest, ParsesEveryKey) {
   EXPECT_EQ(m.abi_minor, 3);
   EXPECT_EQ(m.priority, 400);
   EXPECT_EQ(m.required_libraries, (std::vector<std::string>{"libcudart.so.13", "libcublas.so.13"}));
+  EXPECT_EQ(m.library_path, (std::vector<std::string>{"../../nvidia/cu13/lib", "/opt/cuda/lib64"}));
 }
 
 TEST(ManifestTest, RejectsMalformedInput) {
@@ -229,6 +231,36 @@ TEST(LoaderTest, DependencyNamedInTheManifestIsMissing) {
   dir.copy_module("nofp64");
   dir.manifest("nofp64", "libtest-nofp64.so", "1.0", "requires = libc.so.6 libcudart-missing.so.13\n");
   EXPECT_REASON(only(discover_in(dir.str())), "missing dependency libcudart-missing.so.13");
+}
+
+// A plugin wheel's manifest names where pip puts the libraries it requires (library_path,
+// relative to the manifest): found there, the plugin is usable; the same manifest without
+// it reports the library missing, and says it looked in library_path too.
+TEST(LoaderTest, RequiredLibraryIsLookedForInTheManifestsLibraryPath) {
+  PluginDir dir("libpath");
+  dir.copy_module("nofp64");
+  fs::create_directories(fs::path(dir.str()) / "deps");
+  // Any loadable shared object will do as the dependency: the test plugin itself.
+  fs::copy_file(fs::path(BLOBRT_TEST_PATH(BLOBRT_TEST_PLUGINS_DIR)) / "libtest-nofp64.so",
+                fs::path(dir.str()) / "deps" / "libblobrt-libpath-dep.so.7");
+  dir.manifest("nofp64", "libtest-nofp64.so", "1.0", "requires = libblobrt-libpath-dep.so.7\nlibrary_path = deps\n");
+  const PluginReport found = only(discover_in(dir.str()));
+  EXPECT_TRUE(found.usable) << found.reason;
+
+  dir.manifest("nofp64", "libtest-nofp64.so", "1.0", "requires = libblobrt-libpath-dep.so.7\nlibrary_path = elsewhere\n");
+  const PluginReport missing = only(discover_in(dir.str()));
+  EXPECT_REASON(missing, "missing dependency libblobrt-libpath-dep.so.7");
+  EXPECT_REASON(missing, "nor in the manifest's library_path");
+}
+
+// What `blobrt info` shows as the file each required library was loaded from.
+TEST(LoaderTest, FilesLoadedAsNamesTheFileLoadedUnderEachName) {
+  const std::vector<std::string> files =
+      files_loaded_as({"libc.so.6", "libblobrt-never-loaded.so.1"}, loaded_objects());
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(fs::path(files[0]).filename(), "libc.so.6") << files[0];
+  EXPECT_TRUE(fs::path(files[0]).is_absolute()) << files[0];
+  EXPECT_EQ(files[1], "");
 }
 
 TEST(LoaderTest, RealMissingSharedLibraryIsNamed) {

@@ -28,6 +28,10 @@ namespace blobrt {
 
 // Discovers plugins (once) and returns what was found. Never throws.
 const Inventory& inventory();
+// For each of PLUGIN's required libraries (its manifest's `requires`, in order), the file
+// its probe had loaded under that name, "" where none: which CUDA runtime a node really
+// uses, pip's or the system's. Empty for a plugin not in inventory(). Never throws.
+std::vector<std::string> required_library_files(const PluginReport& plugin);
 
 // The calling thread's current device: the one it selected (DeviceGuard,
 // select_thread_device), else the process default. Every SyncedMemory made on this thread

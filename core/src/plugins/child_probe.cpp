@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <filesystem>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -282,7 +283,14 @@ std::optional<ChildVerdict> probe_in_child(const PluginReport& report, const Man
                                            VerdictCache& cache) {
   auto mode = environment::get("BLOBRT_PLUGIN_PROBE");
   if (mode && *mode == "inprocess") return std::nullopt;
-  const VerdictSubject subject{report.manifest, report.library, manifest.depends_on_files, manifest.depends_on_env};
+  // A library_path directory is a dependency too: pip installing NVIDIA's runtime there
+  // changes which file the plugin loads, so the remembered verdict no longer holds.
+  std::vector<std::string> depends_on_files = manifest.depends_on_files;
+  for (const std::string& directory :
+       library_path_directories(manifest, std::filesystem::path(report.library).parent_path().string())) {
+    depends_on_files.push_back(directory);
+  }
+  const VerdictSubject subject{report.manifest, report.library, depends_on_files, manifest.depends_on_env};
   if (auto cached = cache.find(subject); cached && still_holds(*cached)) {
     log::debug("plugin ", report.manifest, ": verdict from ", cache.path(), ": ", to_string(cached->status),
                cached->reason.empty() ? "" : ", " + cached->reason);

@@ -112,12 +112,14 @@ void admit(PluginReport& report, LoadedPlugin& loaded, std::map<std::string, std
   // exits or hangs while probed costs this process nothing; its answer is the report.
   if (std::optional<ChildVerdict> child = probe_in_child(report, manifest, verdicts)) {
     apply(child->verdict, child->remembered_from, report);
+    loaded.required_files = files_loaded_as(manifest.required_libraries, child->verdict.objects);
     return;
   }
   InProcessProbe probe;
   probe.loaded.manifest = manifest;
   probe_here(report, probe);
   loaded = std::move(probe.loaded);
+  loaded.required_files = files_loaded_as(manifest.required_libraries, loaded_objects());
 }
 
 }  // namespace

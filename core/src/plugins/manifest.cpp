@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 
 #include <fcntl.h>
@@ -95,6 +96,9 @@ Manifest parse_manifest(const std::string& text) {
         }
         manifest.required_libraries.push_back(library);
       }
+    } else if (key == "library_path") {
+      std::istringstream directories(value);
+      for (std::string directory; directories >> directory;) manifest.library_path.push_back(directory);
     } else if (key == "depends_on_files") {
       std::istringstream paths(value);
       for (std::string path; paths >> path;) {
@@ -134,6 +138,15 @@ constexpr std::size_t kMaxManifestBytes = 64 * 1024;
 
 // Reads a manifest: only a regular file (a link to one is fine), at most kMaxManifestBytes.
 // A FIFO is opened without blocking and refused, as are devices (/dev/zero) and directories.
+std::vector<std::string> library_path_directories(const Manifest& manifest, const std::string& manifest_dir) {
+  std::vector<std::string> directories;
+  for (const std::string& entry : manifest.library_path) {
+    const std::filesystem::path path(entry);
+    directories.push_back((path.is_absolute() ? path : std::filesystem::path(manifest_dir) / path).lexically_normal().string());
+  }
+  return directories;
+}
+
 std::string read_manifest_file(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) throw Error("cannot read: " + std::string(std::strerror(errno)));

@@ -6,6 +6,10 @@
 //   abi      = 1.0
 //   priority = 200                        (auto selection order; higher wins)
 //   requires = libblis.so.4 libfoo.so.1   (shared libraries checked before loading)
+//   library_path = ../../nvidia/cu13/lib   (directories searched for `requires` before the
+//                                          system's, relative to the manifest's own; a plugin
+//                                          wheel names where pip puts the libraries it links,
+//                                          which its RUNPATH names too: docs/packaging.md)
 //   fork_safe = yes                       (its devices stay usable in a fork()ed child;
 //                                          default no: a child gets a clear error)
 //   accelerator = yes                     (the plugin exists to drive GPUs/accelerators:
@@ -29,6 +33,7 @@ struct Manifest {
   int abi_minor = 0;
   int priority = 0;
   std::vector<std::string> required_libraries;  // "requires" in the manifest (a C++20 keyword)
+  std::vector<std::string> library_path;  // as written: absolute, or relative to the manifest's directory
   bool fork_safe = false;
   bool accelerator = false;
   std::vector<std::string> depends_on_files;
@@ -37,6 +42,10 @@ struct Manifest {
 
 // Parses manifest text; throws blobrt::Error "line N: ..." on anything malformed.
 Manifest parse_manifest(const std::string& text);
+
+// The manifest's library_path as directories: relative entries resolved against
+// MANIFEST_DIR, the manifest's own directory.
+std::vector<std::string> library_path_directories(const Manifest& manifest, const std::string& manifest_dir);
 
 // The text of a manifest file: only a regular file (a link to one is fine) of at most
 // 64 KiB; a FIFO is opened without blocking and refused, as are devices (/dev/zero) and

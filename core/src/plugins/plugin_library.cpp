@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include <dlfcn.h>
+#include <link.h>
 
 #include <boost/dll/shared_library.hpp>
 
@@ -121,7 +122,55 @@ DeviceDescription describe(const PluginReport& report, int index,
 
 std::string message_of(const blobrt_error& err) { return plugin_message(err, "no reason given"); }
 
+// Loads a library the manifest requires, as the plugin will find it: from the manifest's
+// `library_path` (where a plugin wheel's RUNPATH points: pip's NVIDIA libraries), else the
+// system's search. "" when it loads, else why not.
+std::string load_required(const std::string& name, const std::vector<std::string>& library_path) {
+  constexpr auto mode = boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local;
+  for (const std::string& directory : library_path) {
+    const fs::path candidate = fs::path(directory) / name;
+    std::error_code ec;
+    if (!fs::is_regular_file(candidate, ec)) continue;
+    try {
+      boost::dll::shared_library probe(candidate.string(), mode);
+      return "";
+    } catch (const std::exception& e) {
+      return candidate.string() + ": " + explain_load_error(e.what());
+    }
+  }
+  try {
+    boost::dll::shared_library probe(name, mode | boost::dll::load_mode::search_system_folders);
+    return "";
+  } catch (const std::exception& e) {
+    return explain_load_error(e.what()) + (library_path.empty() ? "" : ", nor in the manifest's library_path");
+  }
+}
+
 }  // namespace
+
+std::vector<std::string> loaded_objects() {
+  std::vector<std::string> objects;
+  ::dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) {
+        if (info->dlpi_name && info->dlpi_name[0] == '/') {
+          static_cast<std::vector<std::string>*>(out)->emplace_back(info->dlpi_name);
+        }
+        return 0;
+      },
+      &objects);
+  return objects;
+}
+
+std::vector<std::string> files_loaded_as(const std::vector<std::string>& required,
+                                         const std::vector<std::string>& objects) {
+  std::vector<std::string> files;
+  for (const std::string& name : required) {
+    auto found = std::find_if(objects.begin(), objects.end(),
+                              [&](const std::string& object) { return fs::path(object).filename() == name; });
+    files.push_back(found == objects.end() ? "" : *found);
+  }
+  return files;
+}
 
 ProbeStatus load_library(PluginReport& report, LoadedPlugin& loaded) {
   const Manifest& manifest = loaded.manifest;
@@ -137,14 +186,12 @@ ProbeStatus load_library(PluginReport& report, LoadedPlugin& loaded) {
     report.reason = "library file not found: " + report.library;
     return ProbeStatus::kNotLoadable;
   }
+  const std::vector<std::string> library_path =
+      library_path_directories(manifest, fs::path(report.library).parent_path().string());
   for (const std::string& dependency : manifest.required_libraries) {
-    try {
-      boost::dll::shared_library probe(dependency, boost::dll::load_mode::search_system_folders |
-                                                       boost::dll::load_mode::rtld_lazy |
-                                                       boost::dll::load_mode::rtld_local);
-    } catch (const std::exception& e) {
-      report.reason = "missing dependency " + dependency + " (required by the manifest; " +
-                      explain_load_error(e.what()) + ")";
+    std::string why = load_required(dependency, library_path);
+    if (!why.empty()) {
+      report.reason = "missing dependency " + dependency + " (required by the manifest; " + why + ")";
       return ProbeStatus::kNotLoadable;
     }
   }

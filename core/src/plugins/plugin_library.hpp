@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "blobrt/plugin_abi.h"
 #include "blobrt/plugin_report.hpp"
@@ -22,7 +23,18 @@ struct LoadedPlugin {
   std::shared_ptr<void> library;            // the boost::dll::shared_library, once loaded
   const blobrt_plugin_v1* table = nullptr;  // null unless loaded and past every check
   std::string error;                        // why a load on demand failed ("" if none was tried)
+  // For each of the manifest's `requires`, the file the probe had loaded under that name
+  // ("" when it had none): where a node's CUDA runtime really came from (pip's or the
+  // system's), as `blobrt info` shows it.
+  std::vector<std::string> required_files;
 };
+
+// Every shared object loaded in this process now, by absolute path (dl_iterate_phdr).
+std::vector<std::string> loaded_objects();
+
+// For each name in REQUIRED, the object in OBJECTS with that file name ("" if none).
+std::vector<std::string> files_loaded_as(const std::vector<std::string>& required,
+                                         const std::vector<std::string>& objects);
 
 // Loads report.library for `loaded.manifest`: kUsable when loaded.table is set (and
 // report.library_version), else kNotLoadable with report.reason.

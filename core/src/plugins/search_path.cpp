@@ -1,5 +1,6 @@
 #include "search_path.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <sys/stat.h>
@@ -71,6 +72,23 @@ std::string ancestors_reason(const fs::path& path) {
 
 }  // namespace
 
+std::vector<std::string> plugin_package_directories() {
+  std::vector<std::string> directories;
+  const std::string own = libblobrt_directory();
+  if (own.empty()) return directories;
+  std::error_code ec;
+  const fs::path packages = fs::path(own).parent_path() / "blobrt_plugins";
+  if (!fs::is_directory(packages, ec)) return directories;
+  for (const fs::directory_entry& entry : fs::directory_iterator(packages, ec)) {
+    std::error_code dir_ec;
+    if (entry.is_directory(dir_ec) && entry.path().filename().string().rfind("__", 0) != 0) {
+      directories.push_back(entry.path().string());
+    }
+  }
+  std::sort(directories.begin(), directories.end());  // the same order on every node
+  return directories;
+}
+
 std::string insecure_reason(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return "";  // a missing file is reported elsewhere
@@ -124,6 +142,10 @@ std::vector<SearchDirectory> plugin_search_path() {
     if (!beside.empty() && !fs::equivalent(beside, BLOBRT_PLUGINS_DIR, ec) && fs::is_directory(beside, ec)) {
       add(beside, "next to libblobrt");
     }
+    // Plugin wheels (blobrt-cuda13): each installs its manifest and library into
+    // site-packages/blobrt_plugins/<name>/, beside the core wheel's libblobrt directory
+    // (site-packages/.blobrt.mesonpy.libs), as JAX's plugins live in jax_plugins/.
+    for (const std::string& directory : plugin_package_directories()) add(directory, "plugin package");
     add(BLOBRT_PLUGINS_DIR, "installed");
   }
   return directories;

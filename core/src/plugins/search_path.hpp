@@ -1,5 +1,6 @@
 // Where plugins are looked for, and which files are trusted: BLOBRT_PLUGIN_PATH, then
-// BLOBRT_PLUGIN_SYSTEM_PATH or the installed plugins.d; a directory, manifest or library
+// BLOBRT_PLUGIN_SYSTEM_PATH or (the plugins.d next to a relocated libblobrt, the plugin
+// packages' directories beside it, then) the installed plugins.d; a directory, manifest or library
 // that another user could have replaced is refused (as sudo and ssh's StrictModes do)
 // unless BLOBRT_ALLOW_INSECURE_PLUGINS=1.
 #ifndef BLOBRT_SEARCH_PATH_HPP
@@ -14,6 +15,10 @@ namespace blobrt {
 
 // The directories to search, in order, each with whether it exists and why it is refused.
 std::vector<SearchDirectory> plugin_search_path();
+
+// The plugin packages' directories (plugin wheels: <libblobrt's directory>/../blobrt_plugins/<name>),
+// sorted; none where that directory does not exist.
+std::vector<std::string> plugin_package_directories();
 
 // Why PATH must not be trusted ("" if it may): writable by every user, by a group other
 // than the caller's, or owned by a user other than root and the caller; or a directory
