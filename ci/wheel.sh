@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Stage wheel: `pip install .` into a fresh virtual environment, the pytest suite run
-# against the installed package (not the build tree).
+# Stage wheel: the portable wheel built (tools/build-wheels.sh: `pip wheel .`, auditwheel
+# repair) and installed into a fresh virtual environment, the pytest suite run against the
+# installed package (not the build tree). The packages stage installs the same wheel on a
+# clean Debian root.
 source "$(dirname "$0")/lib.sh"
 needs deps
-echo "== Python package: pip install . into a fresh virtual environment, pytest against it"
+echo "== Python package: the manylinux wheel into a fresh virtual environment, pytest against it"
 status=0
 venv="$(realpath -m "$build-venv")"
 rm -rf "$venv" "$junit_dir/python-wheel.junit.xml"
@@ -12,13 +14,15 @@ python3 -m venv "$venv"
 # wheels pull in gigabytes of CUDA libraries, so its test runs only where it is installed.
 # A failed JAX install only skips those tests (with the reason), it does not fail the run.
 "$venv/bin/pip" install -q jax || echo "JAX could not be installed: its DLPack tests are skipped"
-if "$venv/bin/pip" install -q numpy pytest && "$venv/bin/pip" install -q "$root"; then
+wheels="$(realpath -m "$build-wheels")"
+if tools/build-wheels.sh "$wheels" && "$venv/bin/pip" install -q numpy pytest &&
+   "$venv/bin/pip" install -q "$wheels"/blobrt-*manylinux*.whl; then
   (cd "$venv" && env -u BLOBRT_PLUGIN_PATH -u BLOBRT_PLUGIN_SYSTEM_PATH \
      BLOBRT_TEST_DATA_DIR="$root/tests/data" BLOBRT_EXPECT_PACKAGED_PLUGINS=1 \
      "$venv/bin/python" -m pytest -q -p no:cacheprovider --junitxml "$junit_dir/python-wheel.junit.xml" \
      "$root/tests/python") || status=1
 else
-  echo "pip install . failed"
+  echo "the wheel could not be built or installed"
   status=1
 fi
 stage_summary "$status" python-wheel

@@ -198,7 +198,7 @@ for how, exe in sorted(consumers.items()):
 # 5. An out-of-tree plugin (examples/out-of-tree-plugin) on the installed SDK: its own meson
 # project, dependency('blobrt') for the kit's headers, put in a plugins.d of its own and
 # checked from the prefix with the conformance suite (or `blobrt selftest` where the prefix
-# was built without tests, which leaves blobrt-conformance out).
+# was built without GoogleTest, which leaves blobrt-conformance out).
 plugin_src = os.path.join(root, "examples", "out-of-tree-plugin")
 plugin_build = os.path.join(work, "out-of-tree-plugin")
 shutil.rmtree(plugin_build, ignore_errors=True)

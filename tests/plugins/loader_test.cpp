@@ -186,6 +186,23 @@ TEST(LoaderTest, ManifestAbiIsCheckedBeforeAnyPluginCodeRuns) {
   ::unsetenv("BLOBRT_TEST_MARKER");
 }
 
+// Two providers of one name, the first of another ABI major (a newer blobrt's plugin wheel
+// before this blobrt's .deb): it is reported and not loaded, and the second one is used
+// rather than shadowed by a plugin that can never load.
+TEST(LoaderTest, APluginOfAnotherAbiMajorDoesNotShadowOneThatLoads) {
+  PluginDir newer("abi2first");
+  newer.copy_module("marker");
+  newer.manifest("marker", "libtest-marker.so", "2.0");
+  PluginDir current("abi1second");
+  current.copy_module("marker");
+  current.manifest("marker", "libtest-marker.so", "1.0");
+  const Discovery d = discover_in(newer.str() + ":" + current.str());
+  ASSERT_EQ(d.inventory.plugins.size(), 2u);
+  EXPECT_REASON(d.inventory.plugins[0], "manifest declares ABI 2.0");
+  EXPECT_EQ(d.inventory.plugins[0].status, PluginStatus::kNotLoadable);
+  EXPECT_TRUE(d.inventory.plugins[1].usable) << d.inventory.plugins[1].reason;
+}
+
 TEST(LoaderTest, TableWithAnotherAbi) {
   PluginDir dir("tableabi");
   dir.add("tableabi");

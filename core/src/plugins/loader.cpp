@@ -5,6 +5,7 @@
 #include <map>
 
 #include "blobrt/error.hpp"
+#include "blobrt/plugin_abi.h"
 #include "blobrt/environment.hpp"
 #include "log.hpp"
 #include "child_probe.hpp"
@@ -98,6 +99,13 @@ void admit(PluginReport& report, LoadedPlugin& loaded, std::map<std::string, std
   if (!unsafe.empty()) {
     report.reason = insecure_refusal(unsafe);
     report.status = PluginStatus::kRefused;
+    return;
+  }
+  // A plugin of another ABI major is never loaded, so it does not take its name from a
+  // provider of this major later in the path (a newer blobrt's wheel beside this one's .deb).
+  if (manifest.abi_major != BLOBRT_PLUGIN_ABI_MAJOR) {
+    report.status = PluginStatus::kNotLoadable;
+    report.reason = abi_mismatch(report);
     return;
   }
   if (claimed.count(manifest.name)) {

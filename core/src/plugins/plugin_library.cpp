@@ -167,18 +167,22 @@ std::vector<std::string> files_loaded_as(const std::vector<std::string>& require
   for (const std::string& name : required) {
     auto found = std::find_if(objects.begin(), objects.end(),
                               [&](const std::string& object) { return fs::path(object).filename() == name; });
-    files.push_back(found == objects.end() ? "" : *found);
+    // As opened: a RUNPATH of $ORIGIN/../.. gives .../cuda13/../../nvidia/...; shown normalised.
+    files.push_back(found == objects.end() ? "" : fs::path(*found).lexically_normal().string());
   }
   return files;
+}
+
+std::string abi_mismatch(const PluginReport& report) {
+  return "manifest declares ABI " + report.abi + ", this blobrt speaks " + std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) +
+         "." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR) + " (not loaded)";
 }
 
 ProbeStatus load_library(PluginReport& report, LoadedPlugin& loaded) {
   const Manifest& manifest = loaded.manifest;
   loaded.table = nullptr;
   if (manifest.abi_major != BLOBRT_PLUGIN_ABI_MAJOR) {
-    report.reason = "manifest declares ABI " + report.abi + ", this blobrt speaks " +
-                    std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." +
-                    std::to_string(BLOBRT_PLUGIN_ABI_MINOR) + " (not loaded)";
+    report.reason = abi_mismatch(report);
     return ProbeStatus::kNotLoadable;
   }
   std::error_code ec;

@@ -29,6 +29,9 @@ struct LoadedPlugin {
   std::vector<std::string> required_files;
 };
 
+// Why a plugin whose manifest declares another ABI major is not loaded.
+std::string abi_mismatch(const PluginReport& report);
+
 // Every shared object loaded in this process now, by absolute path (dl_iterate_phdr).
 std::vector<std::string> loaded_objects();
 
