@@ -39,9 +39,15 @@ echo "   built in $((SECONDS - start)) s:"
 (cd "$out" && for deb in *.deb; do printf '   %-60s %6d KiB\n' "$deb" $(( $(stat -c %s "$deb") / 1024 )); done)
 
 echo "== lintian"
-(cd "$out" && lintian --no-tag-display-limit --suppress-tags-from-file "$root/debian/lintian-suppressed" *.changes > lintian.txt 2>&1) || true
+# Fails on an error tag, and on lintian failing to run at all (never read as "0 errors").
+status=0
+(cd "$out" && lintian --fail-on error --tag-display-limit 0 *.changes > lintian.txt 2>&1) || status=$?
 errors=$(grep -c '^E: ' "$out/lintian.txt" || true)
 warnings=$(grep -c '^W: ' "$out/lintian.txt" || true)
 echo "   $errors errors, $warnings warnings ($out/lintian.txt)"
 grep '^[EW]: ' "$out/lintian.txt" | sed 's/^/   /' | head -40
-[ "$errors" -eq 0 ]
+if [ "$status" -ne 0 ]; then
+  [ "$errors" -gt 0 ] || tail -20 "$out/lintian.txt"
+  echo "lintian failed (exit $status)"
+  exit 1
+fi

@@ -8,8 +8,9 @@ mirror and PyPI (docs/packaging.md):
    the pytest suite work on a root without one build dependency. It holds no CUDA file.
 2. A CPU node: the runtime, tools, blis and opencl plugins and python3-blobrt from the .debs,
    installed by apt with what they pull from Debian (PoCL through the opencl plugin's
-   Recommends): `blobrt info` finds both plugins, `blobrt-conformance` passes on every
-   device, Debian's python3 imports blobrt, and no CUDA file is installed.
+   Recommends): `blobrt info` finds both plugins (and lists a plugin of another ABI major,
+   copied beside them, as not loaded), `blobrt-conformance` passes on every device,
+   Debian's python3 imports blobrt, and no CUDA file is installed.
 3. A GPU node's set: the CUDA plugin and libblobrt-dist's NCCL part from the .debs, the
    CUDA plugin wheel in the venv (`blobrt[cuda13-local]`). Without NVIDIA's libraries
    `blobrt info` gives the missing one as the reason; with the node's own (this machine's
@@ -96,6 +97,19 @@ checks.check(found.get("blis", {}).get("usable") and found.get("opencl", {}).get
              "the CPU node's blis and opencl (PoCL) plugins are usable", json.dumps(found, indent=1)[:3000])
 checks.check(all(p.get("manifest", "").startswith("/usr/lib/") for n, p in found.items() if not p.get("builtin")),
              "the plugins come from the packages' plugins.d", json.dumps(found, indent=1)[:3000])
+# A plugin of another ABI major beside the node's (a newer blobrt's, copied in by hand; the
+# packages' blobrt-abi-N dependency keeps apt from doing it): listed with why it is not
+# loaded, and it takes nothing from the node's own blis.
+rc, out = in_root("mkdir -p /opt/abi2 && sed 's/^abi = .*/abi = 2.0/' /usr/lib/x86_64-linux-gnu/blobrt/plugins.d/blis.plugin "
+                  "> /opt/abi2/blis.plugin && cp /usr/lib/x86_64-linux-gnu/blobrt/plugins.d/libblobrt-blis.so /opt/abi2/ && "
+                  "BLOBRT_PLUGIN_PATH=/opt/abi2 blobrt info --json",
+                  "`blobrt info` runs with a plugin of another ABI major on the search path")
+reports = json.loads(out[out.index("{"):])["plugins"] if "{" in out else []
+blis = [p for p in reports if p["name"] == "blis"]
+checks.check(len(blis) == 2 and "manifest declares ABI 2.0" in (blis[0]["reason"] or "") and blis[1]["usable"]
+             and blis[1]["manifest"].startswith("/usr/lib/"),
+             "a plugin of another ABI major is listed as not loaded and the packaged blis is used",
+             json.dumps(blis, indent=1))
 in_root("blobrt-conformance --gtest_brief=1 2>&1 | tail -5", "blobrt-conformance passes on every device of the CPU node",
         lambda rc, out: rc == 0 and "FAILED" not in out)
 in_root("cd / && python3 -c 'import blobrt, sys; b = blobrt.Blob([2, 3]); b.data[:] = 1; "
