@@ -70,7 +70,8 @@ std::string info_text(const json& r) {
         // Each with the file really loaded under that name, where the probe loaded one.
         for (std::size_t i = 0; i < p["requires"].size(); ++i) {
           s << " " << text(p["requires"][i]);
-          const json& found = p["requires_found"][i];
+          const json found = p.contains("requires_found") && i < p["requires_found"].size()
+                                 ? p["requires_found"][i] : json(nullptr);
           if (!found.is_null()) s << " (" << text(found) << ")";
         }
         s << "\n";

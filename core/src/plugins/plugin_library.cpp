@@ -10,7 +10,9 @@
 
 #include <boost/dll/shared_library.hpp>
 
+#include "blobrt/environment.hpp"
 #include "log.hpp"
+#include "search_path.hpp"
 #include "plugin_text.hpp"
 
 namespace blobrt {
@@ -131,6 +133,12 @@ std::string load_required(const std::string& name, const std::vector<std::string
     const fs::path candidate = fs::path(directory) / name;
     std::error_code ec;
     if (!fs::is_regular_file(candidate, ec)) continue;
+    // The same trust rule as for plugins: a file another user could have put there is not
+    // loaded (its constructors would run here).
+    if (!insecure_allowed()) {
+      const std::string unsafe = insecure_reason(candidate.string());
+      if (!unsafe.empty()) return insecure_refusal(unsafe);
+    }
     try {
       boost::dll::shared_library probe(candidate.string(), mode);
       return "";
@@ -190,8 +198,11 @@ ProbeStatus load_library(PluginReport& report, LoadedPlugin& loaded) {
     report.reason = "library file not found: " + report.library;
     return ProbeStatus::kNotLoadable;
   }
+  // A setuid/setgid process searches only the system's folders (as the dynamic linker
+  // ignores a $ORIGIN RUNPATH there).
   const std::vector<std::string> library_path =
-      library_path_directories(manifest, fs::path(report.library).parent_path().string());
+      environment::ignored() ? std::vector<std::string>{}
+                             : library_path_directories(manifest, fs::path(report.library).parent_path().string());
   for (const std::string& dependency : manifest.required_libraries) {
     std::string why = load_required(dependency, library_path);
     if (!why.empty()) {

@@ -75,15 +75,19 @@ std::string ancestors_reason(const fs::path& path) {
 std::vector<std::string> plugin_package_directories() {
   std::vector<std::string> directories;
   const std::string own = libblobrt_directory();
-  if (own.empty()) return directories;
   std::error_code ec;
+  // Only a relocated libblobrt (a wheel's) has plugin packages beside it; an installed one
+  // (in the configured <libdir>, whose plugins.d is BLOBRT_PLUGINS_DIR) searches nothing more.
+  const fs::path configured_libdir = fs::path(BLOBRT_PLUGINS_DIR).parent_path().parent_path();
+  if (own.empty() || fs::equivalent(own, configured_libdir, ec)) return directories;
   const fs::path packages = fs::path(own).parent_path() / "blobrt_plugins";
   if (!fs::is_directory(packages, ec)) return directories;
-  for (const fs::directory_entry& entry : fs::directory_iterator(packages, ec)) {
+  for (fs::directory_iterator it(packages, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
     std::error_code dir_ec;
-    if (entry.is_directory(dir_ec) && entry.path().filename().string().rfind("__", 0) != 0) {
-      directories.push_back(entry.path().string());
-    }
+    // Not Python's __pycache__, hidden entries or an editor's backups.
+    if (name.empty() || name[0] == '.' || name[0] == '_' || name.back() == '~') continue;
+    if (it->is_directory(dir_ec)) directories.push_back(it->path().string());
   }
   std::sort(directories.begin(), directories.end());  // the same order on every node
   return directories;
