@@ -11,11 +11,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-
-#include <link.h>
-#include <unistd.h>
-
 #include <vector>
+
+#include <unistd.h>
 
 #include "child_probe.hpp"
 #include "loader.hpp"

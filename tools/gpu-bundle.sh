@@ -6,8 +6,9 @@
 # The NVIDIA driver, libcudart and libcublas are never bundled: the GPU node provides
 # them (run-on-gpu.sh finds them). BUNDLE_BUILD_DIR (default build-gpu-bundle),
 # CUDA_ARCH (default 90) and BUNDLE_MAX_MIB (default 48, 56 with CAFFE_CUDA_BUILD) may be set. docs/cuda.md says more.
-# CAFFE_CUDA_BUILD: a Caffe checkout built for CUDA on blobrt (docs/caffe-on-blobrt.md, "A
-# CUDA build"); its `caffe` tool and libcaffe are bundled, and run-on-gpu.sh trains LeNet
+# CAFFE_CUDA_BUILD: a BVLC Caffe checkout, built here for CUDA on the bundle's blobrt
+# (tools/gpu-bundle/build-caffe-cuda.sh; docs/caffe-on-blobrt.md, "A CUDA build"); its
+# `caffe` tool and libcaffe are bundled, and run-on-gpu.sh trains LeNet
 # with it in GPU mode (tools/gpu-bundle/caffe-lenet-gpu.sh). Without it that step is skipped.
 set -euo pipefail
 
@@ -22,7 +23,8 @@ mkdir -p "$1"
 dir="$(cd "$1" && pwd)"
 cd "$root"
 
-"$root/tools/install-deps.sh"
+# Caffe's Makefile build links Boost.Thread/System and HDF5 besides what blobrt needs.
+"$root/tools/install-deps.sh" ${CAFFE_CUDA_BUILD:+libhdf5-dev libboost-thread-dev libboost-system-dev}
 if [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="/usr/local/cuda/bin:$PATH"
   export CUDA_PATH="${CUDA_PATH:-/usr/local/cuda}"
@@ -45,9 +47,13 @@ echo "== installing into $dir"
 find "$dir" -mindepth 1 -delete
 meson install -C "$build" --strip --no-rebuild --quiet --tags runtime,cuda,tests,devel >/dev/null
 
-# Caffe's own `caffe` tool built for CUDA on blobrt, where one is given: the tool in caffe/,
-# libcaffe beside the bundled libraries (env.sh's library path).
+# Caffe's own `caffe` tool built for CUDA on blobrt, where a checkout is given: built (or
+# brought up to date) against what was just installed, then the tool in caffe/ and libcaffe
+# beside the bundled libraries (env.sh's library path).
 if [ -n "${CAFFE_CUDA_BUILD:-}" ]; then
+  echo "== building Caffe's CUDA build in $CAFFE_CUDA_BUILD on the bundle's blobrt"
+  "$root/tools/gpu-bundle/build-caffe-cuda.sh" "$CAFFE_CUDA_BUILD" "$dir" "$arch" > "$build/caffe-cuda-build.log" 2>&1 ||
+    { echo "gpu-bundle: Caffe's build failed; the end of $build/caffe-cuda-build.log:" >&2; tail -n 20 "$build/caffe-cuda-build.log" >&2; exit 1; }
   caffe_build="$CAFFE_CUDA_BUILD/.build_release"
   for f in "$caffe_build/tools/caffe.bin" "$caffe_build/lib/libcaffe.so.1.0.0"; do
     [ -f "$f" ] || { echo "gpu-bundle: CAFFE_CUDA_BUILD=$CAFFE_CUDA_BUILD has no $f (make all tools there first)" >&2; exit 1; }

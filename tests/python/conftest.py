@@ -26,3 +26,9 @@ def _select(request: pytest.FixtureRequest) -> Iterator[None]:
 
 def host_memory(device_id: str) -> bool:
     return bool(next(d for d in blobrt.devices() if d["id"] == device_id)["memory_model"] == "shared")
+
+
+def cuda_memory(device_id: str) -> bool:
+    """Memory a DLPack consumer sees as CUDA memory (kDLCUDA): exported, but not readable by numpy."""
+    d = next(d for d in blobrt.devices() if d["id"] == device_id)
+    return bool(d["native_type"] == "cuda" and d["addressable_handles"])

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import blobrt
-from conftest import DATA, host_memory
+from conftest import DATA, cuda_memory, host_memory
 
 REF = os.path.join(DATA, "ref_float_2x3x4x5_diff")
 
@@ -103,6 +103,11 @@ def test_dlpack_round_trip_with_numpy(device: str) -> None:
     np.testing.assert_array_equal(b.data, a)
     a[0, 0, 0] = 99
     assert b.data[0, 0, 0] != 99                   # copied, not shared
+    if cuda_memory(device):                        # exported as kDLCUDA, which numpy cannot read
+        assert b.device_data.__dlpack_device__()[0] == 2
+        with pytest.raises(BufferError):
+            np.from_dlpack(b.device_data)
+        return
     if not host_memory(device):
         with pytest.raises(blobrt.Error, match="cannot be exported through DLPack"):
             b.device_data

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import blobrt
-from conftest import host_memory
+from conftest import cuda_memory, host_memory
 
 
 def test_numpy_attributes(device: str) -> None:
@@ -54,6 +54,10 @@ def test_dlpack_on_the_blob_itself(device: str) -> None:
             b.__dlpack_device__()
     else:
         assert list(b.__dlpack_device__()) == described
+    if cuda_memory(device):  # exported as kDLCUDA, which numpy cannot read
+        with pytest.raises(BufferError):
+            np.from_dlpack(b)
+        return
     if not host_memory(device):
         with pytest.raises(blobrt.UnsupportedError, match="cannot be exported through DLPack"):
             np.from_dlpack(b)

@@ -10,6 +10,7 @@
 #include <cstdlib>
 
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 
 namespace blobrt_kernels {
 
@@ -26,13 +27,28 @@ inline void advise_huge_pages(void* pointer, std::size_t bytes) {
   if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
+// True when `bytes` exceed the machine's memory and swap together. Every host buffer
+// blobrt hands out is touched whole (Caffe zero-fills at first touch), so such a request can
+// never be met; where the kernel overcommits without limit (vm.overcommit_memory=1, gVisor)
+// malloc would grant it and the OOM killer end the process at the fill. Refused instead, as
+// an allocation failure. Asked only from 1 GiB up, so small allocations pay no system call.
+inline bool beyond_memory_and_swap(std::size_t bytes) {
+  if (bytes < (std::size_t(1) << 30)) return false;
+  struct sysinfo info {};
+  if (::sysinfo(&info) != 0) return false;
+  const unsigned long long total =
+      (static_cast<unsigned long long>(info.totalram) + info.totalswap) * (info.mem_unit ? info.mem_unit : 1);
+  return bytes > total;
+}
+
 // aligned_alloc with `alignment` (a power of two), on huge pages when large. Free with free().
+// nullptr when it cannot be had (beyond_memory_and_swap included).
 inline void* allocate_host(std::size_t bytes, std::size_t alignment) {
   bool huge = bytes >= kHugePageThreshold;
   std::size_t align = huge ? kHugePage : alignment;
   std::size_t rounded = (bytes + align - 1) / align * align;
   if (rounded == 0) rounded = align;
-  if (rounded < bytes) return nullptr;
+  if (rounded < bytes || beyond_memory_and_swap(rounded)) return nullptr;
   void* pointer = std::aligned_alloc(align, rounded);
   if (pointer && huge) advise_huge_pages(pointer, rounded);
   return pointer;
