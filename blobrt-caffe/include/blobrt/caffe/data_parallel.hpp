@@ -47,7 +47,10 @@ class ParallelSolver : public Solver<Dtype> {
   explicit ParallelSolver(const ::caffe::SolverParameter& param) : Base(param), parallel_(this) {}
   ~ParallelSolver() override {
     const auto& t = parallel_.totals();
-    if (parallel_.rank() == 0 && t.iterations > 0) {
+    if (parallel_.rank() == 0 && t.iterations > 0 && parallel_.size() == 1) {
+      log_message(LogLevel::kInfo, "caffe data-parallel: ", t.iterations, " iterations on 1 rank; backward ",
+                  t.backward_seconds, " s, nothing to reduce");
+    } else if (parallel_.rank() == 0 && t.iterations > 0) {
       log_message(LogLevel::kInfo, "caffe data-parallel: ", t.iterations, " iterations on ", parallel_.size(),
                   " ranks; backward ", t.backward_seconds, " s, reduction ", t.reduce_seconds, " s, of which ",
                   100 * t.hidden_fraction(), "% hidden behind backward");
