@@ -21,6 +21,8 @@ arch="${CUDA_ARCH:-90}"
 max_mib="${BUNDLE_MAX_MIB:-$([ -n "${CAFFE_CUDA_BUILD:-}" ] && echo 56 || echo 48)}"
 mkdir -p "$1"
 dir="$(cd "$1" && pwd)"
+# Relative to where the script was started, not to the checkout it moves to below.
+[ -n "${CAFFE_CUDA_BUILD:-}" ] && CAFFE_CUDA_BUILD="$(cd "$CAFFE_CUDA_BUILD" && pwd)"
 cd "$root"
 
 # Caffe's Makefile build links Boost.Thread/System and HDF5 besides what blobrt needs.
@@ -56,7 +58,7 @@ if [ -n "${CAFFE_CUDA_BUILD:-}" ]; then
     { echo "gpu-bundle: Caffe's build failed; the end of $build/caffe-cuda-build.log:" >&2; tail -n 20 "$build/caffe-cuda-build.log" >&2; exit 1; }
   caffe_build="$CAFFE_CUDA_BUILD/.build_release"
   for f in "$caffe_build/tools/caffe.bin" "$caffe_build/lib/libcaffe.so.1.0.0"; do
-    [ -f "$f" ] || { echo "gpu-bundle: CAFFE_CUDA_BUILD=$CAFFE_CUDA_BUILD has no $f (make all tools there first)" >&2; exit 1; }
+    [ -f "$f" ] || { echo "gpu-bundle: CAFFE_CUDA_BUILD=$CAFFE_CUDA_BUILD has no $f after its build (a Makefile.config of its own that builds elsewhere: DEBUG, BUILD_DIR?)" >&2; exit 1; }
   done
   echo "== adding Caffe's CUDA build from $CAFFE_CUDA_BUILD"
   mkdir -p "$dir/caffe" "$dir/lib/deps"

@@ -59,14 +59,18 @@ bool contains(const std::string& haystack, const std::string& needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-// What `auto` picks here: a usable CUDA device first (an accelerator, priority 400), else
-// BLIS. Read from `blobrt info --json`, so that the text checks below hold on a GPU node too.
+// What `auto` should pick here: the device `info --json` reports active when it is a GPU
+// (auto puts a plugin with an accelerator first: cuda:0 on a GPU node), else BLIS, so that
+// the text checks below hold on a GPU node too and still pin auto's choice on a CPU machine.
 std::string expected_auto_device() {
   Outcome r = run("", "info --json");
   const nlohmann::json info = nlohmann::json::parse(r.out, nullptr, /*allow_exceptions=*/false);
-  if (info.is_object())
+  if (info.is_object() && info["active"].is_string()) {
+    const std::string active = info["active"];
     for (const auto& p : info["plugins"])
-      if (p["name"] == "cuda" && p["usable"] == true) return "cuda:0";
+      for (const auto& d : p["devices"])
+        if (d.value("id", "") == active && d.value("type", "") == "GPU") return active;
+  }
   return "blis:0";
 }
 

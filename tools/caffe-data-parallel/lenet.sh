@@ -10,14 +10,19 @@
 # scikit-image (pycaffe's imports) and blobrt's Python package on PYTHONPATH or installed.
 # PYTHON (default python3): the interpreter pycaffe was built for.
 set -euo pipefail
-[ $# -eq 2 ] || { sed -n '2,12p' "$0" >&2; exit 2; }
+[ $# -eq 2 ] || { sed -n '2,11p' "$0" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
 python=${PYTHON:-python3}
 caffe=$(cd "$1" && pwd)
 mkdir -p "$2"
 out=$(cd "$2" && pwd)
 [ -f "$caffe/python/caffe/_caffe.so" ] || { echo "lenet.sh: $caffe has no pycaffe (make pycaffe there)" >&2; exit 2; }
-[ -d "$out/train_lmdb" ] || "$python" "$here/make_lmdb.py" "$caffe" "$out"
+# Written whole or not at all: an interrupted earlier write is redone.
+if [ ! -f "$out/lmdb.done" ]; then
+  rm -rf "$out/train_lmdb" "$out/test_lmdb"
+  "$python" "$here/make_lmdb.py" "$caffe" "$out"
+  touch "$out/lmdb.done"
+fi
 export PYTHONPATH="$caffe/python${PYTHONPATH:+:$PYTHONPATH}"
 backend=${BLOBRT_BACKEND:-auto}
 echo "LeNet, 100 iterations, global batch 128, on $backend"
@@ -46,7 +51,8 @@ SOLVER
     -x PYTHONPATH -x GLOG_logtostderr -x BLOBRT_LOG -x BLOBRT_BACKEND="$backend" \
     "$python" "$here/train.py" "$out/solver-$ranks.prototxt" "$out/lenet-$ranks.caffemodel" > "$out/train-$ranks.log" 2>&1 ||
     { echo "lenet.sh: the $ranks-rank run failed; the end of $out/train-$ranks.log:" >&2; tail -n 15 "$out/train-$ranks.log" >&2; exit 1; }
-  grep -h "^RESULT" "$out/train-$ranks.log"
+  grep -h "^RESULT" "$out/train-$ranks.log" ||
+    { echo "lenet.sh: the $ranks-rank run printed no RESULT line; see $out/train-$ranks.log" >&2; exit 1; }
   grep -ho "caffe data-parallel: [0-9]* iterations.*" "$out/train-$ranks.log" || true
 done
 status=0

@@ -45,6 +45,13 @@ Q ?= @
 EOF
 fi
 
+# A checkout configured for the CPU (the pycaffe route's CPU_ONLY) would be built and bundled
+# without CUDA; its objects would be reused, as Caffe's rules do not depend on the config.
+if grep -Eq '^[[:space:]]*CPU_ONLY[[:space:]]*:?=[[:space:]]*1' "$checkout/Makefile.config"; then
+  echo "build-caffe-cuda.sh: $checkout/Makefile.config sets CPU_ONLY := 1; use a checkout of its own for the CUDA build" >&2
+  exit 2
+fi
+
 cd "$checkout"
 # blobrt's four files (and math_functions.cu) stay out; Caffe's tests are not built.
 cxx_srcs=$(find src/caffe ! -name 'test_*.cpp' -name '*.cpp' |

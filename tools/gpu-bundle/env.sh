@@ -31,27 +31,10 @@ fi
 # libnccl: the NCCL part (test_nccl_part) needs it, blobrt-bench-cuda reports its version;
 # a node may lack it, so it is looked for where NCCL installs (its wheel: under a Python's
 # site-packages), not on the whole disk.
-blobrt_nccl_wheel=$(python3 -c 'import os, nvidia.nccl as n; print(os.path.join(list(n.__path__)[0], "lib"))' 2>/dev/null)
-# NVIDIA's libraries from python3's pip wheels (nvidia/cu13/lib, or nvidia/<package>/lib in
-# the older layout) come first where they are: PyTorch, JAX and CuPy load those, and one
-# process should hold one copy of libcudart and libcublas. Seen on an H200 node (2026-11-27)
-# with the toolkit's /usr/local/cuda libraries first: `import blobrt` (which loaded the CUDA
-# plugin on them) and then `import torch` (2.11+cu130, pip's libraries) aborted with
-# "free(): invalid pointer", JAX's first computation likewise; torch first, then blobrt,
-# passed every check. Two versions of CUDA's libraries in one process is the likely cause;
-# this order has not yet run on a GPU (docs/cuda.md, "The first GPU run").
-blobrt_pip_nvidia=$(python3 -c 'import os, nvidia
-for root in nvidia.__path__:
-    for d in ["cu13/lib"] + [p + "/lib" for p in ("cuda_runtime", "cublas", "nccl")]:
-        if os.path.isdir(os.path.join(root, d)): print(os.path.join(root, d))' 2>/dev/null)
+blobrt_nccl_wheel=$(python3 -c 'import os, nvidia.nccl as n; print(os.path.join(list(n.__path__)[0], "lib"))' 2>/dev/null || true)
 for blobrt_lib in libcudart.so.13 libcublas.so.13 libcublasLt.so.13 libnccl.so.2; do
   blobrt_dir=""
-  for blobrt_pip_dir in $blobrt_pip_nvidia; do
-    [ -e "$blobrt_pip_dir/$blobrt_lib" ] && { blobrt_dir="$blobrt_pip_dir"; break; }
-  done
-  if [ -n "$blobrt_dir" ]; then
-    :
-  elif [ "$blobrt_lib" = libnccl.so.2 ]; then
+  if [ "$blobrt_lib" = libnccl.so.2 ]; then
     blobrt_dir=$(blobrt_find_lib "$blobrt_lib" optional) ||
       { [ -e "$blobrt_nccl_wheel/$blobrt_lib" ] && blobrt_dir="$blobrt_nccl_wheel"; }
   else
@@ -66,4 +49,4 @@ export LD_LIBRARY_PATH="$blobrt_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="$blobrt_bundle/bin:$PATH"
 export BLOBRT_PLUGIN_SYSTEM_PATH="$blobrt_bundle/lib/blobrt/plugins.d"
 export BLOBRT_PLUGIN_SCANNER="$blobrt_bundle/libexec/blobrt-plugin-scanner"
-unset blobrt_libs blobrt_cxx_needed blobrt_sys_cxx blobrt_lib blobrt_dir blobrt_nccl_wheel blobrt_pip_nvidia blobrt_pip_dir
+unset blobrt_libs blobrt_cxx_needed blobrt_sys_cxx blobrt_lib blobrt_dir blobrt_nccl_wheel

@@ -186,7 +186,18 @@ checks() {
   else
     step python-build sh -c 'meson setup "$1" "$2/python-build" -Dbundle="$2" && ninja -C "$1"' _ "$pybuild" "$here"
     if [ -d "$pybuild/blobrt" ]; then
+      # The Python steps put python3's pip NVIDIA libraries (nvidia/cu13/lib, where torch,
+      # JAX and CuPy for CUDA 13 load theirs) ahead of the toolkit's, so that blobrt's CUDA
+      # plugin uses the copy they use: one process should hold one libcudart and libcublas.
+      # On an H200 (2026-11-27) with the toolkit's CUDA 13.0 libraries first, `import blobrt`
+      # then `import torch` aborted ("free(): invalid pointer"); torch first passed. The C++
+      # steps keep the toolkit's libraries, which the results page names.
+      pip_cuda=$(python3 -c 'import os, nvidia
+for root in nvidia.__path__:
+    if os.path.isfile(os.path.join(root, "cu13", "lib", "libcudart.so.13")): print(os.path.join(root, "cu13", "lib"))' 2>/dev/null | head -n 1 || true)
       py_env=("${suite_env[@]}" PYTHONPATH="$pybuild")
+      [ -n "$pip_cuda" ] && py_env+=(LD_LIBRARY_PATH="$pip_cuda:$LD_LIBRARY_PATH")
+      note "         Python steps: NVIDIA libraries from ${pip_cuda:-the same place as the C++ steps (no pip nvidia/cu13/lib for python3)}"
       if python3 -c 'import pytest' >/dev/null 2>&1; then
         # Not the stub check: it compares the source tree's _blobrt.pyi with what this node's
         # nanobind would generate, a check of the build machine's tree (CI runs it there).
