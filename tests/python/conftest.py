@@ -24,11 +24,16 @@ def _select(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
 
 
+def _described(device_id: str) -> dict:
+    """blobrt.devices()' description of one device."""
+    return next(d for d in blobrt.devices() if d["id"] == device_id)
+
+
 def host_memory(device_id: str) -> bool:
-    return bool(next(d for d in blobrt.devices() if d["id"] == device_id)["memory_model"] == "shared")
+    return bool(_described(device_id)["memory_model"] == "shared")
 
 
 def cuda_memory(device_id: str) -> bool:
     """Memory a DLPack consumer sees as CUDA memory (kDLCUDA): exported, but not readable by numpy."""
-    d = next(d for d in blobrt.devices() if d["id"] == device_id)
+    d = _described(device_id)
     return bool(d["native_type"] == "cuda" and d["addressable_handles"])

@@ -30,23 +30,11 @@ for spec in 1:128 2:64 4:32; do
   ranks=${spec%%:*} batch=${spec##*:}
   sed -e "s#examples/mnist/mnist_train_lmdb#$out/train_lmdb#; s#examples/mnist/mnist_test_lmdb#$out/test_lmdb#" \
       -e "0,/batch_size: 64/s//batch_size: $batch/" "$caffe/examples/mnist/lenet_train_test.prototxt" > "$out/net-$ranks.prototxt"
-  cat > "$out/solver-$ranks.prototxt" <<SOLVER
-net: "$out/net-$ranks.prototxt"
-test_iter: 10
-test_interval: 100000
-test_initialization: false
-base_lr: 0.01
-momentum: 0.9
-weight_decay: 0.0005
-lr_policy: "inv"
-gamma: 0.0001
-power: 0.75
-display: 20
-max_iter: 100
-random_seed: 1701
-snapshot_after_train: false
-solver_mode: CPU
-SOLVER
+  # Caffe's own lenet_solver.prototxt, with this run's net, length and seed, and no tests or snapshots.
+  sed -e "s#^net: .*#net: \"$out/net-$ranks.prototxt\"#; s#^test_iter: .*#test_iter: 10#; s#^test_interval: .*#test_interval: 100000#" \
+      -e "s#^display: .*#display: 20#; s#^max_iter: .*#max_iter: 100#; s#^snapshot: .*#snapshot: 0#; s#^solver_mode: .*#solver_mode: CPU#" \
+      "$caffe/examples/mnist/lenet_solver.prototxt" > "$out/solver-$ranks.prototxt"
+  printf 'random_seed: 1701\ntest_initialization: false\nsnapshot_after_train: false\n' >> "$out/solver-$ranks.prototxt"
   GLOG_logtostderr=1 BLOBRT_LOG=info mpirun --allow-run-as-root --oversubscribe -np "$ranks" \
     -x PYTHONPATH -x GLOG_logtostderr -x BLOBRT_LOG -x BLOBRT_BACKEND="$backend" \
     "$python" "$here/train.py" "$out/solver-$ranks.prototxt" "$out/lenet-$ranks.caffemodel" > "$out/train-$ranks.log" 2>&1 ||
