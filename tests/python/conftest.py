@@ -2,6 +2,7 @@
 device this machine can open (blobrt.available_devices(), as the C++ suites do)."""
 from collections.abc import Iterator
 import os
+from typing import Any
 
 import pytest
 
@@ -24,7 +25,7 @@ def _select(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
 
 
-def _described(device_id: str) -> dict:
+def _described(device_id: str) -> dict[str, Any]:
     """blobrt.devices()' description of one device."""
     return next(d for d in blobrt.devices() if d["id"] == device_id)
 
