@@ -50,7 +50,7 @@ status=0
 errors=$(grep -c '^E: ' "$out/lintian.txt" || true)
 warnings=$(grep -c '^W: ' "$out/lintian.txt" || true)
 echo "   $errors errors, $warnings warnings ($out/lintian.txt)"
-grep '^[EW]: ' "$out/lintian.txt" | sed 's/^/   /' | head -40
+grep '^[EW]: ' "$out/lintian.txt" | sed -n 's/^/   /; 1,40p' || true
 if [ "$status" -ne 0 ]; then
   [ "$errors" -gt 0 ] || tail -20 "$out/lintian.txt"
   echo "lintian failed (exit $status)"

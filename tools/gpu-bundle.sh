@@ -78,6 +78,7 @@ gpu_lib='^(libcuda\.so|libcudart\.so|libcublas\.so|libcublasLt\.so|libnccl\.so|l
 # node has its own, and bundled it would be most of the size. run-on-gpu.sh's Caffe step is
 # skipped, naming what is missing, on a node that lacks one.
 node_lib='^(libcurl|libssl|libcrypto|libnghttp2|libidn2|librtmp|libssh2|libpsl|libgssapi_krb5|libldap|liblber|libzstd|libbrotli|libunistring|libgnutls|libkrb5|libk5crypto|libhogweed|libnettle|libgmp|libp11-kit|libtasn1|libsasl2|libffi|libcom_err|libkeyutils)'
+# (head's 4 bytes are one write, so grep -q leaving early cannot cut it off.)  pipe-early: ok
 mapfile -t elves < <(find "$dir" -type f \( -perm -u+x -o -name '*.so*' \) -exec sh -c \
   'head -c 4 "$1" | grep -q "ELF" && echo "$1"' _ {} \;)
 declare -A wanted=()
@@ -89,8 +90,10 @@ for f in "${elves[@]}"; do
   done < <(LD_LIBRARY_PATH="$dir/lib" ldd "$f" 2>/dev/null | grep '=> /')
 done
 # The plugins load these at run time (manifests' `requires`), not through DT_NEEDED.
+# awk reads all of ldconfig's list (no early exit): under pipefail, ldconfig killed by
+# SIGPIPE after an early match failed this script at random, without a word.
 for name in libOpenCL.so.1 libclblast.so.1; do
-  path=$(ldconfig -p | awk -v n="$name" '$1 == n && /x86-64/ {print $NF; exit}')
+  path=$(ldconfig -p | awk -v n="$name" '$1 == n && /x86-64/ && !found {print $NF; found = 1}')
   [ -n "$path" ] && wanted["$name"]="$path"
 done
 for name in "${!wanted[@]}"; do
@@ -143,13 +146,13 @@ install -m 755 tools/gpu-bundle/caffe-lenet-gpu.sh "$dir/libexec/blobrt/caffe-le
 {
   echo "blobrt $(meson introspect "$build" --projectinfo | python3 -c 'import json,sys; print(json.load(sys.stdin)["version"])') GPU bundle"
   echo "commit: $(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown)$(git -C "$root" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
-  echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(. /etc/os-release && echo "$PRETTY_NAME"), $(g++ --version | head -n 1), $(nvcc --version | tail -n 2 | head -n 1)"
+  echo "built: $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(. /etc/os-release && echo "$PRETTY_NAME"), $(g++ --version | sed -n 1p), $(nvcc --version | tail -n 2 | sed -n 1p)"
   echo "CUDA plugin: sm_$arch machine code + compute_$arch PTX"
   echo "bundled libraries (Debian package, version):"
   for name in $(printf '%s\n' "${!wanted[@]}" | sort); do
     real=$(readlink -f "${wanted[$name]}")
     # Debian's merged /usr: dpkg may know the file under /lib rather than /usr/lib.
-    pkg=$({ dpkg -S "$real" 2>/dev/null || dpkg -S "${real#/usr}" 2>/dev/null || true; } | head -n 1 | cut -d: -f1)
+    pkg=$({ dpkg -S "$real" 2>/dev/null || dpkg -S "${real#/usr}" 2>/dev/null || true; } | awk -F: 'NR == 1 {print $1}')
     echo "  $name  ${pkg:-?} $( [ -n "$pkg" ] && dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null)"
   done
 } > "$dir/BUNDLE.txt"
@@ -159,6 +162,6 @@ mib=$(( (size + 1048575) / 1048576 ))
 echo "== bundle: $dir, $mib MiB ($size bytes), limit $max_mib MiB"
 if [ "$size" -gt $(( max_mib * 1048576 )) ]; then
   echo "gpu-bundle: $dir is $mib MiB, over the $max_mib MiB limit; largest files:" >&2
-  find "$dir" -type f -printf '%s %p\n' | sort -rn | head -n 10 >&2
+  find "$dir" -type f -printf '%s %p\n' | sort -rn | sed -n 1,10p >&2
   exit 1
 fi

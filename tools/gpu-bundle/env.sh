@@ -8,7 +8,9 @@ blobrt_bundle="$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")" && pwd)"
 # put it.
 blobrt_find_lib() {
   local found
-  found=$(ldconfig -p 2>/dev/null | awk -v n="$1" '$1 == n && /x86-64/ {print $NF; exit}')
+  # No reader here leaves its pipe early: under a caller's pipefail, the writer's SIGPIPE
+  # would read as a failure.
+  found=$(ldconfig -p 2>/dev/null | awk -v n="$1" '$1 == n && /x86-64/ && !seen {print $NF; seen = 1}')
   if [ -z "$found" ]; then
     for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib /usr/local/cuda-*/lib64 \
              /usr/lib/x86_64-linux-gnu /usr/local/nvidia/lib64 /usr/local/nvidia/lib; do
@@ -16,7 +18,7 @@ blobrt_find_lib() {
     done
   fi
   if [ -z "$found" ] && [ "${2:-}" != optional ]; then
-    found=$(find / -xdev \( -path /proc -o -path /sys \) -prune -o -name "$1" -print 2>/dev/null | head -n 1)
+    found=$(find / -xdev \( -path /proc -o -path /sys \) -prune -o -name "$1" -print -quit 2>/dev/null)
   fi
   [ -n "$found" ] && dirname "$found"
 }
@@ -24,7 +26,7 @@ blobrt_find_lib() {
 blobrt_libs="$blobrt_bundle/lib:$blobrt_bundle/lib/deps"
 # The bundle's libstdc++ only where the node's own lacks a symbol version the bundle needs.
 blobrt_cxx_needed=$(cat "$blobrt_bundle/lib/cxx/GLIBCXX_NEEDED" 2>/dev/null)
-blobrt_sys_cxx=$(ldconfig -p 2>/dev/null | awk '$1 == "libstdc++.so.6" && /x86-64/ {print $NF; exit}')
+blobrt_sys_cxx=$(ldconfig -p 2>/dev/null | awk '$1 == "libstdc++.so.6" && /x86-64/ && !seen {print $NF; seen = 1}')
 if [ -z "$blobrt_sys_cxx" ] || { [ -n "$blobrt_cxx_needed" ] && ! grep -qa "$blobrt_cxx_needed" "$blobrt_sys_cxx"; }; then
   blobrt_libs="$blobrt_libs:$blobrt_bundle/lib/cxx"
 fi

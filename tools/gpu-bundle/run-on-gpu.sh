@@ -98,7 +98,7 @@ step_or_skip() {
 note "blobrt GPU bundle run, $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(hostname)"
 sed -n '1,4p' "$here/BUNDLE.txt" | sed 's/^/  /' | tee -a "$summary"
 if command -v nvidia-smi >/dev/null; then
-  note "  GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -n 1)"
+  note "  GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | sed -n 1p)"
 else
   note "  GPU: nvidia-smi not found"
 fi
@@ -194,7 +194,7 @@ checks() {
       # steps keep the toolkit's libraries, which the results page names.
       pip_cuda=$(python3 -c 'import os, nvidia
 for root in nvidia.__path__:
-    if os.path.isfile(os.path.join(root, "cu13", "lib", "libcudart.so.13")): print(os.path.join(root, "cu13", "lib"))' 2>/dev/null | head -n 1 || true)
+    if os.path.isfile(os.path.join(root, "cu13", "lib", "libcudart.so.13")): print(os.path.join(root, "cu13", "lib"))' 2>/dev/null | sed -n 1p || true)
       py_env=("${suite_env[@]}" PYTHONPATH="$pybuild")
       [ -n "$pip_cuda" ] && py_env+=(LD_LIBRARY_PATH="$pip_cuda:$LD_LIBRARY_PATH")
       note "         Python steps: NVIDIA libraries from ${pip_cuda:-the same place as the C++ steps (no pip nvidia/cu13/lib for python3)}"
