@@ -105,8 +105,12 @@ check(not (read_in_code - table), f"every variable the code reads is in README's
 check(not (table - read_in_code), f"every variable in README's table is read by the code (stale: {sorted(table - read_in_code)})")
 
 # 2b. The CI stages: ci/stages, the ci/*.sh scripts and README's table of them are one list.
-listed = [l.strip() for l in read(os.path.join(root, "ci", "stages")).splitlines()
-          if l.strip() and not l.startswith("#")]
+# A line is "NAME LEAST_SECONDS" (tools/build.sh skips a stage whose least time no longer fits).
+stage_lines = [l.split() for l in read(os.path.join(root, "ci", "stages")).splitlines()
+               if l.strip() and not l.startswith("#")]
+listed = [words[0] for words in stage_lines]
+check(all(len(words) == 2 and words[1].isdigit() for words in stage_lines),
+      f"every line of ci/stages is a name and its least time in seconds ({stage_lines})")
 scripts = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(root, "ci", "*.sh")) if not p.endswith("/lib.sh"))
 in_readme = re.findall(r"^\| `([a-z-]+)` \| ", readme[readme.find("| stage | what it does |"):], re.M)
 check(sorted(listed) == scripts, f"every ci/*.sh is a stage in ci/stages and back (listed {listed}, scripts {scripts})")
