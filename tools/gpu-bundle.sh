@@ -78,7 +78,6 @@ gpu_lib='^(libcuda\.so|libcudart\.so|libcublas\.so|libcublasLt\.so|libnccl\.so|l
 # node has its own, and bundled it would be most of the size. run-on-gpu.sh's Caffe step is
 # skipped, naming what is missing, on a node that lacks one.
 node_lib='^(libcurl|libssl|libcrypto|libnghttp2|libidn2|librtmp|libssh2|libpsl|libgssapi_krb5|libldap|liblber|libzstd|libbrotli|libunistring|libgnutls|libkrb5|libk5crypto|libhogweed|libnettle|libgmp|libp11-kit|libtasn1|libsasl2|libffi|libcom_err|libkeyutils)'
-# (head's 4 bytes are one write, so grep -q leaving early cannot cut it off.)  pipe-early: ok
 mapfile -t elves < <(find "$dir" -type f \( -perm -u+x -o -name '*.so*' \) -exec sh -c \
   'head -c 4 "$1" | grep -q "ELF" && echo "$1"' _ {} \;)
 declare -A wanted=()
