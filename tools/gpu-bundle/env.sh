@@ -7,7 +7,7 @@ blobrt_bundle="$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")" && pwd)"
 # CUDA installs and Python wheels (nvidia-cublas, nvidia-cuda-runtime, nvidia-nccl-cu13)
 # put it.
 blobrt_find_lib() {
-  local found
+  local found d
   # No reader here leaves its pipe early: under a caller's pipefail, the writer's SIGPIPE
   # would read as a failure.
   found=$(ldconfig -p 2>/dev/null | awk -v n="$1" '$1 == n && /x86-64/ && !seen {print $NF; seen = 1}')
@@ -51,4 +51,6 @@ export LD_LIBRARY_PATH="$blobrt_libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PATH="$blobrt_bundle/bin:$PATH"
 export BLOBRT_PLUGIN_SYSTEM_PATH="$blobrt_bundle/lib/blobrt/plugins.d"
 export BLOBRT_PLUGIN_SCANNER="$blobrt_bundle/libexec/blobrt-plugin-scanner"
-unset blobrt_libs blobrt_cxx_needed blobrt_sys_cxx blobrt_lib blobrt_dir blobrt_nccl_wheel
+# What a user's shell keeps: the exports above, nothing else of this file's.
+unset blobrt_bundle blobrt_libs blobrt_cxx_needed blobrt_sys_cxx blobrt_lib blobrt_dir blobrt_nccl_wheel
+unset -f blobrt_find_lib
