@@ -7,10 +7,12 @@
 
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -24,7 +26,9 @@
 #include <utility>
 #include <vector>
 
+#include "blobrt_kernels/huge_pages.hpp"
 #include "blobrt_kernels/level1.hpp"
+#include "blobrt_kernels/memory_limit.hpp"
 #include "blobrt_kernels/stream_copy.hpp"
 #include "blobrt_kernels/team_size.hpp"
 
@@ -366,6 +370,141 @@ TEST(SlurmTasksTest, CompressedListsAreRead) {
   EXPECT_EQ(slurm_tasks_on_node("8", 0), 8);
   EXPECT_EQ(slurm_tasks_on_node("2(x", 0), std::nullopt);
   EXPECT_EQ(slurm_tasks_on_node("", 0), std::nullopt);
+}
+
+// cgroup_memory_limit on made-up /proc/self/cgroup files and cgroup trees.
+class CgroupLimitTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    char name[] = "/tmp/blobrt-cgroup-XXXXXX";
+    ASSERT_NE(::mkdtemp(name), nullptr);
+    root_ = name;
+  }
+  void TearDown() override { std::filesystem::remove_all(root_); }
+  void write(const std::string& relative, const std::string& text) {
+    const std::filesystem::path path = root_ / relative;
+    std::filesystem::create_directories(path.parent_path());
+    std::ofstream(path) << text;
+  }
+  unsigned long long limit(unsigned long long swap = blobrt_kernels::kNoMemoryLimit) {
+    return blobrt_kernels::cgroup_memory_limit((root_ / "proc-cgroup").c_str(), (root_ / "fs").c_str(), swap);
+  }
+  std::filesystem::path root_;
+};
+
+constexpr unsigned long long kGiB = 1ULL << 30;
+
+TEST_F(CgroupLimitTest, V2TheLeastLimitOnTheWayToTheRootBinds) {
+  write("proc-cgroup", "0::/job/step\n");
+  write("fs/cgroup.controllers", "memory\n");
+  write("fs/job/memory.max", std::to_string(3 * kGiB) + "\n");
+  write("fs/job/memory.swap.max", "0\n");
+  write("fs/job/step/memory.max", "max\n");
+  write("fs/job/step/memory.swap.max", "max\n");
+  EXPECT_EQ(limit(), 3 * kGiB);
+  write("fs/job/step/memory.max", std::to_string(2 * kGiB) + "\n");
+  write("fs/job/step/memory.swap.max", std::to_string(kGiB / 2) + "\n");
+  EXPECT_EQ(limit(), 2 * kGiB + kGiB / 2);
+}
+
+TEST_F(CgroupLimitTest, V2SwapWithoutAccountingIsTheMachines) {
+  write("proc-cgroup", "0::/job\n");
+  write("fs/job/memory.max", std::to_string(kGiB) + "\n");
+  EXPECT_EQ(limit(5 * kGiB), 6 * kGiB);
+  EXPECT_EQ(limit(), blobrt_kernels::kNoMemoryLimit) << "unknown swap: no limit can be told";
+}
+
+TEST_F(CgroupLimitTest, V2NoLimitAnywhere) {
+  write("proc-cgroup", "0::/\n");
+  write("fs/memory.stat", "anon 0\n");
+  EXPECT_EQ(limit(0), blobrt_kernels::kNoMemoryLimit);
+}
+
+TEST_F(CgroupLimitTest, V1MemoryControllerLineWinsOverTheUnifiedOne) {
+  write("proc-cgroup", "9:name=systemd:/\n4:cpu,memory:/a/b\n0::/\n");
+  write("fs/memory/a/b/memory.limit_in_bytes", std::to_string(2 * kGiB) + "\n");
+  write("fs/memory/a/b/memory.memsw.limit_in_bytes", "9223372036854771712\n");  // v1's "unlimited"
+  EXPECT_EQ(limit(kGiB), 3 * kGiB) << "memory limit + the machine's swap, below memsw";
+  write("fs/memory/a/memory.memsw.limit_in_bytes", std::to_string(kGiB) + "\n");
+  EXPECT_EQ(limit(kGiB), kGiB) << "a parent's memsw binds";
+}
+
+TEST_F(CgroupLimitTest, APathNotBelowTheMountReadsTheMountedRoot) {
+  // A container's own cgroup mounted as the root, /proc still naming the host's path.
+  write("proc-cgroup", "0::/docker/0123abcd\n");
+  write("fs/memory.max", std::to_string(4 * kGiB) + "\n");
+  write("fs/memory.swap.max", "0\n");
+  EXPECT_EQ(limit(), 4 * kGiB);
+}
+
+TEST_F(CgroupLimitTest, UnreadableOrOddFilesMeanNoLimit) {
+  EXPECT_EQ(limit(), blobrt_kernels::kNoMemoryLimit) << "no /proc/self/cgroup";
+  write("proc-cgroup", "garbage without colons\n");
+  EXPECT_EQ(limit(), blobrt_kernels::kNoMemoryLimit);
+  write("proc-cgroup", "0::/job\n");
+  write("fs/job/memory.max", "12 GiB\n");
+  write("fs/job/memory.swap.max", "\n");
+  EXPECT_EQ(limit(0), blobrt_kernels::kNoMemoryLimit);
+  write("fs/job/memory.max", "-5\n");
+  EXPECT_EQ(limit(0), blobrt_kernels::kNoMemoryLimit);
+}
+
+// In a control group limited to 1 GiB (a container's or a batch job's limit), a 3 GiB host
+// buffer is refused at once, though the machine has the memory: touched, it would meet the
+// group's OOM killer. Run in a child moved into a new group below this process's own;
+// skipped where groups cannot be made (no cgroupfs, no permission, v2's no-internal-process
+// rule).
+TEST(ExhaustionCgroupTest, AHostBufferBeyondTheCgroupLimitIsRefused) {
+  std::string path;
+  bool v2 = false;
+  if (!blobrt_kernels::memory_limit_detail::memory_cgroup_path("/proc/self/cgroup", &path, &v2)) {
+    GTEST_SKIP() << "no memory control group in /proc/self/cgroup";
+  }
+  std::string group = (v2 ? "/sys/fs/cgroup" : "/sys/fs/cgroup/memory") + path;
+  group += (group.back() == '/' ? "" : "/") + std::string("blobrt-exhaustion-") + std::to_string(::getpid());
+  if (::mkdir(group.c_str(), 0755) != 0) {
+    GTEST_SKIP() << "cannot make a control group " << group << ": " << std::strerror(errno);
+  }
+  auto put = [&](const char* file, const std::string& value) {
+    std::ofstream out(group + "/" + file);
+    out << value << std::flush;
+    return static_cast<bool>(out);
+  };
+  const std::string gib = std::to_string(1ULL << 30);
+  const bool limited = put(v2 ? "memory.max" : "memory.limit_in_bytes", gib);
+  // Swap too, where the kernel accounts it; where it does not, the group may use the
+  // machine's swap besides, and 3 GiB is beyond the group only on a machine with less.
+  const bool swap_limited = limited && put(v2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes", v2 ? "0" : gib);
+  unsigned long long machine_swap = 0;
+  blobrt_kernels::machine_memory_and_swap(&machine_swap);
+  const bool beyond = swap_limited || (3ULL << 30) > (1ULL << 30) + machine_swap;
+  const pid_t child = limited && beyond ? ::fork() : -1;
+  if (child == 0) {
+    if (!put("cgroup.procs", std::to_string(::getpid()))) _exit(77);
+    void* refused = blobrt_kernels::allocate_host(std::size_t(3) << 30, 64);
+    void* granted = blobrt_kernels::allocate_host(std::size_t(512) << 20, 64);  // never touched
+    const int code = (refused == nullptr ? 0 : 1) | (granted != nullptr ? 0 : 2);
+    std::free(refused);
+    std::free(granted);
+    _exit(code);
+  }
+  int status = 0;
+  if (child > 0) ::waitpid(child, &status, 0);
+  ::rmdir(group.c_str());
+  if (!limited) GTEST_SKIP() << "cannot set a memory limit in " << group;
+  if (!beyond) GTEST_SKIP() << "swap is not limited in " << group << " and the machine has " << machine_swap << " bytes of it";
+  ASSERT_GT(child, 0) << "fork failed";
+  ASSERT_TRUE(WIFEXITED(status)) << "the child ended by signal " << WTERMSIG(status);
+  if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "cannot join the control group " << group;
+  EXPECT_EQ(WEXITSTATUS(status) & 1, 0) << "3 GiB was granted in a group limited to 1 GiB";
+  EXPECT_EQ(WEXITSTATUS(status) & 2, 0) << "512 MiB (never touched) was refused in a group limited to 1 GiB";
+}
+
+TEST(ProcessMemoryLimitTest, IsAtMostTheMachinesMemoryAndSwap) {
+  const unsigned long long machine = blobrt_kernels::machine_memory_and_swap();
+  ASSERT_NE(machine, blobrt_kernels::kNoMemoryLimit);
+  EXPECT_LE(blobrt_kernels::process_memory_limit(), machine);
+  EXPECT_GT(blobrt_kernels::process_memory_limit(), 0ULL);
 }
 
 }  // namespace

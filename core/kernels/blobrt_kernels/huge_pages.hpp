@@ -10,7 +10,8 @@
 #include <cstdlib>
 
 #include <sys/mman.h>
-#include <sys/sysinfo.h>
+
+#include "blobrt_kernels/memory_limit.hpp"
 
 namespace blobrt_kernels {
 
@@ -27,18 +28,15 @@ inline void advise_huge_pages(void* pointer, std::size_t bytes) {
   if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
 }
 
-// True when `bytes` exceed the machine's memory and swap together. Every host buffer
+// True when `bytes` exceed all the memory this process could ever have: the machine's memory
+// and swap together, or its cgroup's limit if less (memory_limit.hpp). Every host buffer
 // blobrt hands out is touched whole (Caffe zero-fills at first touch), so such a request can
 // never be met; where the kernel overcommits without limit (vm.overcommit_memory=1, gVisor)
 // malloc would grant it and the OOM killer end the process at the fill. Refused instead, as
 // an allocation failure. Asked only from 1 GiB up, so small allocations pay no system call.
 inline bool beyond_memory_and_swap(std::size_t bytes) {
   if (bytes < (std::size_t(1) << 30)) return false;
-  struct sysinfo info {};
-  if (::sysinfo(&info) != 0) return false;
-  const unsigned long long total =
-      (static_cast<unsigned long long>(info.totalram) + info.totalswap) * (info.mem_unit ? info.mem_unit : 1);
-  return bytes > total;
+  return bytes > process_memory_limit();
 }
 
 // aligned_alloc with `alignment` (a power of two), on huge pages when large. Free with free().
