@@ -404,7 +404,9 @@ TEST_F(CgroupLimitTest, V2TheLeastLimitOnTheWayToTheRootBinds) {
   EXPECT_EQ(limit(), 3 * kGiB);
   write("fs/job/step/memory.max", std::to_string(2 * kGiB) + "\n");
   write("fs/job/step/memory.swap.max", std::to_string(kGiB / 2) + "\n");
-  EXPECT_EQ(limit(), 2 * kGiB + kGiB / 2);
+  EXPECT_EQ(limit(), 2 * kGiB) << "the child's memory, the parent's swap (none)";
+  write("fs/job/memory.swap.max", std::to_string(kGiB) + "\n");
+  EXPECT_EQ(limit(), 2 * kGiB + kGiB / 2) << "the child's memory and swap";
 }
 
 TEST_F(CgroupLimitTest, V2SwapWithoutAccountingIsTheMachines) {
@@ -420,13 +422,38 @@ TEST_F(CgroupLimitTest, V2NoLimitAnywhere) {
   EXPECT_EQ(limit(0), blobrt_kernels::kNoMemoryLimit);
 }
 
-TEST_F(CgroupLimitTest, V1MemoryControllerLineWinsOverTheUnifiedOne) {
+TEST_F(CgroupLimitTest, V2MemoryAndSwapBindAtDifferentLevels) {
+  // The parent allows no swap, the child 1 GiB of memory: 1 GiB in all.
+  write("proc-cgroup", "0::/job/step\n");
+  write("fs/job/memory.max", "max\n");
+  write("fs/job/memory.swap.max", "0\n");
+  write("fs/job/step/memory.max", std::to_string(kGiB) + "\n");
+  write("fs/job/step/memory.swap.max", "max\n");
+  EXPECT_EQ(limit(8 * kGiB), kGiB);
+}
+
+TEST_F(CgroupLimitTest, V2OnAHybridSystemIsTheUnifiedMount) {
+  write("proc-cgroup", "9:name=systemd:/\n1:cpu:/\n0::/job\n");
+  write("fs/unified/cgroup.controllers", "memory\n");
+  write("fs/unified/job/memory.max", std::to_string(2 * kGiB) + "\n");
+  write("fs/unified/job/memory.swap.max", "0\n");
+  EXPECT_EQ(limit(), 2 * kGiB);
+}
+
+TEST_F(CgroupLimitTest, V1ReadsTheKernelsHierarchicalLimits) {
+  // The memory controller's line wins over the unified one; memory.stat's hierarchical
+  // limits (use_hierarchy taken into account by the kernel), not the group's own files.
   write("proc-cgroup", "9:name=systemd:/\n4:cpu,memory:/a/b\n0::/\n");
-  write("fs/memory/a/b/memory.limit_in_bytes", std::to_string(2 * kGiB) + "\n");
-  write("fs/memory/a/b/memory.memsw.limit_in_bytes", "9223372036854771712\n");  // v1's "unlimited"
+  write("fs/memory/a/b/memory.limit_in_bytes", "9223372036854771712\n");
+  write("fs/memory/a/b/memory.stat", "cache 0\nhierarchical_memory_limit " + std::to_string(2 * kGiB) +
+                                         "\nhierarchical_memsw_limit 9223372036854771712\n");
   EXPECT_EQ(limit(kGiB), 3 * kGiB) << "memory limit + the machine's swap, below memsw";
-  write("fs/memory/a/memory.memsw.limit_in_bytes", std::to_string(kGiB) + "\n");
-  EXPECT_EQ(limit(kGiB), kGiB) << "a parent's memsw binds";
+  write("fs/memory/a/b/memory.stat", "hierarchical_memory_limit " + std::to_string(2 * kGiB) +
+                                         "\nhierarchical_memsw_limit " + std::to_string(kGiB + kGiB / 2) + "\n");
+  EXPECT_EQ(limit(kGiB), kGiB + kGiB / 2) << "memsw binds";
+  EXPECT_EQ(limit(), kGiB + kGiB / 2) << "memsw binds whatever the machine's swap";
+  write("fs/memory/a/b/memory.stat", "cache 0\nrss 0\n");
+  EXPECT_EQ(limit(kGiB), blobrt_kernels::kNoMemoryLimit) << "no hierarchical limits: none is assumed";
 }
 
 TEST_F(CgroupLimitTest, APathNotBelowTheMountReadsTheMountedRoot) {

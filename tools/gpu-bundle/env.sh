@@ -1,7 +1,7 @@
 # Source this to use the bundle by hand: `. DIR/env.sh; blobrt info`.
 # It points blobrt at the bundle's plugins and scanner (the paths baked into libblobrt are
 # those of the machine that built it) and finds the NVIDIA libraries the node provides.
-blobrt_bundle="$(cd "$(dirname "${BASH_SOURCE[0]:-$0}")" && pwd)"
+blobrt_bundle="$(CDPATH='' cd "$(dirname "${BASH_SOURCE[0]:-$0}")" && pwd)"
 
 # Prints the directory holding NAME: the dynamic linker's cache first, then the places
 # CUDA installs and Python wheels (nvidia-cublas, nvidia-cuda-runtime, nvidia-nccl-cu13)

@@ -17,7 +17,7 @@
 
 namespace blobrt_kernels {
 
-constexpr unsigned long long kNoMemoryLimit = ~0ULL;
+inline constexpr unsigned long long kNoMemoryLimit = ~0ULL;
 
 namespace memory_limit_detail {
 
@@ -34,6 +34,29 @@ inline unsigned long long read_limit(const std::string& path) {
   const unsigned long long value = std::strtoull(text, &end, 10);
   if (end == text || (*end != '\n' && *end != '\0')) return kNoMemoryLimit;
   return value;
+}
+
+// The value of `key` in a "key value" file (v1's memory.stat); kNoMemoryLimit when absent.
+inline unsigned long long read_stat(const std::string& path, const char* key) {
+  std::FILE* file = std::fopen(path.c_str(), "re");
+  if (!file) return kNoMemoryLimit;
+  const std::size_t length = std::strlen(key);
+  unsigned long long value = kNoMemoryLimit;
+  char line[256];
+  while (std::fgets(line, sizeof line, file)) {
+    if (std::strncmp(line, key, length) == 0 && line[length] == ' ' && line[length + 1] >= '0' &&
+        line[length + 1] <= '9') {
+      value = std::strtoull(line + length + 1, nullptr, 10);
+      break;
+    }
+  }
+  std::fclose(file);
+  return value;
+}
+
+inline bool regular_file(const std::string& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
 inline bool is_directory(const std::string& path) {
@@ -84,39 +107,45 @@ inline bool memory_cgroup_path(const char* proc_cgroup, std::string* path, bool*
 
 }  // namespace memory_limit_detail
 
-// The least memory + swap limit on the way from this process's cgroup up to the root of its
-// hierarchy (a parent's limit binds its children): cgroup v2's memory.max + memory.swap.max,
-// v1's memory.memsw.limit_in_bytes or memory.limit_in_bytes + the machine's swap, the less.
-// kNoMemoryLimit when there is none, or nothing can be read. Where the path /proc gives is
-// not below the mounted root (a container's own cgroup mounted as the root, without a cgroup
-// namespace), the mounted root's limits are read: they are the container's.
-// The two paths are parameters for the tests; the defaults are the kernel's.
-inline unsigned long long cgroup_memory_limit(const char* proc_cgroup = "/proc/self/cgroup",
-                                              const char* cgroup_root = "/sys/fs/cgroup",
-                                              unsigned long long machine_swap = kNoMemoryLimit) {
+// The memory + swap this process's control group may ever use; kNoMemoryLimit when it has
+// no limit, or nothing can be read. `machine_swap` is the machine's swap (a group may use it
+// where its own swap is not limited); kNoMemoryLimit for unknown.
+//  - cgroup v2: the least memory.max on the way from the process's group up to the root (a
+//    parent's limit binds its children) plus the least memory.swap.max, swap at most the
+//    machine's (without swap accounting there is no memory.swap.max: the machine's).
+//  - cgroup v1: the group's memory.stat, whose hierarchical_memory_limit and
+//    hierarchical_memsw_limit the kernel computes along the hierarchy (use_hierarchy
+//    included): memsw, or memory + the machine's swap, the less.
+// Where the path /proc gives is not below the mounted root (a container's own group mounted
+// as the root, without a cgroup namespace), the mounted root's limits are read: they are the
+// container's. On a hybrid system the v2 hierarchy is the one mounted at ROOT/unified.
+// The paths are parameters for the tests; process_memory_limit passes the kernel's.
+inline unsigned long long cgroup_memory_limit(const char* proc_cgroup, const char* cgroup_root,
+                                              unsigned long long machine_swap) {
   using namespace memory_limit_detail;
   std::string path;
   bool v2 = false;
   if (!memory_cgroup_path(proc_cgroup, &path, &v2)) return kNoMemoryLimit;
-  const std::string mount = v2 ? std::string(cgroup_root) : std::string(cgroup_root) + "/memory";
+  std::string mount = std::string(cgroup_root) + (v2 ? "" : "/memory");
+  if (v2 && !regular_file(mount + "/cgroup.controllers") && regular_file(mount + "/unified/cgroup.controllers")) {
+    mount += "/unified";
+  }
   if (!is_directory(mount)) return kNoMemoryLimit;
   std::string dir = mount + (path == "/" ? "" : path);
   if (!is_directory(dir)) dir = mount;
-  unsigned long long least = kNoMemoryLimit;
+  if (!v2) {
+    const unsigned long long memory = read_stat(dir + "/memory.stat", "hierarchical_memory_limit");
+    const unsigned long long memsw = read_stat(dir + "/memory.stat", "hierarchical_memsw_limit");
+    return least_of(memsw, add(memory, machine_swap));
+  }
+  unsigned long long memory = kNoMemoryLimit, swap = machine_swap;
   while (true) {
-    unsigned long long limit;
-    if (v2) {
-      // Without swap accounting (no memory.swap.max) the group may use all of the machine's.
-      limit = add(read_limit(dir + "/memory.max"), least_of(read_limit(dir + "/memory.swap.max"), machine_swap));
-    } else {
-      limit = least_of(read_limit(dir + "/memory.memsw.limit_in_bytes"),
-                       add(read_limit(dir + "/memory.limit_in_bytes"), machine_swap));
-    }
-    least = least_of(least, limit);
+    memory = least_of(memory, read_limit(dir + "/memory.max"));
+    swap = least_of(swap, read_limit(dir + "/memory.swap.max"));
     if (dir.size() <= mount.size()) break;
     dir.erase(dir.rfind('/'));
   }
-  return least;
+  return add(memory, swap);
 }
 
 // The machine's memory and swap together; kNoMemoryLimit when sysinfo fails.
@@ -129,10 +158,16 @@ inline unsigned long long machine_memory_and_swap(unsigned long long* swap = nul
 }
 
 // The most memory this process could ever have: the machine's, or its cgroup's if less.
-inline unsigned long long process_memory_limit() {
+// Never throws (allocate_host is called from noexcept allocators): kNoMemoryLimit for the
+// group's part when its few strings cannot be had.
+inline unsigned long long process_memory_limit() noexcept {
   unsigned long long swap = kNoMemoryLimit;
   const unsigned long long machine = machine_memory_and_swap(&swap);
-  const unsigned long long group = cgroup_memory_limit("/proc/self/cgroup", "/sys/fs/cgroup", swap);
+  unsigned long long group = kNoMemoryLimit;
+  try {
+    group = cgroup_memory_limit("/proc/self/cgroup", "/sys/fs/cgroup", swap);
+  } catch (...) {
+  }
   return group < machine ? group : machine;
 }
 
