@@ -36,22 +36,23 @@ inline unsigned long long read_limit(const std::string& path) {
   return value;
 }
 
-// The value of `key` in a "key value" file (v1's memory.stat); kNoMemoryLimit when absent.
-inline unsigned long long read_stat(const std::string& path, const char* key) {
+// The values of two keys of a "key value" file (v1's memory.stat), read in one pass;
+// kNoMemoryLimit for a key that is absent.
+inline void read_stats(const std::string& path, const char* const (&keys)[2], unsigned long long (&values)[2]) {
+  values[0] = values[1] = kNoMemoryLimit;
   std::FILE* file = std::fopen(path.c_str(), "re");
-  if (!file) return kNoMemoryLimit;
-  const std::size_t length = std::strlen(key);
-  unsigned long long value = kNoMemoryLimit;
+  if (!file) return;
   char line[256];
   while (std::fgets(line, sizeof line, file)) {
-    if (std::strncmp(line, key, length) == 0 && line[length] == ' ' && line[length + 1] >= '0' &&
-        line[length + 1] <= '9') {
-      value = std::strtoull(line + length + 1, nullptr, 10);
-      break;
+    for (int i = 0; i < 2; ++i) {
+      const std::size_t length = std::strlen(keys[i]);
+      if (std::strncmp(line, keys[i], length) == 0 && line[length] == ' ' && line[length + 1] >= '0' &&
+          line[length + 1] <= '9') {
+        values[i] = std::strtoull(line + length + 1, nullptr, 10);
+      }
     }
   }
   std::fclose(file);
-  return value;
 }
 
 inline bool regular_file(const std::string& path) {
@@ -134,9 +135,9 @@ inline unsigned long long cgroup_memory_limit(const char* proc_cgroup, const cha
   std::string dir = mount + (path == "/" ? "" : path);
   if (!is_directory(dir)) dir = mount;
   if (!v2) {
-    const unsigned long long memory = read_stat(dir + "/memory.stat", "hierarchical_memory_limit");
-    const unsigned long long memsw = read_stat(dir + "/memory.stat", "hierarchical_memsw_limit");
-    return least_of(memsw, add(memory, machine_swap));
+    unsigned long long limits[2];  // memory, memory + swap
+    read_stats(dir + "/memory.stat", {"hierarchical_memory_limit", "hierarchical_memsw_limit"}, limits);
+    return least_of(limits[1], add(limits[0], machine_swap));
   }
   unsigned long long memory = kNoMemoryLimit, swap = machine_swap;
   while (true) {
