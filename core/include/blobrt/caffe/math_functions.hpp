@@ -3,9 +3,9 @@
 //  - caffe_cpu_* and caffe_* take host pointers and run on blobrt::host_math_device()
 //    (BLIS where installed, else the host device's kernels);
 //  - caffe_gpu_* take the handles gpu_data()/mutable_gpu_data() return and run on the
-//    active device. Handles of devices whose memory is not host memory (a cl_mem) are not
-//    pointers: pass them as returned, never offset (`gpu_data() + n` works only where
-//    handles are pointers: host, blis, CUDA);
+//    calling thread's current device (blobrt::current_device()). Handles of devices whose
+//    memory is not host memory (a cl_mem) are not pointers: pass them as returned, never
+//    offset (`gpu_data() + n` works only where handles are pointers: host, blis, CUDA);
 //  - caffe_copy follows Caffe::mode(), as Caffe's: in GPU mode it copies as
 //    caffe_gpu_memcpy (on the device when both are device buffers), else on the host.
 // Every check Caffe makes with CHECK throws blobrt::Error naming the values.
@@ -27,7 +27,6 @@
 #include <vector>
 
 #include "blobrt/caffe/common.hpp"
-#include "blobrt/runtime.hpp"
 #include "blobrt/device.hpp"
 #include "blobrt/error.hpp"
 #include "blobrt/runtime.hpp"
@@ -333,8 +332,8 @@ void caffe_gpu_axpby(const int N, const Dtype alpha, const Dtype* X, const Dtype
 }
 
 // Copies N bytes in whichever direction X and Y make, as Caffe's (cudaMemcpyDefault): each
-// is a buffer of the active device (as gpu_data() or Device::allocate returned it, not
-// offset) or host memory. On devices whose memory is host memory it is a memcpy.
+// is a buffer of the thread's current device (as gpu_data() or Device::allocate returned
+// it, not offset) or host memory. On devices whose memory is host memory it is a memcpy.
 inline void caffe_gpu_memcpy(const std::size_t N, const void* X, void* Y) {
   if (X == Y || N == 0) return;
   blobrt::Device& device = *blobrt::current_device();
