@@ -1,7 +1,5 @@
 #include "dist_info.hpp"
 
-#include <dlfcn.h>
-
 #include <boost/dll/shared_library.hpp>
 #include <memory>
 
@@ -25,12 +23,9 @@ const DistLibrary& dist_library() {
   static const DistLibrary loaded = [] {
     DistLibrary d;
     std::vector<std::string> candidates;
-    Dl_info info{};
-    if (::dladdr(reinterpret_cast<void*>(&blobrt::version), &info) && info.dli_fname) {
-      const std::string self = info.dli_fname;
-      const std::size_t slash = self.rfind('/');
-      if (slash != std::string::npos) candidates.push_back(self.substr(0, slash + 1) + kLibrary);
-    }
+    const std::string self = blobrt::library_path();
+    const std::size_t slash = self.rfind('/');
+    if (slash != std::string::npos) candidates.push_back(self.substr(0, slash + 1) + kLibrary);
     candidates.push_back(kLibrary);
     for (const std::string& candidate : candidates) {
       try {

@@ -5,10 +5,8 @@
 // (diagnostics.hpp).
 #include "blobrt/runtime.hpp"
 
-#include <filesystem>
-
-#include <dlfcn.h>
 #include <atomic>
+#include <filesystem>
 #include <mutex>
 #include <string>
 #include <tuple>
@@ -25,6 +23,7 @@
 #include "host_device.hpp"
 #include "loader.hpp"
 #include "log.hpp"
+#include "relocation.hpp"
 #include "selection.hpp"
 
 namespace blobrt {
@@ -32,11 +31,11 @@ namespace blobrt {
 const char* version() { return BLOBRT_VERSION; }
 
 std::string library_path() {
-  Dl_info info{};
-  if (!::dladdr(reinterpret_cast<void*>(&library_path), &info) || !info.dli_fname) return "";
+  const std::string file = libblobrt_loaded_file();
+  if (file.empty()) return "";
   std::error_code ec;
-  const std::filesystem::path path = std::filesystem::canonical(info.dli_fname, ec);
-  return ec ? std::string(info.dli_fname) : path.string();
+  const std::filesystem::path path = std::filesystem::canonical(file, ec);
+  return ec ? file : path.string();
 }
 
 namespace {

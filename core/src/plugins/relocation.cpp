@@ -6,11 +6,17 @@
 
 namespace blobrt {
 
-std::string libblobrt_directory() {
+std::string libblobrt_loaded_file() {
   Dl_info info{};
-  if (!::dladdr(reinterpret_cast<void*>(&libblobrt_directory), &info) || !info.dli_fname) return "";
+  if (!::dladdr(reinterpret_cast<void*>(&libblobrt_loaded_file), &info) || !info.dli_fname) return "";
+  return info.dli_fname;
+}
+
+std::string libblobrt_directory() {
+  const std::string file = libblobrt_loaded_file();
+  if (file.empty()) return "";
   std::error_code ec;
-  std::filesystem::path path = std::filesystem::canonical(info.dli_fname, ec);
+  std::filesystem::path path = std::filesystem::canonical(file, ec);
   return ec ? "" : path.parent_path().string();
 }
 

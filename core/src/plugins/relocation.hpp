@@ -9,7 +9,12 @@
 
 namespace blobrt {
 
-// The directory holding the loaded libblobrt ("" if unknown).
+// The file the loaded libblobrt came from, as the dynamic linker names it ("" if unknown).
+// The one place libblobrt asks (dladdr); blobrt::library_path() (runtime.hpp) is its
+// canonical form for everyone outside.
+std::string libblobrt_loaded_file();
+
+// The directory holding the loaded libblobrt, canonical ("" if unknown).
 std::string libblobrt_directory();
 
 // <that directory>/blobrt/<name> ("" if unknown).
