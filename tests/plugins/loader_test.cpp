@@ -643,7 +643,7 @@ TEST(VerdictCacheTest, UnreadableOrForeignCacheFilesAreIgnored) {
   std::ifstream in(cache_home.str() + "/blobrt/plugin-verdicts");
   std::string header;
   std::getline(in, header);
-  EXPECT_EQ(header, std::string("blobrt-plugin-verdicts 5 ") + version() + " abi " +
+  EXPECT_EQ(header, std::string("blobrt-plugin-verdicts 6 ") + version() + " abi " +
                         std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR));
   ::unsetenv("XDG_CACHE_HOME");
 }
@@ -760,7 +760,7 @@ TEST(VerdictCacheTest, CacheFileOthersCouldWriteIsIgnored) {
   }
   const std::size_t verdict = text.find("\tusable\t");
   ASSERT_NE(verdict, std::string::npos) << text;
-  text = text.substr(0, verdict) + "\tno-answer\t\t0\t0\tcrashed while being probed (SIGSEGV, forged)\n";
+  text = text.substr(0, verdict) + "\tno_answer\t\t0\t0\tcrashed while being probed (SIGSEGV, forged)\n";
   { std::ofstream(file) << text; }
   ASSERT_NE(only(discover_in(dir.str())).reason.find("forged"), std::string::npos) << "the forged entry is not read";
 

@@ -20,7 +20,7 @@ struct SearchDirectory {
 };
 
 // A plugin's verdict as a code that does not change with the wording of its reason
-// (to_string gives the spelling of `blobrt info --json`: "usable", "no_device", ...).
+// (to_string gives its one spelling, `blobrt info --json`'s: "usable", "no_device", ...).
 enum class PluginStatus {
   kUsable,           // loaded (or probed) and every device opened and closed
   kRefused,          // its manifest or library could have been written by another user

@@ -5,8 +5,8 @@
 // The protocol: libblobrt starts `blobrt-plugin-scanner --answer-fd 3 MANIFEST` with a
 // private pipe as fd 3 (a plugin's own prints on stdout and stderr go to a second pipe,
 // of which the last kOutputTail bytes are kept for the message). The answer is
-//   blobrt-plugin-scanner protocol=4
-//   status=usable|no-device|will-not-open|not-loadable|init-failed   (verdict_cache.hpp)
+//   blobrt-plugin-scanner protocol=5
+//   status=usable|no_device|will_not_open|not_loadable|init_failed   (verdict_cache.hpp)
 //   library_version=TEXT
 //   reason=TEXT      (why not usable, or why it has no device; one line)
 //   device=FIELDS    (one line per device, every DeviceDescription field: device_record.hpp)
@@ -30,7 +30,7 @@
 
 namespace blobrt {
 
-inline constexpr int kScannerProtocol = 4;
+inline constexpr int kScannerProtocol = 5;
 
 // A verdict from the scanner or the cache; remembered_from names the cache file when it
 // came from there.

@@ -31,23 +31,10 @@ Manifest read_manifest(const fs::path& path, PluginReport& report) {
   return manifest;
 }
 
-// A probe's status as the report's code (the probe's kNoAnswer is the plugin's).
-PluginStatus plugin_status(ProbeStatus status) {
-  switch (status) {
-    case ProbeStatus::kUsable: return PluginStatus::kUsable;
-    case ProbeStatus::kNoDevice: return PluginStatus::kNoDevice;
-    case ProbeStatus::kWillNotOpen: return PluginStatus::kWillNotOpen;
-    case ProbeStatus::kNotLoadable: return PluginStatus::kNotLoadable;
-    case ProbeStatus::kInitFailed: return PluginStatus::kInitFailed;
-    case ProbeStatus::kNoAnswer: return PluginStatus::kNoAnswer;
-  }
-  return PluginStatus::kNotLoadable;
-}
-
 // A verdict from the cache or the scanner, as the report shows it.
 void apply(const ProbeVerdict& verdict, const std::string& remembered_from, PluginReport& report) {
   report.usable = verdict.usable();
-  report.status = plugin_status(verdict.status);
+  report.status = verdict.status;
   report.library_version = verdict.library_version;
   report.devices = verdict.devices;
   for (DeviceDescription& device : report.devices) device.backend = report.name;
@@ -65,7 +52,7 @@ void probe_here(PluginReport& report, InProcessProbe& probe) {
   probe.status = load_library(report, probe.loaded);
   if (probe.status == ProbeStatus::kUsable) probe.status = probe_devices(probe.loaded, report);
   report.usable = probe.status == ProbeStatus::kUsable;
-  report.status = plugin_status(probe.status);
+  report.status = probe.status;
 }
 
 }  // namespace

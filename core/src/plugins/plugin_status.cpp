@@ -1,5 +1,6 @@
-// The spelling of a plugin's verdict code (blobrt/plugin_report.hpp), as `blobrt info
-// --json` and the selection report write it: snake_case, stable.
+// The one spelling of a plugin's verdict code (blobrt/plugin_report.hpp): what `blobrt
+// info --json` and the selection report write, the scanner answers and the verdict cache
+// keeps (verdict_cache.hpp's ProbeStatus is this enum). snake_case, stable.
 #include "blobrt/plugin_report.hpp"
 
 namespace blobrt {

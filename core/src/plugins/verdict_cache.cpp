@@ -28,7 +28,7 @@ namespace {
 
 // The first line; a file from another format, another libblobrt or another plugin ABI is
 // ignored (its checks, and so its verdicts, may differ).
-const std::string kHeader = std::string("blobrt-plugin-verdicts 5 ") + BLOBRT_VERSION + " abi " +
+const std::string kHeader = std::string("blobrt-plugin-verdicts 6 ") + BLOBRT_VERSION + " abi " +
                             std::to_string(BLOBRT_PLUGIN_ABI_MAJOR) + "." + std::to_string(BLOBRT_PLUGIN_ABI_MINOR);
 constexpr std::size_t kMaxFileBytes = 1 << 20;
 
@@ -157,18 +157,6 @@ VerdictCache VerdictCache::open() {
     if (tab != std::string::npos && tab > 0) cache.entries_[line.substr(0, tab)] = line.substr(tab + 1);
   }
   return cache;
-}
-
-const char* to_string(ProbeStatus status) {
-  switch (status) {
-    case ProbeStatus::kUsable: return "usable";
-    case ProbeStatus::kNoDevice: return "no-device";
-    case ProbeStatus::kWillNotOpen: return "will-not-open";
-    case ProbeStatus::kNotLoadable: return "not-loadable";
-    case ProbeStatus::kInitFailed: return "init-failed";
-    case ProbeStatus::kNoAnswer: return "no-answer";
-  }
-  return "no-answer";
 }
 
 std::optional<ProbeStatus> parse_probe_status(const std::string& text) {

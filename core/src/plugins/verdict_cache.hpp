@@ -31,20 +31,16 @@
 #include <vector>
 
 #include "blobrt/device.hpp"
+#include "blobrt/plugin_report.hpp"
 
 namespace blobrt {
 
 // What a probe found, as the scanner answers it (`status=`, child_probe.hpp) and the cache
-// keeps it: the plugin's code ran to an answer for every status but kNoAnswer.
-enum class ProbeStatus {
-  kUsable,       // "usable": loaded, answered, every device opened and closed
-  kNoDevice,     // "no-device": loaded and answered 0 devices (the reason says why)
-  kWillNotOpen,  // "will-not-open": a device was listed but would not open
-  kNotLoadable,  // "not-loadable": ABI, file, dependency, dlopen, entry point or table refused
-  kInitFailed,   // "init-failed": device_count or device_properties failed
-  kNoAnswer,     // "no-answer": crashed, exited or hung (never loaded here)
-};
-const char* to_string(ProbeStatus status);
+// keeps it: a PluginStatus, spelled as everywhere (to_string, plugin_status.cpp), and only
+// one a probe can give: usable, no_device, will_not_open, not_loadable, init_failed, and
+// no_answer (crashed, exited or hung: never loaded here). The plugin's code ran to an
+// answer for every one but no_answer.
+using ProbeStatus = PluginStatus;
 std::optional<ProbeStatus> parse_probe_status(const std::string& text);
 
 // A probe's answer: everything the inventory shows of a plugin, so that it is built without
