@@ -14,6 +14,7 @@
 #include "fork_guard.hpp"
 #include "log.hpp"
 #include "math_checks.hpp"
+#include "plugin_table.hpp"
 #include "plugin_text.hpp"
 #include "typed_level1.hpp"
 
@@ -140,7 +141,7 @@ class PluginDevice final : public Device {
   }
 
   DeviceBuffer view(DeviceBuffer buffer, std::size_t offset, std::size_t bytes) override {
-    if (!has_views()) return Device::view(buffer, offset, bytes);
+    if (!has_views(table_)) return Device::view(buffer, offset, bytes);
     if (offset % description_.view_alignment) {
       detail::fail(description_.id(), ": view offset ", offset, " is not a multiple of the device's view alignment ",
                    description_.view_alignment);
@@ -155,7 +156,7 @@ class PluginDevice final : public Device {
     return handle;
   }
   void release_view(DeviceBuffer view) noexcept override {
-    if (!has_views()) return;
+    if (!has_views(table_)) return;
     if (description_.memory_model != MemoryModel::kShared) {
       std::lock_guard<std::mutex> lock(buffers_mutex_);
       buffers_.erase(view);
@@ -387,9 +388,6 @@ class PluginDevice final : public Device {
   // False once the process is exiting (exit_guard.hpp), and in a fork()ed child of the
   // process that opened this device unless the plugin declares itself fork-safe
   // (fork_guard.hpp).
-  bool has_views() const noexcept {
-    return BLOBRT_PLUGIN_OFFERS(table_, view) && BLOBRT_PLUGIN_OFFERS(table_, release_view);
-  }
   bool usable_here() const noexcept {
     return !exit_guard::exiting() && (fork_safe_ || fork_guard::generation() == generation_);
   }

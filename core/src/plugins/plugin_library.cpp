@@ -11,8 +11,10 @@
 #include <boost/dll/shared_library.hpp>
 
 #include "blobrt/environment.hpp"
+#include "blobrt/plugin_kit.hpp"  // plugin_kit::detail::kRequired_*: what REQUIRED/OPTIONAL mean
 #include "log.hpp"
 #include "search_path.hpp"
+#include "plugin_table.hpp"
 #include "plugin_text.hpp"
 
 namespace blobrt {
@@ -43,17 +45,11 @@ std::string explain_load_error(const std::string& what) {
   return "cannot load: " + message;
 }
 
-bool has_views(const blobrt_plugin_v1* table) {
-  return BLOBRT_PLUGIN_OFFERS(table, view) && BLOBRT_PLUGIN_OFFERS(table, release_view);
-}
-
 // The first REQUIRED entry (plugin_abi.h's list) the table leaves NULL, or nullptr. Every
 // required entry is in 1.0, which check_table has made sure the table covers.
 const char* missing_required(const blobrt_plugin_v1* table) {
-  constexpr bool kRequired_REQUIRED = true, kRequired_OPTIONAL = false;
-  (void)kRequired_OPTIONAL;
 #define BLOBRT_CHECK_REQUIRED_(presence, since, return_type, name, parameters) \
-  if (kRequired_##presence && !table->name) return #name;
+  if (plugin_kit::detail::kRequired_##presence && !table->name) return #name;
   BLOBRT_PLUGIN_V1_ENTRIES(BLOBRT_CHECK_REQUIRED_)
 #undef BLOBRT_CHECK_REQUIRED_
   return nullptr;
