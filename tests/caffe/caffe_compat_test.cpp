@@ -6,7 +6,10 @@
 #include "blobrt/caffe_compat.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <set>
 #include <string>
 
 namespace {
@@ -146,6 +149,70 @@ TEST_P(CaffeCompatTest, MallocHostAndFree) {
   CaffeFreeHost(ptr, use_cuda);
   CaffeMallocHost(&ptr, 0, &use_cuda);
   CaffeFreeHost(ptr, use_cuda);
+}
+
+// A device that hands out page-locked host memory and counts what it is given back: only
+// what it gave out, or the test fails.
+class PinnedHostDevice final : public blobrt::Device {
+ public:
+  const blobrt::DeviceDescription& description() const noexcept override { return description_; }
+  blobrt::DeviceBuffer allocate(std::size_t bytes) override { return new char[bytes]; }
+  void release(blobrt::DeviceBuffer buffer) noexcept override { delete[] static_cast<char*>(buffer); }
+  void* allocate_host(std::size_t bytes) override {
+    void* pointer = std::malloc(bytes);
+    given_.insert(pointer);
+    return pointer;
+  }
+  void release_host(void* pointer) noexcept override {
+    if (given_.erase(pointer)) {
+      std::free(pointer);
+    } else {
+      ++foreign;
+    }
+  }
+  void copy_to_device(const void*, blobrt::DeviceBuffer, std::size_t, std::size_t) override {}
+  void copy_to_host(blobrt::ConstDeviceBuffer, std::size_t, void*, std::size_t) override {}
+  void copy_device(blobrt::ConstDeviceBuffer, std::size_t, blobrt::DeviceBuffer, std::size_t, std::size_t) override {}
+  void memset(blobrt::DeviceBuffer, std::size_t, int, std::size_t) override {}
+  void synchronize() override {}
+  void axpy(blobrt::Precision, std::int64_t, double, blobrt::ConstDeviceBuffer, std::int64_t, blobrt::DeviceBuffer,
+            std::int64_t) override {}
+  double dot(blobrt::Precision, std::int64_t, blobrt::ConstDeviceBuffer, std::int64_t, blobrt::ConstDeviceBuffer,
+             std::int64_t) override {
+    return 0;
+  }
+  double asum(blobrt::Precision, std::int64_t, blobrt::ConstDeviceBuffer, std::int64_t) override { return 0; }
+  void scal(blobrt::Precision, std::int64_t, double, blobrt::DeviceBuffer, std::int64_t) override {}
+
+  std::size_t outstanding() const { return given_.size(); }
+  int foreign = 0;
+
+ private:
+  std::set<void*> given_;
+  blobrt::DeviceDescription description_;
+};
+
+// CaffeFreeHost used to give page-locked memory to the thread's current device, not to the
+// device that allocated it: a thread that changed device in between handed that device a
+// pointer it never gave out (CUDA: cudaFreeHost on another context's memory). It goes back
+// to its own device; a pointer no device gave out is an error, not a guess.
+TEST(CaffePinnedHost, FreedByTheDeviceThatAllocatedIt) {
+  auto first = std::make_shared<PinnedHostDevice>();
+  auto second = std::make_shared<PinnedHostDevice>();
+  void* a = caffe::pinned_host_detail::allocate(first, 256);
+  void* b = caffe::pinned_host_detail::allocate(second, 128);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(caffe::pinned_host_detail::allocate(first, 0), nullptr);
+  // Freed in the other order, as if the current device had switched in between.
+  caffe::pinned_host_detail::release(b);
+  caffe::pinned_host_detail::release(a);
+  EXPECT_EQ(first->outstanding(), 0u);
+  EXPECT_EQ(second->outstanding(), 0u);
+  EXPECT_EQ(first->foreign + second->foreign, 0);
+  int local = 0;
+  EXPECT_THROW(caffe::pinned_host_detail::release(&local), blobrt::Error);
+  EXPECT_THROW(caffe::pinned_host_detail::release(a), blobrt::Error) << "freed twice";
 }
 
 // Caffe instantiates Blob<int> and Blob<unsigned int> (labels, indices): storage, shapes,

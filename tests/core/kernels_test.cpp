@@ -476,12 +476,12 @@ TEST_F(CgroupLimitTest, UnreadableOrOddFilesMeanNoLimit) {
   EXPECT_EQ(limit(0), blobrt_kernels::kNoMemoryLimit);
 }
 
-// In a control group limited to 1 GiB (a container's or a batch job's limit), a 3 GiB host
-// buffer is refused at once, though the machine has the memory: touched, it would meet the
-// group's OOM killer. Run in a child moved into a new group below this process's own;
-// skipped where groups cannot be made (no cgroupfs, no permission, v2's no-internal-process
-// rule).
-TEST(ExhaustionCgroupTest, AHostBufferBeyondTheCgroupLimitIsRefused) {
+// In a control group limited to `limit` bytes (a container's or a batch job's limit), a host
+// buffer of `refused` bytes is refused at once, though the machine has the memory: touched, it
+// would meet the group's OOM killer; `granted` bytes (never touched) are still granted. Run in
+// a child moved into a new group below this process's own; skipped where groups cannot be
+// made (no cgroupfs, no permission, v2's no-internal-process rule).
+void expect_refused_in_group(unsigned long long limit, std::size_t refused, std::size_t granted) {
   std::string path;
   bool v2 = false;
   if (!blobrt_kernels::memory_limit_detail::memory_cgroup_path("/proc/self/cgroup", &path, &v2)) {
@@ -497,22 +497,25 @@ TEST(ExhaustionCgroupTest, AHostBufferBeyondTheCgroupLimitIsRefused) {
     out << value << std::flush;
     return static_cast<bool>(out);
   };
-  const std::string gib = std::to_string(1ULL << 30);
-  const bool limited = put(v2 ? "memory.max" : "memory.limit_in_bytes", gib);
+  const bool limited = put(v2 ? "memory.max" : "memory.limit_in_bytes", std::to_string(limit));
   // Swap too, where the kernel accounts it; where it does not, the group may use the
-  // machine's swap besides, and 3 GiB is beyond the group only on a machine with less.
-  const bool swap_limited = limited && put(v2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes", v2 ? "0" : gib);
+  // machine's swap besides, and `refused` is beyond the group only on a machine with less.
+  const bool swap_limited =
+      limited && put(v2 ? "memory.swap.max" : "memory.memsw.limit_in_bytes", v2 ? "0" : std::to_string(limit));
   unsigned long long machine_swap = 0;
   blobrt_kernels::machine_memory_and_swap(&machine_swap);
-  const bool beyond = swap_limited || (3ULL << 30) > (1ULL << 30) + machine_swap;
+  const bool beyond = swap_limited || refused > limit + machine_swap;
+  // The parent reads the limit first, so the child starts with a cached value that is not
+  // its group's: what it is granted must come from a fresh read.
+  (void)blobrt_kernels::cached_process_memory_limit();
   const pid_t child = limited && beyond ? ::fork() : -1;
   if (child == 0) {
     if (!put("cgroup.procs", std::to_string(::getpid()))) _exit(77);
-    void* refused = blobrt_kernels::allocate_host(std::size_t(3) << 30, 64);
-    void* granted = blobrt_kernels::allocate_host(std::size_t(512) << 20, 64);  // never touched
-    const int code = (refused == nullptr ? 0 : 1) | (granted != nullptr ? 0 : 2);
-    std::free(refused);
-    std::free(granted);
+    void* refused_buffer = blobrt_kernels::allocate_host(refused, 64);
+    void* granted_buffer = blobrt_kernels::allocate_host(granted, 64);  // never touched
+    const int code = (refused_buffer == nullptr ? 0 : 1) | (granted_buffer != nullptr ? 0 : 2);
+    std::free(refused_buffer);
+    std::free(granted_buffer);
     _exit(code);
   }
   int status = 0;
@@ -523,8 +526,26 @@ TEST(ExhaustionCgroupTest, AHostBufferBeyondTheCgroupLimitIsRefused) {
   ASSERT_GT(child, 0) << "fork failed";
   ASSERT_TRUE(WIFEXITED(status)) << "the child ended by signal " << WTERMSIG(status);
   if (WEXITSTATUS(status) == 77) GTEST_SKIP() << "cannot join the control group " << group;
-  EXPECT_EQ(WEXITSTATUS(status) & 1, 0) << "3 GiB was granted in a group limited to 1 GiB";
-  EXPECT_EQ(WEXITSTATUS(status) & 2, 0) << "512 MiB (never touched) was refused in a group limited to 1 GiB";
+  EXPECT_EQ(WEXITSTATUS(status) & 1, 0) << refused << " bytes were granted in a group limited to " << limit;
+  EXPECT_EQ(WEXITSTATUS(status) & 2, 0) << granted << " bytes (never touched) were refused in a group limited to " << limit;
+}
+
+TEST(ExhaustionCgroupTest, AHostBufferBeyondTheCgroupLimitIsRefused) {
+  expect_refused_in_group(1ULL << 30, std::size_t(3) << 30, std::size_t(512) << 20);
+}
+
+// Below 1 GiB too: a 512 MiB Blob in a 256 MiB group was granted and met the OOM killer at
+// its first fill (the guard used to look only from 1 GiB up).
+TEST(ExhaustionCgroupTest, ABufferBelowOneGibBeyondASmallLimitIsRefused) {
+  expect_refused_in_group(256ULL << 20, std::size_t(512) << 20, std::size_t(128) << 20);
+}
+
+// The cached limit is the uncached one (read in the same second, in the same process), and
+// the small allocations' view of it is what was read last.
+TEST(ProcessMemoryLimitTest, CachedLimitIsTheLimit) {
+  const unsigned long long limit = blobrt_kernels::cached_process_memory_limit();
+  EXPECT_EQ(limit, blobrt_kernels::process_memory_limit());
+  EXPECT_EQ(blobrt_kernels::last_process_memory_limit(), limit);
 }
 
 TEST(ProcessMemoryLimitTest, IsAtMostTheMachinesMemoryAndSwap) {

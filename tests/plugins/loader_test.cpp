@@ -1,4 +1,5 @@
 // The loader survives every kind of broken plugin and says why it skipped each one.
+#include <cstring>
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -86,6 +87,28 @@ TEST(ManifestTest, RejectsMalformedInput) {
   EXPECT_EQ(message("depends_on_files = etc/x\n"), "line 1: depends_on_files 'etc/x' is not an absolute path");
   EXPECT_EQ(message("depends_on_env = A-B\n"), "line 1: depends_on_env 'A-B' is not a variable name (NAME or NAME*)");
   EXPECT_NE(message("depends_on_env = *\n").find("not a variable name"), std::string::npos);
+}
+
+// A NUL (or any unprintable byte) in a value used to end the reason where it stood: the
+// message quoted the value as it was, and whoever passed it on as a C string lost the rest,
+// "what is wrong" included. Quoted as \xNN, the whole reason arrives.
+TEST(ManifestTest, UnprintableBytesInAValueAreQuotedNotCutOff) {
+  const std::string text("name = x\nlibrary = lib\0evil.so\nabi = 1.0\n", 41);
+  std::string what;
+  try {
+    parse_manifest(text);
+  } catch (const Error& e) {
+    what = e.what();
+  }
+  EXPECT_EQ(std::strlen(what.c_str()), what.size()) << "the message holds a NUL";
+  EXPECT_EQ(what, "line 2: library 'lib\\x00evil.so' must be a file name in the manifest's own directory");
+
+  PluginDir dir("nulbyte");
+  dir.copy_module("nofp64");
+  dir.manifest("nofp64", std::string("libtest-nofp64.so\0\x1b[2J", 22));
+  const PluginReport r = only(discover_in(dir.str()));
+  EXPECT_FALSE(r.usable);
+  EXPECT_REASON(r, "\\x00\\x1b[2J' must be a file name in the manifest's own directory");
 }
 
 TEST(LoaderTest, NonexistentDirectoryIsListedNotFatal) {
@@ -247,7 +270,11 @@ TEST(LoaderTest, DependencyNamedInTheManifestIsMissing) {
   PluginDir dir("dep");
   dir.copy_module("nofp64");
   dir.manifest("nofp64", "libtest-nofp64.so", "1.0", "requires = libc.so.6 libcudart-missing.so.13\n");
-  EXPECT_REASON(only(discover_in(dir.str())), "missing dependency libcudart-missing.so.13");
+  const PluginReport r = only(discover_in(dir.str()));
+  EXPECT_REASON(r, "missing dependency libcudart-missing.so.13");
+  // The dynamic linker's own words, not Boost.DLL's retry ("Bad file descriptor").
+  EXPECT_REASON(r, "libcudart-missing.so.13: cannot open shared object file");
+  EXPECT_EQ(r.reason.find("Bad file descriptor"), std::string::npos) << r.reason;
 }
 
 // A plugin wheel's manifest names where pip puts the libraries it requires (library_path,

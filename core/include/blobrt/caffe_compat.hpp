@@ -23,9 +23,11 @@
 #include <iterator>
 #include <limits>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 // Code that also uses Caffe's own messages (LayerParameter, FillerParameter, ...) includes
@@ -188,17 +190,67 @@ using blobrt::BlobProtoVector;
 #endif
 
 // ---- host memory (caffe/syncedmem.hpp) ----
-// Page-locked memory from the active device when it offers it (Caffe: cudaMallocHost in
-// GPU mode), else ordinary aligned memory; *use_cuda says which, for CaffeFreeHost.
+namespace pinned_host_detail {
+
+// Which device each page-locked buffer came from. Caffe's CaffeFreeHost(ptr, use_cuda) names
+// no device, and the thread's current device may have changed since the allocation (a
+// DeviceGuard, Caffe::SetDevice): that device's release_host would be handed a pointer it
+// never gave out. Never destroyed, so buffers freed by static destructors still find theirs.
+struct Owners {
+  std::mutex mutex;
+  std::unordered_map<void*, std::shared_ptr<blobrt::Device>> of;
+};
+inline Owners& owners() {
+  static Owners* owners = new Owners;
+  return *owners;
+}
+
+// Page-locked memory from `device` when it offers it, remembered with its device; nullptr
+// when it does not.
+inline void* allocate(const std::shared_ptr<blobrt::Device>& device, std::size_t size) {
+  void* pinned = size ? device->allocate_host(size) : nullptr;
+  if (pinned) {
+    try {
+      std::lock_guard<std::mutex> lock(owners().mutex);
+      owners().of.emplace(pinned, device);
+    } catch (...) {
+      device->release_host(pinned);
+      throw;
+    }
+  }
+  return pinned;
+}
+
+// Gives `pointer` back to the device that allocated it. A pointer no device gave out is an
+// error (Caffe's cudaFreeHost fails on one too), never handed to some device to guess.
+inline void release(void* pointer) {
+  std::shared_ptr<blobrt::Device> device;
+  {
+    std::lock_guard<std::mutex> lock(owners().mutex);
+    auto found = owners().of.find(pointer);
+    if (found == owners().of.end()) {
+      blobrt::detail::fail("CaffeFreeHost: ", pointer, " is not page-locked memory CaffeMallocHost gave out");
+    }
+    device = std::move(found->second);
+    owners().of.erase(found);
+  }
+  device->release_host(pointer);
+}
+
+}  // namespace pinned_host_detail
+
+// Page-locked memory from the current device when it offers it (Caffe: cudaMallocHost in
+// GPU mode), else ordinary aligned memory; *use_cuda says which, for CaffeFreeHost, which
+// gives page-locked memory back to the device it came from.
 inline void CaffeMallocHost(void** ptr, std::size_t size, bool* use_cuda) {
-  void* pinned = size ? blobrt::current_device()->allocate_host(size) : nullptr;
+  void* pinned = pinned_host_detail::allocate(blobrt::current_device(), size);
   *use_cuda = pinned != nullptr;
   *ptr = pinned ? pinned : std::aligned_alloc(64, (size + 63) / 64 * 64 + (size ? 0 : 64));
   if (!*ptr) blobrt::detail::fail("CaffeMallocHost: host allocation of size ", size, " failed");
 }
 inline void CaffeFreeHost(void* ptr, bool use_cuda) {
   if (use_cuda) {
-    blobrt::current_device()->release_host(ptr);
+    pinned_host_detail::release(ptr);
   } else {
     std::free(ptr);
   }

@@ -31,12 +31,16 @@ inline void advise_huge_pages(void* pointer, std::size_t bytes) {
 // True when `bytes` exceed all the memory this process could ever have: the machine's memory
 // and swap together, or its cgroup's limit if less (memory_limit.hpp). Every host buffer
 // blobrt hands out is touched whole (Caffe zero-fills at first touch), so such a request can
-// never be met; where the kernel overcommits without limit (vm.overcommit_memory=1, gVisor)
-// malloc would grant it and the OOM killer end the process at the fill. Refused instead, as
-// an allocation failure. Asked only from 1 GiB up, so small allocations pay no system call.
+// never be met; where the kernel overcommits without limit (vm.overcommit_memory=1, gVisor),
+// or a control group's limit is below what malloc grants, the first fill would meet the OOM
+// killer. Refused instead, as an allocation failure, at any size once the limit is known:
+// requests from 1 MiB up read it (at most once a second and once per process:
+// cached_process_memory_limit), smaller ones compare with what was read last.
 inline bool beyond_memory_and_swap(std::size_t bytes) {
-  if (bytes < (std::size_t(1) << 30)) return false;
-  return bytes > process_memory_limit();
+  constexpr std::size_t kReadsTheLimit = std::size_t(1) << 20;
+  const unsigned long long limit =
+      bytes >= kReadsTheLimit ? cached_process_memory_limit() : last_process_memory_limit();
+  return bytes > limit;
 }
 
 // aligned_alloc with `alignment` (a power of two), on huge pages when large. Free with free().

@@ -7,6 +7,8 @@
 #ifndef BLOBRT_KERNELS_MEMORY_LIMIT_HPP
 #define BLOBRT_KERNELS_MEMORY_LIMIT_HPP
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -14,6 +16,7 @@
 
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
+#include <unistd.h>
 
 namespace blobrt_kernels {
 
@@ -170,6 +173,51 @@ inline unsigned long long process_memory_limit() noexcept {
   } catch (...) {
   }
   return group < machine ? group : machine;
+}
+
+namespace memory_limit_detail {
+
+// The last limit read, when, and by which process (a forked child, maybe moved into another
+// group, reads anew). One set per shared object that includes this header: each reads the
+// same files.
+struct LimitCache {
+  std::atomic<unsigned long long> limit{kNoMemoryLimit};
+  std::atomic<long long> read_at_ns{0};
+  std::atomic<pid_t> reader{0};
+};
+inline LimitCache& limit_cache() {
+  static LimitCache cache;
+  return cache;
+}
+
+}  // namespace memory_limit_detail
+
+// process_memory_limit, read at most once a second in a process: reading it costs a few file
+// opens (tens of microseconds), the price of a 1 MiB page-faulting fill, so an allocator asks
+// this rather than the files. A process moved into another control group sees the new
+// limit within a second. Never throws.
+inline unsigned long long cached_process_memory_limit() noexcept {
+  auto& cache = memory_limit_detail::limit_cache();
+  const long long now = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                            std::chrono::steady_clock::now().time_since_epoch())
+                            .count();
+  const pid_t self = ::getpid();
+  const long long read_at = cache.read_at_ns.load(std::memory_order_acquire);
+  if (read_at != 0 && now - read_at < 1000000000LL && cache.reader.load(std::memory_order_relaxed) == self) {
+    return cache.limit.load(std::memory_order_relaxed);
+  }
+  const unsigned long long limit = process_memory_limit();
+  cache.limit.store(limit, std::memory_order_relaxed);
+  cache.reader.store(self, std::memory_order_relaxed);
+  cache.read_at_ns.store(now, std::memory_order_release);
+  return limit;
+}
+
+// What cached_process_memory_limit read last, without reading anything or asking the
+// kernel (not even getpid: small allocations pay one load); kNoMemoryLimit before the first
+// read. A forked child sees its parent's until it reads its own.
+inline unsigned long long last_process_memory_limit() noexcept {
+  return memory_limit_detail::limit_cache().limit.load(std::memory_order_relaxed);
 }
 
 }  // namespace blobrt_kernels

@@ -17,6 +17,24 @@
 namespace blobrt {
 namespace {
 
+// A manifest's value as an error message may quote it: bytes that are not printable ASCII
+// (a NUL, which would end the message wherever it is passed on as a C string, a newline,
+// an escape sequence) as \xNN, so the reason always reaches what is wrong.
+std::string printable(const std::string& value) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : value) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out += static_cast<char>(c);
+    } else {
+      out += "\\x";
+      out += digits[c >> 4];
+      out += digits[c & 15];
+    }
+  }
+  return out;
+}
+
 std::string trim(const std::string& s) {
   const char* space = " \t\r";
   auto begin = s.find_first_not_of(space);
@@ -30,7 +48,7 @@ int parse_int(const std::string& value, int line, const char* key, long min, lon
   char* end = nullptr;
   long parsed = std::strtol(value.c_str(), &end, 10);
   if (value.empty() || *end != '\0' || errno != 0 || parsed < min || parsed > max) {
-    detail::fail("line ", line, ": ", key, " '", value, "' is not an integer in [", min, ", ",
+    detail::fail("line ", line, ": ", key, " '", printable(value), "' is not an integer in [", min, ", ",
                  max, "]");
   }
   return static_cast<int>(parsed);
@@ -68,20 +86,20 @@ Manifest parse_manifest(const std::string& text) {
     std::string value = trim(line.substr(eq + 1));
     if (key == "name") {
       if (!is_valid_backend_name(value)) {
-        detail::fail("line ", number, ": name '", value, "' is not [a-z0-9_-]{1,32}");
+        detail::fail("line ", number, ": name '", printable(value), "' is not [a-z0-9_-]{1,32}");
       }
       manifest.name = value;
       has_name = true;
     } else if (key == "library") {
       if (!is_safe_file_name(value)) {
-        detail::fail("line ", number, ": library '", value,
+        detail::fail("line ", number, ": library '", printable(value),
                      "' must be a file name in the manifest's own directory");
       }
       manifest.library = value;
       has_library = true;
     } else if (key == "abi") {
       auto dot = value.find('.');
-      if (dot == std::string::npos) detail::fail("line ", number, ": abi '", value, "' is not MAJOR.MINOR");
+      if (dot == std::string::npos) detail::fail("line ", number, ": abi '", printable(value), "' is not MAJOR.MINOR");
       manifest.abi_major = parse_int(value.substr(0, dot), number, "abi major", 0, 1 << 20);
       manifest.abi_minor = parse_int(value.substr(dot + 1), number, "abi minor", 0, 1 << 20);
       has_abi = true;
@@ -92,7 +110,7 @@ Manifest parse_manifest(const std::string& text) {
       std::string library;
       while (names >> library) {
         if (!is_safe_file_name(library)) {
-          detail::fail("line ", number, ": required library '", library, "' must be a file name");
+          detail::fail("line ", number, ": required library '", printable(library), "' must be a file name");
         }
         manifest.required_libraries.push_back(library);
       }
@@ -102,7 +120,7 @@ Manifest parse_manifest(const std::string& text) {
     } else if (key == "depends_on_files") {
       std::istringstream paths(value);
       for (std::string path; paths >> path;) {
-        if (path[0] != '/') detail::fail("line ", number, ": depends_on_files '", path, "' is not an absolute path");
+        if (path[0] != '/') detail::fail("line ", number, ": depends_on_files '", printable(path), "' is not an absolute path");
         manifest.depends_on_files.push_back(path);
       }
     } else if (key == "depends_on_env") {
@@ -114,17 +132,17 @@ Manifest parse_manifest(const std::string& text) {
           const char c = name[i];
           valid &= (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
         }
-        if (!valid) detail::fail("line ", number, ": depends_on_env '", name, "' is not a variable name (NAME or NAME*)");
+        if (!valid) detail::fail("line ", number, ": depends_on_env '", printable(name), "' is not a variable name (NAME or NAME*)");
         manifest.depends_on_env.push_back(name);
       }
     } else if (key == "fork_safe") {
-      if (value != "yes" && value != "no") detail::fail("line ", number, ": fork_safe '", value, "' is not yes or no");
+      if (value != "yes" && value != "no") detail::fail("line ", number, ": fork_safe '", printable(value), "' is not yes or no");
       manifest.fork_safe = value == "yes";
     } else if (key == "accelerator") {
-      if (value != "yes" && value != "no") detail::fail("line ", number, ": accelerator '", value, "' is not yes or no");
+      if (value != "yes" && value != "no") detail::fail("line ", number, ": accelerator '", printable(value), "' is not yes or no");
       manifest.accelerator = value == "yes";
     } else {
-      detail::fail("line ", number, ": unknown key '", key, "'");
+      detail::fail("line ", number, ": unknown key '", printable(key), "'");
     }
   }
   if (!has_name) detail::fail("missing 'name'");

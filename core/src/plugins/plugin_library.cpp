@@ -28,8 +28,15 @@ std::string explain_load_error(const std::string& what) {
   const std::string marker = "(dlerror system message: ";
   auto at = message.find(marker);
   if (at != std::string::npos) {
+    // Boost.DLL writes "... failed (dlerror system message: TEXT): ERROR CODE'S TEXT", the
+    // code's text being its own ("Bad file descriptor" for any failed dlopen): TEXT alone.
     message = message.substr(at + marker.size());
-    if (!message.empty() && message.back() == ')') message.pop_back();
+    const auto code_text = message.rfind("): ");
+    if (code_text != std::string::npos) {
+      message.erase(code_text);
+    } else if (!message.empty() && message.back() == ')') {
+      message.pop_back();
+    }
   }
   auto missing = message.find(": cannot open shared object file");
   if (missing != std::string::npos) {
