@@ -20,6 +20,16 @@ if [ "$out" = "$root" ] || [ -e "$out/.git" ] || [ "$out" = / ]; then
   echo "$0: $out holds a checkout; give a build directory (e.g. build-$(basename "$0" .sh | sed 's/build-//'))" >&2
   exit 2
 fi
+# What this script runs, checked before anything is emptied or built: one line naming
+# what is missing and where it comes from (ci/deps.sh installs the packages stage's tools).
+missing=()
+for tool in git dpkg-buildpackage dh lintian; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+if ((${#missing[@]})); then
+  list="$(printf '%s, ' "${missing[@]}")"
+  what=$([ ${#missing[@]} -eq 1 ] && echo "is missing; install it" || echo "are missing; install them")
+  echo "build-debs.sh: ${list%, } $what with bash ci/deps.sh (or apt-get install git dpkg-dev debhelper dh-python devscripts lintian fakeroot)" >&2
+  exit 1
+fi
 rm -rf "$out"
 mkdir -p "$out/src"
 # The files a clean clone has (tracked and not ignored), not build directories.

