@@ -92,12 +92,7 @@ struct Communicator::Layout {
 };
 
 Communicator::Communicator(MPI_Comm comm, Options options) : options_(options) {
-  int initialised = 0;
-  MPI_Initialized(&initialised);
-  if (!initialised) {
-    detail::fail("blobrt::dist::Communicator: MPI is not initialised; create a blobrt::dist::MpiSession "
-                 "(or call MPI_Init) first");
-  }
+  require_mpi_live("blobrt::dist::Communicator");
   BucketSetting bucket{options_.bucket_bytes, "Options::bucket_bytes", ""};
   if (options_.bucket_bytes == 0) bucket = bucket_setting_from_environment();
   options_.bucket_bytes = bucket.bytes;
@@ -144,6 +139,7 @@ bool Communicator::layout_matches(const std::vector<ParamRef>& params) const {
 }
 
 void Communicator::fuse(const std::vector<ParamRef>& params) {
+  require_mpi_live("blobrt::dist::Communicator::fuse");
   check_same_lists(comm_, describe(params), "allreduce_diffs");
   const std::shared_ptr<Device>& device = current_device();
   const DeviceDescription& d = device->description();
@@ -215,6 +211,7 @@ void Communicator::log_layout() const {
 }
 
 void Communicator::allreduce_diffs(const std::vector<ParamRef>& params, Reduction reduction) {
+  require_mpi_live("blobrt::dist::Communicator::allreduce_diffs");
   stats_ = ReduceStats{};
   // Whether any rank must rebuild its engine or layout: all ranks then do it together, so
   // the collectives inside stay matched.
@@ -272,6 +269,7 @@ void Communicator::reduce_packed(std::size_t group, std::size_t begin, std::size
 }
 
 void Communicator::broadcast_data(const std::vector<ParamRef>& params, int root) {
+  require_mpi_live("blobrt::dist::Communicator::broadcast_data");
   if (root < 0 || root >= size_) {
     detail::fail("blobrt::dist::broadcast_data: root rank ", root, " is not in [0, ", size_, ")");
   }

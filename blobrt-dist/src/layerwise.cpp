@@ -13,6 +13,8 @@
 #include "blobrt/error.hpp"
 #include "blobrt/log.hpp"
 #include "blobrt/runtime.hpp"
+#include "iteration_status.hpp"
+#include "layerwise_plan.hpp"
 #include "list_check.hpp"
 #include "mpi_call.hpp"
 
@@ -26,24 +28,6 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-std::size_t bytes_of(const std::vector<ParamRef>& params) {
-  std::size_t bytes = 0;
-  for (const ParamRef& p : params) bytes += static_cast<std::size_t>(p.count()) * p.element_size();
-  return bytes;
-}
-
-// "layer 3: float [20 1 5 5], float [20]" per layer, for the ranks' comparison.
-std::vector<std::string> describe_layers(const std::vector<std::vector<ParamRef>>& layers) {
-  std::vector<std::string> lines;
-  for (std::size_t i = 0; i < layers.size(); ++i) {
-    std::string line = "layer " + std::to_string(i) + ":";
-    for (const std::string& p : describe(layers[i])) line += " " + p + ",";
-    if (line.back() == ',') line.pop_back();
-    lines.push_back(line);
-  }
-  return lines;
-}
-
 }  // namespace
 
 double LayerwiseStats::hidden_fraction() const {
@@ -53,17 +37,17 @@ double LayerwiseStats::hidden_fraction() const {
 
 struct LayerwiseReducer::State {
   struct Bucket {
-    std::vector<ParamRef> params;
     int pending_layers = 0;  // layers of this bucket not yet done in this iteration
     std::unique_ptr<Communicator> comm;
   };
 
   LayerwiseOptions options;
   std::vector<std::vector<ParamRef>> layers;
+  MPI_Comm comm = MPI_COMM_NULL;          // the user's; each Communicator duplicates it
+  MPI_Comm own = MPI_COMM_NULL;           // a duplicate: the plan's checks, each iteration's end
   std::unique_ptr<Communicator> control;  // broadcasts; its bucket size is every bucket's
-  std::vector<Bucket> buckets;             // in backward order
-  std::vector<int> bucket_of_layer;        // -1 for a layer without parameters
-  std::vector<int> layers_per_bucket;
+  BucketPlan plan;
+  std::vector<Bucket> buckets;  // plan.buckets' communicators, in backward order
 
   // Per iteration, under `mutex`.
   mutable std::mutex mutex;
@@ -78,27 +62,52 @@ struct LayerwiseReducer::State {
   Clock::time_point backward_start;
   double backward_seconds = -1;  // set when the last bucket is queued by layer_done
 
-  bool in_iteration = false;  // between begin_backward() and finish()
+  bool in_iteration = false;  // between begin_backward() and finish() (or the abandon path)
 
   std::thread thread;
   std::string device_id;  // the communication thread uses the training thread's device
 
+  ~State() {
+    if (own != MPI_COMM_NULL && mpi_live()) MPI_Comm_free(&own);
+  }
+
+  // Collective: the buckets for the parameters' sizes now, a Communicator each, its diffs
+  // fused once here rather than by the first reduction.
+  void make_plan() {
+    plan = plan_buckets(layers, control->options().bucket_bytes);
+    std::vector<Bucket> made(plan.buckets.size());
+    for (std::size_t b = 0; b < made.size(); ++b) {
+      made[b].comm = std::make_unique<Communicator>(comm, Options{control->options().bucket_bytes});
+      made[b].comm->fuse(plan.buckets[b].params);
+    }
+    buckets = std::move(made);
+  }
+
   // Under `mutex`.
   void start_iteration() {
-    for (std::size_t b = 0; b < buckets.size(); ++b) buckets[b].pending_layers = layers_per_bucket[b];
+    for (std::size_t b = 0; b < buckets.size(); ++b) {
+      buckets[b].pending_layers = static_cast<int>(plan.buckets[b].layers.size());
+    }
     next_to_queue = 0;
     reduced = 0;
     reduce_seconds = 0;
     bytes_reduced = 0;
     backward_seconds = -1;
     backward_start = Clock::now();
+    failure = nullptr;
     in_iteration = true;
   }
 
   void reduce(std::size_t b) {
     if (control->size() == 1) return;  // the mean of one rank is its own diff
     const Clock::time_point start = Clock::now();
-    buckets[b].comm->allreduce_diffs(buckets[b].params, options.reduction);
+    try {
+      buckets[b].comm->allreduce_diffs(plan.buckets[b].params, options.reduction);
+    } catch (const Error& e) {
+      // The Communicator numbers the bucket's parameters from 0: say which layers they are.
+      detail::fail("blobrt::dist::LayerwiseReducer: bucket ", b, " of ", buckets.size(), ", which holds ",
+                   bucket_contents(plan.buckets[b], layers), ": ", e.what());
+    }
     const double took = seconds_since(start);
     std::lock_guard<std::mutex> lock(mutex);
     reduce_seconds += took;
@@ -112,6 +121,51 @@ struct LayerwiseReducer::State {
     }
     if (next_to_queue == buckets.size() && backward_seconds < 0) backward_seconds = seconds_since(backward_start);
     changed.notify_all();
+  }
+
+  // Reduces every bucket of the iteration not reduced yet, in order, and returns once all
+  // have been: by the communication thread where there is one, here otherwise. A failed
+  // bucket is kept in `failure` and the ones after it are skipped (every rank fails the
+  // same bucket: its peers are not waiting for those).
+  void complete_buckets(bool overlap) {
+    if (!overlap) {
+      for (std::size_t b = 0; b < buckets.size() && !failure; ++b) {
+        try {
+          reduce(b);
+        } catch (...) {
+          failure = std::current_exception();
+        }
+      }
+      std::lock_guard<std::mutex> lock(mutex);
+      next_to_queue = reduced = buckets.size();
+      return;
+    }
+    std::unique_lock<std::mutex> lock(mutex);
+    for (Bucket& bucket : buckets) bucket.pending_layers = 0;  // layers not reported: done now
+    queue_ready();
+    changed.wait(lock, [&] { return reduced == buckets.size(); });
+  }
+
+  // The iteration's end on this rank, agreed with the others (one small collective). With
+  // no rank abandoned or failed and some parameter's size changed since the plan, every
+  // rank plans anew (after comparing the layers' shapes: a difference raises everywhere).
+  IterationOutcome settle(bool abandoned) {
+    IterationOutcome outcome;
+    const bool resized = counts_changed(layers, plan);
+    if (control->size() == 1) {
+      outcome.resized = resized;
+    } else {
+      if (!mpi_live()) return outcome;
+      outcome = settle_iteration(own, IterationStatus{abandoned, failure != nullptr, resized});
+    }
+    if (outcome.resized && outcome.abandoned.empty() && outcome.failed.empty()) {
+      check_same_lists(own, describe_layers(layers),
+                       "blobrt::dist::LayerwiseReducer (re-planning its buckets: a parameter's size changed)");
+      make_plan();
+      log_message(LogLevel::kInfo, "dist: a parameter's size changed: layer-wise buckets planned anew, ",
+                  buckets.size(), " buckets");
+    }
+    return outcome;
   }
 
   void run_thread() {
@@ -151,34 +205,15 @@ struct LayerwiseReducer::State {
 LayerwiseReducer::LayerwiseReducer(std::vector<std::vector<ParamRef>> layers, LayerwiseOptions options,
                                    MPI_Comm comm)
     : state_(std::make_unique<State>()) {
+  require_mpi_live("blobrt::dist::LayerwiseReducer");
   State& s = *state_;
   s.options = options;
   s.layers = std::move(layers);
+  s.comm = comm;
   s.control = std::make_unique<Communicator>(comm, Options{options.bucket_bytes});
-  check_same_lists(comm, describe_layers(s.layers), "blobrt::dist::LayerwiseReducer (the layers' parameters)");
-
-  // Buckets in backward order: from the last layer, consecutive layers while they fit.
-  const std::size_t limit = s.control->options().bucket_bytes;
-  s.bucket_of_layer.assign(s.layers.size(), -1);
-  std::size_t open_bytes = 0;
-  for (std::size_t i = s.layers.size(); i-- > 0;) {
-    const std::size_t bytes = bytes_of(s.layers[i]);
-    if (s.layers[i].empty() || bytes == 0) continue;
-    if (s.buckets.empty() || open_bytes + bytes > limit) {
-      s.buckets.emplace_back();
-      s.layers_per_bucket.push_back(0);
-      open_bytes = 0;
-    }
-    State::Bucket& bucket = s.buckets.back();
-    bucket.params.insert(bucket.params.end(), s.layers[i].begin(), s.layers[i].end());
-    s.bucket_of_layer[i] = static_cast<int>(s.buckets.size() - 1);
-    ++s.layers_per_bucket.back();
-    open_bytes += bytes;
-  }
-  for (State::Bucket& bucket : s.buckets) {
-    bucket.comm = std::make_unique<Communicator>(comm, Options{limit});
-    bucket.comm->fuse(bucket.params);  // laid out once, here, not by the first reduction
-  }
+  mpi_call("MPI_Comm_dup", MPI_Comm_dup(comm, &s.own));
+  check_same_lists(s.own, describe_layers(s.layers), "blobrt::dist::LayerwiseReducer (the layers' parameters)");
+  s.make_plan();
 
   int thread_level = MPI_THREAD_SINGLE;
   mpi_call("MPI_Query_thread", MPI_Query_thread(&thread_level));
@@ -195,12 +230,13 @@ LayerwiseReducer::LayerwiseReducer(std::vector<std::vector<ParamRef>> layers, La
     s.thread = std::thread([&s] { s.run_thread(); });
   }
   log_message(LogLevel::kInfo, "dist: layer-wise reduction of ", s.layers.size(), " layers in ", s.buckets.size(),
-              " buckets of at most ", limit, " bytes; ",
+              " buckets of at most ", s.control->options().bucket_bytes, " bytes; ",
               overlap_ ? std::string("overlapping backward") : overlap_reason_);
 }
 
 LayerwiseReducer::~LayerwiseReducer() {
   State& s = *state_;
+  abandon();  // an iteration left unfinished (backward threw): its collectives completed
   if (s.thread.joinable()) {
     {
       std::lock_guard<std::mutex> lock(s.mutex);
@@ -218,6 +254,11 @@ int LayerwiseReducer::bucket_count() const { return static_cast<int>(state_->buc
 int LayerwiseReducer::buckets_reduced() const {
   std::lock_guard<std::mutex> lock(state_->mutex);
   return static_cast<int>(state_->reduced);
+}
+
+bool LayerwiseReducer::in_iteration() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  return state_->in_iteration;
 }
 
 void LayerwiseReducer::broadcast_data(int root) {
@@ -242,7 +283,7 @@ void LayerwiseReducer::layer_done(int layer) {
     detail::fail("blobrt::dist::LayerwiseReducer::layer_done: layer ", layer, " is not one of the ",
                  s.layers.size(), " layers");
   }
-  const int b = s.bucket_of_layer[layer];
+  const int b = s.plan.bucket_of_layer[layer];
   if (b < 0) return;
   std::lock_guard<std::mutex> lock(s.mutex);
   // Outside an iteration (a backward of the program's own) or reported twice: nothing.
@@ -259,27 +300,57 @@ void LayerwiseReducer::finish() {
     }
     if (!overlap_ && s.backward_seconds < 0) s.backward_seconds = seconds_since(s.backward_start);
   }
-  if (!overlap_) {
-    const Clock::time_point start = Clock::now();
-    s.in_iteration = false;  // a failed collective below ends the iteration too
-    for (std::size_t b = 0; b < s.buckets.size(); ++b) s.reduce(b);
-    s.next_to_queue = s.reduced = s.buckets.size();
+  const Clock::time_point start = Clock::now();
+  s.complete_buckets(overlap_);
+  std::exception_ptr failure;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    s.in_iteration = false;  // a failure below ends the iteration too
     stats_ = {static_cast<int>(s.buckets.size()), s.bytes_reduced, s.backward_seconds, s.reduce_seconds,
               seconds_since(start)};
-    return;
+    failure = s.failure;
   }
-  std::unique_lock<std::mutex> lock(s.mutex);
-  for (State::Bucket& bucket : s.buckets) bucket.pending_layers = 0;  // layers not reported: done now
-  s.queue_ready();
-  const Clock::time_point start = Clock::now();
-  s.changed.wait(lock, [&] { return s.reduced == s.buckets.size(); });
+  const IterationOutcome outcome = s.settle(/*abandoned=*/false);
+  s.failure = nullptr;
+  if (failure) std::rethrow_exception(failure);
+  const std::string others = others_message(outcome, rank());
+  if (!others.empty()) detail::fail(others);
+}
+
+void LayerwiseReducer::abandon() noexcept {
+  State& s = *state_;
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    if (!s.in_iteration) return;
+  }
+  try {
+    if (!mpi_live()) {
+      // Nothing can be reduced any more (nor can any peer be waiting on this process).
+      std::lock_guard<std::mutex> lock(s.mutex);
+      s.queue.clear();
+      s.in_iteration = false;
+      return;
+    }
+    // Every bucket, also those this rank did not reach: another rank may have queued more
+    // (its communication thread is then inside that bucket's collective, or will be), and
+    // each bucket is matched by every rank in the same order, whether it finishes or
+    // abandons. The diffs are unspecified afterwards; every rank that calls finish() raises.
+    s.complete_buckets(overlap_);
+    {
+      std::lock_guard<std::mutex> lock(s.mutex);
+      s.in_iteration = false;
+    }
+    s.settle(/*abandoned=*/true);
+    log_message(LogLevel::kWarn, "dist: rank ", rank(), " abandoned a layer-wise iteration before finish(); ",
+                "its buckets were reduced to keep the ranks' collectives matched");
+  } catch (const std::exception& e) {
+    log_message(LogLevel::kWarn, "dist: rank ", rank(), " abandoning a layer-wise iteration: ", e.what());
+  } catch (...) {
+    log_message(LogLevel::kWarn, "dist: rank ", rank(), " abandoning a layer-wise iteration: unknown error");
+  }
+  std::lock_guard<std::mutex> lock(s.mutex);
   s.in_iteration = false;
-  stats_ = {static_cast<int>(s.buckets.size()), s.bytes_reduced, s.backward_seconds, s.reduce_seconds,
-            seconds_since(start)};
-  if (s.failure) {
-    std::exception_ptr failure = std::exchange(s.failure, nullptr);
-    std::rethrow_exception(failure);
-  }
+  s.failure = nullptr;
 }
 
 }  // namespace blobrt::dist

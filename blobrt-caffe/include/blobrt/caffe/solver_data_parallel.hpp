@@ -9,7 +9,9 @@
 // Caffe program adds.
 //
 // Links libblobrt-dist (pkg-config blobrt-dist, CMake blobrt::dist); MPI must be
-// initialised, at MPI_THREAD_SERIALIZED for the reduction to overlap backward.
+// initialised, at MPI_THREAD_SERIALIZED for the reduction to overlap backward. A parameter
+// reshaped after the solver was made is still reduced (the reducer plans its buckets anew);
+// a Step() that throws mid-backward leaves no rank waiting (the reducer's abandon path).
 #ifndef BLOBRT_CAFFE_SOLVER_DATA_PARALLEL_HPP
 #define BLOBRT_CAFFE_SOLVER_DATA_PARALLEL_HPP
 
@@ -84,6 +86,10 @@ class SolverDataParallel : public Solver::Callback,
       broadcast_done_ = true;
     }
     passes_done_ = 0;
+    // An iteration a previous Step() left by an exception (a layer threw, the program caught
+    // it and steps on): its buckets are completed as the other ranks expect, and their
+    // finish() says it was abandoned (docs/dist.md, "When an iteration is abandoned").
+    reducer_->abandon();
     reducer_->begin_backward();
   }
   // After layer `layer`'s backward; with iter_size > 1, only the last pass's diffs are final.

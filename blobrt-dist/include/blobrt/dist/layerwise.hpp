@@ -18,6 +18,20 @@
 // has a Communicator of its own, so its diffs are fused into one allocation once and never
 // laid out again. Every rank must describe the same layers: the constructor compares the
 // ranks' layer lists and throws the same blobrt::Error on every rank when they differ.
+//
+// Each iteration ends with one small collective (an allgather of a few flags per rank):
+// - a parameter whose size changed since the buckets were planned (a Blob empty when the
+//   reducer was made and sized later, a layer reshaped) is reduced all the same (its
+//   bucket's Communicator lays it out anew), and the buckets are planned anew after that
+//   iteration, once the ranks' shapes have been compared: shapes that differ across ranks
+//   are the same blobrt::Error on every rank, naming the layer and each rank's shape;
+// - an iteration a rank leaves before finish() (backward threw, and the reducer is
+//   destroyed, or abandon() is called) is still completed there: every bucket is reduced,
+//   also those that rank never reached, since another rank may be inside any of them; so no
+//   rank is left waiting in a collective. Its diffs are then unspecified, and every rank that
+//   calls finish() for it raises a blobrt::Error naming the ranks that abandoned it
+//   (docs/dist.md, "When an iteration is abandoned"). The parameters must outlive the
+//   reducer, whose destructor may reduce them.
 #ifndef BLOBRT_DIST_LAYERWISE_HPP
 #define BLOBRT_DIST_LAYERWISE_HPP
 
@@ -78,8 +92,18 @@ class LayerwiseReducer {
   // is reduced now, after the buckets before it.
   void layer_done(int layer);
   // Returns once every bucket is reduced (those with a layer not reported are reduced
-  // now). A failed collective (a rank gone, mismatched lists) is rethrown here.
+  // now). A failed collective (a rank gone, mismatched lists) is rethrown here, and a
+  // blobrt::Error is raised where another rank abandoned the iteration or failed.
   void finish();
+
+  // Leaves the iteration begun by begin_backward() without finishing it (backward threw):
+  // every bucket's collective is still completed, as the other ranks' may be waiting in
+  // it, then the ranks learn that this one abandoned it (their finish() raises). The diffs
+  // are unspecified afterwards. Nothing outside an iteration; the destructor calls it; never
+  // throws (errors are logged). The next begin_backward() starts afresh.
+  void abandon() noexcept;
+  // Between begin_backward() and finish() (or abandon()).
+  bool in_iteration() const;
 
   // Buckets of this iteration whose collective has returned (so far: the communication
   // thread may be reducing more).
