@@ -3,13 +3,16 @@
 - the `blobrt info` sample in README.md has the real version and plugin ABI, and the
   sections the real output has; every manifest sample in docs/ declares the current ABI;
 - every environment variable the code reads is in README.md's table, and every row of
-  the table is read somewhere; the CI stages (ci/stages, ci/*.sh, README's table) agree;
+  the table is read somewhere; the CI stages (ci/stages, ci/*.sh, README's table,
+  docs/architecture.md's list) agree; tests/README.md's table names every suite the build
+  registers (`meson introspect --tests`) and no suite the build files no longer have;
 - the shell snippets of README.md and docs/*.md that a user would copy are run as written
   against the build tree (`meson devenv`), and the Python snippet of README.md against
   the build's package; the rest are listed as skipped, each with its reason.
 usage: docs_test.py SOURCE_ROOT BUILD_DIR        ("docs: N passed, N failed, N skipped")
 """
 import glob
+import json
 import os
 import re
 import subprocess
@@ -115,6 +118,42 @@ scripts = sorted(os.path.basename(p)[:-3] for p in glob.glob(os.path.join(root, 
 in_readme = re.findall(r"^\| `([a-z-]+)` \| ", readme[readme.find("| stage | what it does |"):], re.M)
 check(sorted(listed) == scripts, f"every ci/*.sh is a stage in ci/stages and back (listed {listed}, scripts {scripts})")
 check(in_readme[:len(listed)] == listed, f"README's stage table lists ci/stages in order ({in_readme[:len(listed)]})")
+# docs/architecture.md's tree names them too: "ci/   the CI stages, one script each (a, b, ...)".
+architecture = read(os.path.join(root, "docs", "architecture.md"))
+m = re.search(r"^ci/\s+the CI stages, one script each \(([^)]*)\)", architecture, re.M)
+in_architecture = [name.strip() for name in re.sub(r"\s+", " ", m.group(1)).split(",")] if m else []
+check(in_architecture == listed,
+      f"docs/architecture.md lists ci/stages in order (missing: {[n for n in listed if n not in in_architecture]}, "
+      f"extra: {[n for n in in_architecture if n not in listed]}, listed: {in_architecture})")
+
+# 2c. tests/README.md's table against the suites the build registers. A cell may name several
+# suites; `NAME_<backend>` stands for one per backend, `NAME_*` for any ending. A name the
+# table has but this build does not register must still be registered by a meson.build of
+# the tree (a suite built only with CUDA, or in the fuzz build), as a literal or a prefix.
+intro = subprocess.run(["meson", "introspect", "--tests", build], capture_output=True, text=True)
+registered = sorted({t["name"] for t in json.loads(intro.stdout)}) if intro.returncode == 0 else []
+check(registered != [], "`meson introspect --tests` lists the build's suites", intro.stderr)
+tests_readme = read(os.path.join(root, "tests", "README.md"))
+table_names = set()
+for line in tests_readme.splitlines():
+    if line.startswith("| ") and not line.startswith(("| meson test |", "|---")):
+        table_names |= set(re.findall(r"`([^`]+)`", line.split(" | ")[0]))
+
+
+def suite_pattern(name):
+    return re.compile("^" + re.escape(name).replace("<backend>", "(?:host|simgpu|blis|opencl|cuda)")
+                      .replace(r"\*", ".+") + "$")
+
+
+patterns = {name: suite_pattern(name) for name in table_names}
+meson_text = "".join(read(p) for p in glob.glob(os.path.join(root, "**", "meson.build"), recursive=True)
+                     if not os.path.relpath(p, root).startswith("build"))
+unlisted = [n for n in registered if not any(p.match(n) for p in patterns.values())]
+stale = sorted(name for name, p in patterns.items()
+               if not any(p.match(n) for n in registered)
+               and f"'{re.split(r'<|[*]', name)[0]}" not in meson_text)
+check(not unlisted, f"tests/README.md's table has a row for every suite the build registers (missing: {unlisted})")
+check(not stale, f"every suite tests/README.md's table names is registered by a meson.build (stale: {stale})")
 
 # 3. Shell snippets, as written.
 as_root = os.geteuid() == 0
