@@ -282,10 +282,13 @@ HostBuffer read_whole(int fd, const struct stat& opened, std::string* changed) {
 
 // Pipes, devices, empty or huge files: protobuf's stream parser, in 1 MiB reads, up to the
 // 2 GiB a protobuf message can hold (as Caffe), so an endless input ends there.
-bool parse_stream(google::protobuf::io::ZeroCopyInputStream* raw, Message* proto) {
+// *consumed (if given) receives how many bytes were read.
+bool parse_stream(google::protobuf::io::ZeroCopyInputStream* raw, Message* proto, std::int64_t* consumed = nullptr) {
   CodedInputStream coded(raw);
   coded.SetTotalBytesLimit(kMaxMessageBytes);
-  return proto->ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  const bool parsed = proto->ParseFromCodedStream(&coded) && coded.ConsumedEntireMessage();
+  if (consumed) *consumed = coded.CurrentPosition();
+  return parsed;
 }
 
 // Parses text format from `raw` (at most 2 GiB of it); on failure read_error names the file,
@@ -336,6 +339,53 @@ void refuse_if_read_as_text(const BlobProto& blob, const char* filename) {
                "too, or write it as text (nothing was written)");
 }
 
+// "1073741824 bytes (1.0 GiB)".
+std::string size_text(std::int64_t bytes) {
+  char scaled[32];
+  std::snprintf(scaled, sizeof scaled, "%.1f GiB", static_cast<double>(bytes) / (1024.0 * 1024.0 * 1024.0));
+  if (bytes < (std::int64_t(1) << 30)) {
+    std::snprintf(scaled, sizeof scaled, "%.1f MiB", static_cast<double>(bytes) / (1024.0 * 1024.0));
+  }
+  return std::to_string(bytes) + " bytes (" + scaled + ")";
+}
+
+// A regular file larger than a message can be is refused from its size, before a byte of it
+// is read (reading 2 GiB only to fail took half a minute and as much memory).
+bool refuse_oversized(const char* filename, int fd) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= kMaxMessageBytes) return false;
+  read_error = std::string(filename) + ": the file is " + size_text(st.st_size) +
+               ", more than a protobuf message can hold (2 GiB, " + std::to_string(kMaxMessageBytes) +
+               " bytes), so it cannot be one; nothing was read";
+  return true;
+}
+
+// Runs a reader; memory running out while it reads or parses becomes an OutOfMemoryError that
+// names the file and its size (a bare std::bad_alloc named nothing), the message left empty.
+template <typename Read>
+bool naming_the_file_when_out_of_memory(const char* filename, Message* proto, Read read) {
+  try {
+    return read();
+  } catch (const std::bad_alloc&) {
+    if (proto) proto->Clear();
+    struct stat st {};
+    const bool sized = filename && ::stat(filename, &st) == 0 && S_ISREG(st.st_mode);
+    detail::fail_as<OutOfMemoryError>(filename ? filename : "(null)", ": out of memory while reading it (",
+                                      sized ? "the file is " + size_text(st.st_size) : std::string("not a regular file"),
+                                      "; parsed, a message takes about as much memory again); nothing was read");
+  }
+}
+
+// "" when a binary BlobProto just parsed from `size` bytes is one (model_check::not_a_blob_proto);
+// otherwise read_error names the file and why, and the message is cleared.
+bool accept_blob_proto(const char* filename, BlobProto* proto, std::int64_t size) {
+  const std::string why = model_check::not_a_blob_proto(*proto, size);
+  if (why.empty()) return true;
+  read_error = std::string(filename) + ": " + why;
+  proto->Clear();
+  return false;
+}
+
 }  // namespace
 
 const std::string& last_read_error() { return read_error; }
@@ -345,8 +395,11 @@ void model_check::set_read_error(std::string message) { read_error = std::move(m
 bool ReadProtoFromTextFile(const char* filename, Message* proto) {
   read_error.clear();
   Descriptor file{open_for_reading(filename)};
-  FileInputStream raw(file.fd, 1 << 20);
-  return parse_text(&raw, filename, proto);
+  if (refuse_oversized(filename, file.fd)) return false;
+  return naming_the_file_when_out_of_memory(filename, proto, [&] {
+    FileInputStream raw(file.fd, 1 << 20);
+    return parse_text(&raw, filename, proto);
+  });
 }
 
 void ReadProtoFromTextFileOrDie(const char* filename, Message* proto) {
@@ -376,27 +429,35 @@ void WriteProtoToTextFile(const Message& proto, const char* filename) {
 bool ReadProtoFromBinaryFile(const char* filename, Message* proto) {
   read_error.clear();
   Descriptor file{open_for_reading(filename)};
-  struct stat st {};
-  bool parsed = false;
-  if (::fstat(file.fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size <= kMaxMessageBytes) {
-    // A regular file is read whole with read(), not mapped: a file that another process
-    // truncates meanwhile then gives a short read (an error here) instead of SIGBUS.
-    std::string changed;
-    HostBuffer bytes = read_whole(file.fd, st, &changed);
-    if (!changed.empty()) {
-      read_error = std::string(filename) + ": " + changed;
+  if (refuse_oversized(filename, file.fd)) return false;
+  return naming_the_file_when_out_of_memory(filename, proto, [&] {
+    struct stat st {};
+    bool parsed = false;
+    std::int64_t size = 0;
+    if (::fstat(file.fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size <= kMaxMessageBytes) {
+      // A regular file is read whole with read(), not mapped: a file that another process
+      // truncates meanwhile then gives a short read (an error here) instead of SIGBUS.
+      std::string changed;
+      HostBuffer bytes = read_whole(file.fd, st, &changed);
+      if (!changed.empty()) {
+        read_error = std::string(filename) + ": " + changed;
+        return false;
+      }
+      parsed = parse_binary(bytes.get(), static_cast<int>(st.st_size), proto);
+      size = st.st_size;
+    } else {
+      FileInputStream raw(file.fd, 1 << 20);
+      parsed = parse_stream(&raw, proto, &size);
+    }
+    if (!parsed) {
+      read_error = binary_error(filename, *proto);
+      proto->Clear();  // what a failed parse left is no message
       return false;
     }
-    parsed = parse_binary(bytes.get(), static_cast<int>(st.st_size), proto);
-  } else {
-    FileInputStream raw(file.fd, 1 << 20);
-    parsed = parse_stream(&raw, proto);
-  }
-  if (!parsed) {
-    read_error = binary_error(filename, *proto);
-    return false;
-  }
-  return true;
+    // Whatever protobuf's leniency: a file of another message is not a BlobProto.
+    if (auto* blob = dynamic_cast<BlobProto*>(proto)) return accept_blob_proto(filename, blob, size);
+    return true;
+  });
 }
 
 void ReadProtoFromBinaryFileOrDie(const char* filename, Message* proto) {
@@ -407,71 +468,68 @@ bool ReadBlobProtoFromFile(const char* filename, BlobProto* proto, ProtoFormat* 
   read_error.clear();
   if (!proto) throw Error("ReadBlobProtoFromFile: null BlobProto");
   Descriptor file{open_for_reading(filename)};
-  struct stat st {};
-  ProtoFormat decided = ProtoFormat::kText;
-  bool parsed = false;
-  if (::fstat(file.fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size <= kMaxMessageBytes) {
-    // A regular file: read whole once (as ReadProtoFromBinaryFile), decided, parsed from memory.
-    std::string changed;
-    HostBuffer bytes = read_whole(file.fd, st, &changed);
-    if (!changed.empty()) {
-      read_error = std::string(filename) + ": " + changed;
-      return false;
-    }
-    const int size = static_cast<int>(st.st_size);
-    decided = DetectBlobProtoFormat(bytes.get(), static_cast<std::size_t>(size));
-    if (decided == ProtoFormat::kBinary) {
-      parsed = parse_binary(bytes.get(), size, proto);
-    } else {
-      google::protobuf::io::ArrayInputStream input(bytes.get(), size);
-      parsed = parse_text(&input, filename, proto);
-    }
-  } else {
-    // A pipe, FIFO or device (or an empty or huge file): read until the rule decides, then
-    // the parser of that format continues with those bytes followed by the rest of the input.
-    std::string head;
-    BlobProtoFormatSniffer sniffer;
-    char chunk[1 << 16];
-    // At most a message's size of leading blanks and comments (the head must fit an int).
-    while (!sniffer.decided() && head.size() + sizeof chunk <= static_cast<std::size_t>(kMaxMessageBytes)) {
-      ssize_t n = ::read(file.fd, chunk, sizeof chunk);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        read_error = std::string(filename) + ": read failed (" + std::strerror(errno) + ")";
+  if (refuse_oversized(filename, file.fd)) return false;
+  return naming_the_file_when_out_of_memory(filename, proto, [&] {
+    struct stat st {};
+    ProtoFormat decided = ProtoFormat::kText;
+    bool parsed = false;
+    std::int64_t size = 0;
+    if (::fstat(file.fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && st.st_size <= kMaxMessageBytes) {
+      // A regular file: read whole once (as ReadProtoFromBinaryFile), decided, parsed from memory.
+      std::string changed;
+      HostBuffer bytes = read_whole(file.fd, st, &changed);
+      if (!changed.empty()) {
+        read_error = std::string(filename) + ": " + changed;
         return false;
       }
-      if (n == 0) break;
-      head.append(chunk, static_cast<std::size_t>(n));
-      sniffer.feed(chunk, static_cast<std::size_t>(n));
+      size = st.st_size;
+      decided = DetectBlobProtoFormat(bytes.get(), static_cast<std::size_t>(st.st_size));
+      if (decided == ProtoFormat::kBinary) {
+        parsed = parse_binary(bytes.get(), static_cast<int>(size), proto);
+      } else {
+        google::protobuf::io::ArrayInputStream input(bytes.get(), static_cast<int>(size));
+        parsed = parse_text(&input, filename, proto);
+      }
+    } else {
+      // A pipe, FIFO or device (or an empty or huge file): read until the rule decides, then
+      // the parser of that format continues with those bytes followed by the rest of the input.
+      std::string head;
+      BlobProtoFormatSniffer sniffer;
+      char chunk[1 << 16];
+      // At most a message's size of leading blanks and comments (the head must fit an int).
+      while (!sniffer.decided() && head.size() + sizeof chunk <= static_cast<std::size_t>(kMaxMessageBytes)) {
+        ssize_t n = ::read(file.fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+          read_error = std::string(filename) + ": read failed (" + std::strerror(errno) + ")";
+          return false;
+        }
+        if (n == 0) break;
+        head.append(chunk, static_cast<std::size_t>(n));
+        sniffer.feed(chunk, static_cast<std::size_t>(n));
+      }
+      decided = sniffer.format();
+      google::protobuf::io::ArrayInputStream first(head.data(), static_cast<int>(head.size()));
+      FileInputStream rest(file.fd, 1 << 20);
+      google::protobuf::io::ZeroCopyInputStream* parts[] = {&first, &rest};
+      google::protobuf::io::ConcatenatingInputStream input(parts, 2);
+      parsed = decided == ProtoFormat::kBinary ? parse_stream(&input, proto, &size) : parse_text(&input, filename, proto);
     }
-    decided = sniffer.format();
-    google::protobuf::io::ArrayInputStream first(head.data(), static_cast<int>(head.size()));
-    FileInputStream rest(file.fd, 1 << 20);
-    google::protobuf::io::ZeroCopyInputStream* parts[] = {&first, &rest};
-    google::protobuf::io::ConcatenatingInputStream input(parts, 2);
-    parsed = decided == ProtoFormat::kBinary ? parse_stream(&input, proto) : parse_text(&input, filename, proto);
-  }
-  if (format) *format = decided;
-  if (!parsed) {
-    if (decided == ProtoFormat::kBinary) read_error = binary_error(filename, *proto);
-    read_error += std::string(" [read as ") + to_string(decided) +
-                  (decided == ProtoFormat::kText
-                       ? ": it starts with a lowercase letter after whitespace and comments"
-                       : ": its first byte after whitespace and comments is not a lowercase letter") +
-                  "; see BlobProtoFormatSniffer in blobrt/io.hpp]";
-    return false;
-  }
-  if (decided == ProtoFormat::kBinary) {
-    // A file of another message parses as a BlobProto of undefined fields only: refused,
-    // never returned as the empty blob (text format already refuses unknown field names).
-    const std::string why = model_check::not_a_blob_proto(*proto);
-    if (!why.empty()) {
-      read_error = std::string(filename) + ": " + why;
-      proto->Clear();
+    if (format) *format = decided;
+    if (!parsed) {
+      if (decided == ProtoFormat::kBinary) read_error = binary_error(filename, *proto);
+      read_error += std::string(" [read as ") + to_string(decided) +
+                    (decided == ProtoFormat::kText
+                         ? ": it starts with a lowercase letter after whitespace and comments"
+                         : ": its first byte after whitespace and comments is not a lowercase letter") +
+                    "; see BlobProtoFormatSniffer in blobrt/io.hpp]";
       return false;
     }
-  }
-  return true;
+    // A file of another message parses as a BlobProto of undefined or mistyped fields: refused,
+    // never returned as an empty or made-up blob (text format already refuses unknown names).
+    if (decided == ProtoFormat::kBinary) return accept_blob_proto(filename, proto, size);
+    return true;
+  });
 }
 
 void ReadBlobProtoFromFileOrDie(const char* filename, BlobProto* proto, ProtoFormat* format) {
