@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bench_common.hpp"
+#include "bench_elementwise.hpp"
 #include "bench_fill.hpp"
 #include "blobrt/runtime.hpp"
 #include "blobrt_kernels/huge_pages.hpp"
@@ -144,22 +145,9 @@ void blis_gemv(benchmark::State& state, GemvShape s) {
 }
 #endif
 
-// The probe pattern that bounds an element-wise operation, and its operands.
-struct EwInfo {
-  ElementwiseOp op;
-  Pattern pattern;
-  bool a, b;
-};
-const EwInfo kEw[] = {
-    {ElementwiseOp::kSet, Pattern::kFill, false, false},     {ElementwiseOp::kAddScalar, Pattern::kScale, false, false},
-    {ElementwiseOp::kScale, Pattern::kCopy, true, false},    {ElementwiseOp::kAxpby, Pattern::kTriad, true, false},
-    {ElementwiseOp::kAdd, Pattern::kTriad, true, true},      {ElementwiseOp::kSub, Pattern::kTriad, true, true},
-    {ElementwiseOp::kMul, Pattern::kTriad, true, true},      {ElementwiseOp::kDiv, Pattern::kTriad, true, true},
-    {ElementwiseOp::kPowx, Pattern::kCopy, true, false},     {ElementwiseOp::kSqr, Pattern::kCopy, true, false},
-    {ElementwiseOp::kSqrt, Pattern::kCopy, true, false},     {ElementwiseOp::kExp, Pattern::kCopy, true, false},
-    {ElementwiseOp::kLog, Pattern::kCopy, true, false},      {ElementwiseOp::kAbs, Pattern::kCopy, true, false},
-    {ElementwiseOp::kSign, Pattern::kCopy, true, false},     {ElementwiseOp::kSgnbit, Pattern::kCopy, true, false},
-};
+// Every element-wise code of the list (blobrt/elementwise_operations.h), with the probe
+// pattern that bounds it and its operands (ew_ops(), bench_elementwise.hpp).
+using EwInfo = EwOp;
 
 template <typename T>
 void device_elementwise(benchmark::State& state, const std::string& id, EwInfo info, std::int64_t n) {
@@ -190,7 +178,7 @@ void register_ops(const std::string& id, const MathSizes& sizes) {
   for (const GemvShape& s : sizes.gemv) {
     reg(name("math", id, s.name(), dtype, s.m), [id, s](benchmark::State& st) { device_gemv<T>(st, id, s); });
   }
-  for (const EwInfo& info : kEw) {
+  for (const EwInfo& info : ew_ops()) {
     for (std::int64_t n : sizes.elementwise) {
       reg(name("math", id, std::string("ew_") + to_string(info.op), dtype, n),
           [id, info, n](benchmark::State& st) { device_elementwise<T>(st, id, info, n); });

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench_common.hpp"
+#include "bench_elementwise.hpp"
 #include "blobrt/runtime.hpp"
 
 namespace blobrt::bench {
@@ -78,21 +79,9 @@ void gemm(benchmark::State& state, bool raw, Shape s) {
   device->release(c);
 }
 
-struct EwInfo {
-  ElementwiseOp op;
-  Pattern pattern;  // the bytes it must move, as the probe's pattern of the same traffic
-};
-
-const EwInfo kEwOps[] = {
-    {ElementwiseOp::kSet, Pattern::kFill},     {ElementwiseOp::kAddScalar, Pattern::kScale},
-    {ElementwiseOp::kScale, Pattern::kCopy},   {ElementwiseOp::kAxpby, Pattern::kTriad},
-    {ElementwiseOp::kAdd, Pattern::kTriad},    {ElementwiseOp::kSub, Pattern::kTriad},
-    {ElementwiseOp::kMul, Pattern::kTriad},    {ElementwiseOp::kDiv, Pattern::kTriad},
-    {ElementwiseOp::kPowx, Pattern::kCopy},    {ElementwiseOp::kSqr, Pattern::kCopy},
-    {ElementwiseOp::kSqrt, Pattern::kCopy},    {ElementwiseOp::kExp, Pattern::kCopy},
-    {ElementwiseOp::kLog, Pattern::kCopy},     {ElementwiseOp::kAbs, Pattern::kCopy},
-    {ElementwiseOp::kSign, Pattern::kCopy},    {ElementwiseOp::kSgnbit, Pattern::kCopy},
-};
+// Every element-wise code of the list, with the probe pattern of the bytes it must move
+// (ew_ops(), bench_elementwise.hpp).
+using EwInfo = EwOp;
 
 template <typename T>
 void elementwise(benchmark::State& state, EwInfo info, std::int64_t n) {
@@ -133,7 +122,7 @@ void register_type() {
     reg("math/clblast/gemm/" + dtype + "/" + dims, [s](benchmark::State& st) { gemm<T>(st, true, s); });
   }
   const std::int64_t n = smoke() ? (1 << 12) : (1 << 24);
-  for (const EwInfo& info : kEwOps) {
+  for (const EwInfo& info : ew_ops()) {
     reg(name("math", kDevice, std::string("ew_") + to_string(info.op), dtype_name<T>(), n),
         [info, n](benchmark::State& st) { elementwise<T>(st, info, n); });
   }

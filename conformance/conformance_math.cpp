@@ -24,6 +24,29 @@ namespace {
 
 constexpr std::int64_t kGuard = 4;  // elements after each operand that must stay untouched
 
+// What the list (blobrt/elementwise_operations.h) says of each element-wise code: the
+// operands it reads, and its formula, the reference value (computed in double).
+struct EwCode {
+  bool a, b, y;
+};
+#define BLOBRT_CONF_EW_CODE_(CODE, Cxx, name, number, A, B, Y, ...) {A != 0, B != 0, Y != 0},
+constexpr EwCode kEwCodes[] = {BLOBRT_ELEMENTWISE_OPS(BLOBRT_CONF_EW_CODE_)};
+#undef BLOBRT_CONF_EW_CODE_
+static_assert(sizeof kEwCodes / sizeof kEwCodes[0] == BLOBRT_EW_OP_COUNT, "every code");
+const EwCode& ew_code(ElementwiseOp op) { return kEwCodes[static_cast<int>(op)]; }
+
+double ew_formula(ElementwiseOp op, double a, double b, double y, double alpha, double beta) {
+  using std::exp, std::fabs, std::log, std::pow, std::signbit, std::sqrt;
+  switch (static_cast<int>(op)) {
+#define BLOBRT_CONF_EW_FORMULA_(CODE, Cxx, name, number, A, B, Y, ALPHA, BETA, HEAVY, FORM, CAFFE, FORMULA) \
+  case BLOBRT_EW_##CODE: return static_cast<double>(FORMULA);
+    BLOBRT_ELEMENTWISE_OPS(BLOBRT_CONF_EW_FORMULA_)
+#undef BLOBRT_CONF_EW_FORMULA_
+  }
+  (void)a, (void)b, (void)y, (void)alpha, (void)beta;
+  return std::numeric_limits<double>::quiet_NaN();
+}
+
 std::string number(double v) {
   std::ostringstream s;
   s << v;
@@ -226,29 +249,23 @@ class MathChecker {
     return v;
   }
 
-  // The value Caffe's CPU code computes, in double; and its tolerance.
+  // The value Caffe's CPU code computes, in double (the list's formula); and its
+  // tolerance: exact, a few ulps for the ones libm or a divider rounds, else one rounding.
   void reference(double a, double b, double y, double* ref, double* tol) {
     const double al = static_cast<T>(c_.alpha), be = static_cast<T>(c_.beta);
+    *ref = ew_formula(c_.elementwise, a, b, y, al, be);
     switch (c_.elementwise) {
-      case ElementwiseOp::kSet: *ref = al; *tol = 0; return;
-      case ElementwiseOp::kAddScalar: *ref = y + al; break;
-      case ElementwiseOp::kScale: *ref = al * a; break;
-      case ElementwiseOp::kAxpby:
-        *ref = al * a + be * y;
-        *tol = 2 * eps * (std::fabs(al * a) + std::fabs(be * y));
-        return;
-      case ElementwiseOp::kAdd: *ref = a + b; break;
-      case ElementwiseOp::kSub: *ref = a - b; break;
-      case ElementwiseOp::kMul: *ref = a * b; break;
-      case ElementwiseOp::kDiv: *ref = a / b; *tol = 4 * eps * std::fabs(*ref); return;
-      case ElementwiseOp::kPowx: *ref = std::pow(a, al); *tol = 16 * eps * std::fabs(*ref); return;
-      case ElementwiseOp::kSqr: *ref = a * a; break;
-      case ElementwiseOp::kSqrt: *ref = std::sqrt(a); *tol = 4 * eps * std::fabs(*ref); return;
-      case ElementwiseOp::kExp: *ref = std::exp(a); *tol = 4 * eps * std::fabs(*ref); return;
-      case ElementwiseOp::kLog: *ref = std::log(a); *tol = 4 * eps * std::fabs(*ref); return;
-      case ElementwiseOp::kAbs: *ref = std::fabs(a); *tol = 0; return;
-      case ElementwiseOp::kSign: *ref = (0 < a) - (a < 0); *tol = 0; return;
-      case ElementwiseOp::kSgnbit: *ref = std::signbit(a) ? 1 : 0; *tol = 0; return;
+      case ElementwiseOp::kSet:
+      case ElementwiseOp::kAbs:
+      case ElementwiseOp::kSign:
+      case ElementwiseOp::kSgnbit: *tol = 0; return;
+      case ElementwiseOp::kAxpby: *tol = 2 * eps * (std::fabs(al * a) + std::fabs(be * y)); return;
+      case ElementwiseOp::kPowx: *tol = 16 * eps * std::fabs(*ref); return;
+      case ElementwiseOp::kDiv:
+      case ElementwiseOp::kSqrt:
+      case ElementwiseOp::kExp:
+      case ElementwiseOp::kLog: *tol = 4 * eps * std::fabs(*ref); return;
+      default: break;
     }
     // One correctly rounded operation; results below the smallest normal number may be
     // flushed to zero (GPUs, OpenCL devices without denormals).
@@ -256,9 +273,7 @@ class MathChecker {
   }
 
   Result elementwise() {
-    const int code = static_cast<int>(c_.elementwise);
-    const bool uses_a = code != BLOBRT_EW_SET && code != BLOBRT_EW_ADD_SCALAR;
-    const bool uses_b = code >= BLOBRT_EW_ADD && code <= BLOBRT_EW_DIV;
+    const bool uses_a = ew_code(c_.elementwise).a, uses_b = ew_code(c_.elementwise).b;
     const std::int64_t n = c_.n;
     // Divisors away from zero; y starts as NaN where the operation does not read it.
     std::vector<T> a_values = elementwise_input(offsets_.a, n, 31);
@@ -267,7 +282,7 @@ class MathChecker {
     if (c_.elementwise == ElementwiseOp::kDiv) {
       for (std::int64_t i = 1; i < n; i += 2) b_values[offsets_.b + i] = -b_values[offsets_.b + i];
     }
-    const bool reads_y = code == BLOBRT_EW_ADD_SCALAR || code == BLOBRT_EW_AXPBY;
+    const bool reads_y = ew_code(c_.elementwise).y;
     std::vector<T> y_values = reads_y ? values(offsets_.y, n, -2, 2, 33)
                                       : filled(offsets_.y, n, std::numeric_limits<T>::quiet_NaN());
     std::unique_ptr<Operand<T>> a, b, y;
@@ -390,7 +405,7 @@ std::vector<Case> math_cases() {
       zero.beta = -0.5;
       cases.push_back(zero);
     }
-    // element-wise
+    // element-wise: every code of the list (blobrt/elementwise_operations.h)
     for (int code = 0; code < BLOBRT_EW_OP_COUNT; ++code) {
       const auto op = static_cast<ElementwiseOp>(code);
       std::vector<double> alphas{1.5};
@@ -408,9 +423,7 @@ std::vector<Case> math_cases() {
           }
         }
         // In place, as Caffe calls them: caffe_sqr(n, x, x), caffe_mul(n, a, y, y).
-        const int code_ = code;
-        const bool reads_a = code_ != BLOBRT_EW_SET && code_ != BLOBRT_EW_ADD_SCALAR;
-        const bool reads_b = code_ >= BLOBRT_EW_ADD && code_ <= BLOBRT_EW_DIV;
+        const bool reads_a = ew_code(op).a, reads_b = ew_code(op).b;
         for (Alias alias : {Alias::kYIsA, Alias::kYIsB}) {
           if ((alias == Alias::kYIsA && !reads_a) || (alias == Alias::kYIsB && !reads_b)) continue;
           for (std::int64_t n : {7, 65537}) {

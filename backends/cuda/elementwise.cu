@@ -30,33 +30,60 @@ __device__ __forceinline__ double log_(double a) { return log(a); }
 __device__ __forceinline__ float abs_(float a) { return fabsf(a); }
 __device__ __forceinline__ double abs_(double a) { return fabs(a); }
 
-// Which operands operation Op reads (as blobrt_kernels::reads_a/_b/_y).
+// Which operands operation Op reads, from the list (blobrt/elementwise_operations.h).
+#define BLOBRT_CUDA_EW_A_(CODE, Cxx, name, number, A, B, Y, ...) A,
+#define BLOBRT_CUDA_EW_B_(CODE, Cxx, name, number, A, B, Y, ...) B,
+#define BLOBRT_CUDA_EW_Y_(CODE, Cxx, name, number, A, B, Y, ...) Y,
+#define BLOBRT_CUDA_EW_NAME_(CODE, Cxx, name, ...) #name,
+constexpr bool kReadsATable[] = {BLOBRT_ELEMENTWISE_OPS(BLOBRT_CUDA_EW_A_)};
+constexpr bool kReadsBTable[] = {BLOBRT_ELEMENTWISE_OPS(BLOBRT_CUDA_EW_B_)};
+constexpr bool kReadsYTable[] = {BLOBRT_ELEMENTWISE_OPS(BLOBRT_CUDA_EW_Y_)};
+const char* const kNames[] = {BLOBRT_ELEMENTWISE_OPS(BLOBRT_CUDA_EW_NAME_)};
+#undef BLOBRT_CUDA_EW_A_
+#undef BLOBRT_CUDA_EW_B_
+#undef BLOBRT_CUDA_EW_Y_
+#undef BLOBRT_CUDA_EW_NAME_
 template <int Op>
-constexpr bool kReadsA = Op != BLOBRT_EW_SET && Op != BLOBRT_EW_ADD_SCALAR;
+constexpr bool kReadsA = kReadsATable[Op];
 template <int Op>
-constexpr bool kReadsB = Op >= BLOBRT_EW_ADD && Op <= BLOBRT_EW_DIV;
+constexpr bool kReadsB = kReadsBTable[Op];
 template <int Op>
-constexpr bool kReadsY = Op == BLOBRT_EW_ADD_SCALAR || Op == BLOBRT_EW_AXPBY;
+constexpr bool kReadsY = kReadsYTable[Op];
 
-template <int Op, typename T>
-__device__ __forceinline__ T apply(T a, T b, T y, T alpha, T beta) {
-  if constexpr (Op == BLOBRT_EW_SET) return alpha;
-  else if constexpr (Op == BLOBRT_EW_ADD_SCALAR) return y + alpha;
-  else if constexpr (Op == BLOBRT_EW_SCALE) return alpha * a;
-  else if constexpr (Op == BLOBRT_EW_AXPBY) return alpha * a + beta * y;
-  else if constexpr (Op == BLOBRT_EW_ADD) return a + b;
-  else if constexpr (Op == BLOBRT_EW_SUB) return a - b;
-  else if constexpr (Op == BLOBRT_EW_MUL) return a * b;
-  else if constexpr (Op == BLOBRT_EW_DIV) return a / b;
-  else if constexpr (Op == BLOBRT_EW_POWX) return pow_(a, alpha);
-  else if constexpr (Op == BLOBRT_EW_SQR) return a * a;
-  else if constexpr (Op == BLOBRT_EW_SQRT) return sqrt_(a);
-  else if constexpr (Op == BLOBRT_EW_EXP) return exp_(a);
-  else if constexpr (Op == BLOBRT_EW_LOG) return log_(a);
-  else if constexpr (Op == BLOBRT_EW_ABS) return abs_(a);
-  else if constexpr (Op == BLOBRT_EW_SIGN) return static_cast<T>((T(0) < a) - (a < T(0)));
-  else return static_cast<T>(signbit(a) ? 1 : 0);  // BLOBRT_EW_SGNBIT
-}
+// This plugin's kernel for each code: Ew<Op>::apply, one specialisation per code it has
+// (written by hand, as each backend's kernels are). A code of the list without one is
+// answered BLOBRT_ERR_UNSUPPORTED, and the core runs its host kernel.
+template <int Op>
+struct Ew {
+  static constexpr bool kHas = false;
+};
+#define BLOBRT_CUDA_EW_(CODE, EXPR)                                                               \
+  template <>                                                                                     \
+  struct Ew<BLOBRT_EW_##CODE> {                                                                   \
+    static constexpr bool kHas = true;                                                            \
+    template <typename T>                                                                         \
+    __device__ __forceinline__ static T apply(T a, T b, T y, T alpha, T beta) {                   \
+      (void)a, (void)b, (void)y, (void)alpha, (void)beta;                                         \
+      return EXPR;                                                                                \
+    }                                                                                             \
+  };
+BLOBRT_CUDA_EW_(SET, alpha)
+BLOBRT_CUDA_EW_(ADD_SCALAR, y + alpha)
+BLOBRT_CUDA_EW_(SCALE, alpha * a)
+BLOBRT_CUDA_EW_(AXPBY, alpha * a + beta * y)
+BLOBRT_CUDA_EW_(ADD, a + b)
+BLOBRT_CUDA_EW_(SUB, a - b)
+BLOBRT_CUDA_EW_(MUL, a * b)
+BLOBRT_CUDA_EW_(DIV, a / b)
+BLOBRT_CUDA_EW_(POWX, pow_(a, alpha))
+BLOBRT_CUDA_EW_(SQR, a * a)
+BLOBRT_CUDA_EW_(SQRT, sqrt_(a))
+BLOBRT_CUDA_EW_(EXP, exp_(a))
+BLOBRT_CUDA_EW_(LOG, log_(a))
+BLOBRT_CUDA_EW_(ABS, abs_(a))
+BLOBRT_CUDA_EW_(SIGN, static_cast<T>((T(0) < a) - (a < T(0))))
+BLOBRT_CUDA_EW_(SGNBIT, static_cast<T>(signbit(a) ? 1 : 0))
+#undef BLOBRT_CUDA_EW_
 
 // 16 bytes of T: one 128-bit load or store.
 template <typename T>
@@ -81,7 +108,7 @@ __global__ void elementwise_kernel(int64_t n, T alpha, T beta, const T* a, const
       if constexpr (kReadsY<Op>) py = reinterpret_cast<const P*>(y)[i];
       P out;
 #pragma unroll
-      for (int j = 0; j < P::kWidth; ++j) out.v[j] = apply<Op, T>(pa.v[j], pb.v[j], py.v[j], alpha, beta);
+      for (int j = 0; j < P::kWidth; ++j) out.v[j] = Ew<Op>::template apply<T>(pa.v[j], pb.v[j], py.v[j], alpha, beta);
       reinterpret_cast<P*>(y)[i] = out;
     }
     done = packs * P::kWidth;
@@ -90,7 +117,7 @@ __global__ void elementwise_kernel(int64_t n, T alpha, T beta, const T* a, const
     const T av = kReadsA<Op> ? a[i] : T(0);
     const T bv = kReadsB<Op> ? b[i] : T(0);
     const T yv = kReadsY<Op> ? y[i] : T(0);
-    y[i] = apply<Op, T>(av, bv, yv, alpha, beta);
+    y[i] = Ew<Op>::template apply<T>(av, bv, yv, alpha, beta);
   }
 }
 
@@ -107,34 +134,28 @@ void launch(Context* c, int64_t n, T alpha, T beta, const T* a, const T* b, T* y
   elementwise_kernel<Op, T><<<static_cast<unsigned>(blocks), kThreads, 0, c->stream>>>(n, alpha, beta, a, b, y, packed);
 }
 
-template <typename T>
-void dispatch(Context* c, int op, int64_t n, T alpha, T beta, const T* a, const T* b, T* y) {
-  switch (op) {
-#define BLOBRT_EW_CASE(code) \
-  case code: launch<code, T>(c, n, alpha, beta, a, b, y); break;
-    BLOBRT_EW_CASE(BLOBRT_EW_SET)
-    BLOBRT_EW_CASE(BLOBRT_EW_ADD_SCALAR)
-    BLOBRT_EW_CASE(BLOBRT_EW_SCALE)
-    BLOBRT_EW_CASE(BLOBRT_EW_AXPBY)
-    BLOBRT_EW_CASE(BLOBRT_EW_ADD)
-    BLOBRT_EW_CASE(BLOBRT_EW_SUB)
-    BLOBRT_EW_CASE(BLOBRT_EW_MUL)
-    BLOBRT_EW_CASE(BLOBRT_EW_DIV)
-    BLOBRT_EW_CASE(BLOBRT_EW_POWX)
-    BLOBRT_EW_CASE(BLOBRT_EW_SQR)
-    BLOBRT_EW_CASE(BLOBRT_EW_SQRT)
-    BLOBRT_EW_CASE(BLOBRT_EW_EXP)
-    BLOBRT_EW_CASE(BLOBRT_EW_LOG)
-    BLOBRT_EW_CASE(BLOBRT_EW_ABS)
-    BLOBRT_EW_CASE(BLOBRT_EW_SIGN)
-    BLOBRT_EW_CASE(BLOBRT_EW_SGNBIT)
-#undef BLOBRT_EW_CASE
-    default: break;  // checked by the caller
+// Launches this plugin's kernel for `op`; false (nothing launched) where it has none.
+template <int Op, typename T>
+bool launch_if_present(Context* c, int64_t n, T alpha, T beta, const T* a, const T* b, T* y) {
+  if constexpr (Ew<Op>::kHas) {
+    launch<Op, T>(c, n, alpha, beta, a, b, y);
+    return true;
+  } else {
+    return false;
   }
 }
 
-bool reads_a(int op) { return op != BLOBRT_EW_SET && op != BLOBRT_EW_ADD_SCALAR; }
-bool reads_b(int op) { return op >= BLOBRT_EW_ADD && op <= BLOBRT_EW_DIV; }
+// One case per code of the list: a code the list gains is never success untouched.
+template <typename T>
+bool dispatch(Context* c, int op, int64_t n, T alpha, T beta, const T* a, const T* b, T* y) {
+  switch (op) {
+#define BLOBRT_CUDA_EW_CASE_(CODE, ...) \
+  case BLOBRT_EW_##CODE: return launch_if_present<BLOBRT_EW_##CODE, T>(c, n, alpha, beta, a, b, y);
+    BLOBRT_ELEMENTWISE_OPS(BLOBRT_CUDA_EW_CASE_)
+#undef BLOBRT_CUDA_EW_CASE_
+    default: return false;
+  }
+}
 
 }  // namespace
 
@@ -150,13 +171,18 @@ int elementwise(void* context, int32_t precision, int32_t op, int64_t n, double 
   // The core has checked the rest (plugin_abi.h): a known precision, n > 0, no negative
   // offset, every operand the operation reads non-NULL.
   ON_DEVICE(c);
-  if (precision == BLOBRT_FLOAT64) {
-    dispatch<double>(c, op, n, alpha, beta, reads_a(op) ? at<double>(a, a_offset) : nullptr,
-                     reads_b(op) ? at<double>(b, b_offset) : nullptr, at<double>(y, y_offset));
-  } else {
-    dispatch<float>(c, op, n, static_cast<float>(alpha), static_cast<float>(beta),
-                    reads_a(op) ? at<float>(a, a_offset) : nullptr, reads_b(op) ? at<float>(b, b_offset) : nullptr,
-                    at<float>(y, y_offset));
+  const bool ra = kReadsATable[op], rb = kReadsBTable[op];
+  const bool launched =
+      precision == BLOBRT_FLOAT64
+          ? dispatch<double>(c, op, n, alpha, beta, ra ? at<double>(a, a_offset) : nullptr,
+                             rb ? at<double>(b, b_offset) : nullptr, at<double>(y, y_offset))
+          : dispatch<float>(c, op, n, static_cast<float>(alpha), static_cast<float>(beta),
+                            ra ? at<float>(a, a_offset) : nullptr, rb ? at<float>(b, b_offset) : nullptr,
+                            at<float>(y, y_offset));
+  if (!launched) {
+    // A code of the list this plugin has no kernel for: the core runs it on the host.
+    return blobrt_fail(err, BLOBRT_ERR_UNSUPPORTED, "element-wise %s (code %d): no CUDA kernel in this plugin",
+                       kNames[op], static_cast<int>(op));
   }
   CUDA_CHECK(cudaGetLastError(), precision == BLOBRT_FLOAT64 ? "elementwise_kernel<double> launch"
                                                              : "elementwise_kernel<float> launch");

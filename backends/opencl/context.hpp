@@ -88,10 +88,12 @@ struct Context {
   cl_program cpu_program = nullptr;
   cl_kernel kernels[kCpuKernelCount] = {};
   cl_mem partials = nullptr;
-  // The element-wise kernels (elementwise_kernels.hpp), built at the first element-wise
-  // call: [precision][operation code].
+  // The element-wise kernels (elementwise_kernels.hpp): the program built at the first
+  // element-wise call, each kernel made at its code's first call, [precision][operation
+  // code]; ew_missing marks a code the program has no kernel for (answered unsupported).
   cl_program ew_program = nullptr;
   cl_kernel ew_kernels[2][BLOBRT_EW_OP_COUNT] = {};
+  bool ew_missing[2][BLOBRT_EW_OP_COUNT] = {};
   cl_ulong cache_bytes = ~cl_ulong(0);  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: y beyond it is streamed
   std::unordered_map<void*, cl_mem> pinned;  // host pointer -> the buffer it maps
 };

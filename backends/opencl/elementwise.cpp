@@ -3,7 +3,9 @@
 // sgnbit. Under 32 Ki elements on a device that uses its buffers' host memory in place
 // they run on that memory after clFinish (the small-n host path of the level-1 operations,
 // with the shared host kernels); otherwise as one launch of the plugin's own kernel for the
-// operation (elementwise_kernels.hpp).
+// operation (elementwise_kernels.hpp), made at the operation's first call; a code of the
+// list (blobrt/elementwise_operations.h) without a kernel there answers
+// BLOBRT_ERR_UNSUPPORTED, and the core runs its host kernel.
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
@@ -18,31 +20,37 @@ namespace blobrt_opencl {
 
 namespace {
 
-// Builds every element-wise kernel once per context (called under c->mutex); nothing
+// Builds the element-wise program once per context (called under c->mutex); nothing
 // half-built stays behind on failure, so the next call tries again.
 int build_elementwise(Context* c, blobrt_error* err) {
   if (c->ew_program) return BLOBRT_OK;
   cl_program program = nullptr;
   if (int s = build_program(c, elementwise_kernel_source(), "element-wise kernels", &program, err)) return s;
-  cl_int status = CL_SUCCESS;
-  std::string failed;
-  for (int precision = 0; precision < (c->fp64 ? 2 : 1) && status == CL_SUCCESS; ++precision) {
-    for (int op = 0; op < BLOBRT_EW_OP_COUNT && status == CL_SUCCESS; ++op) {
-      failed = std::string("blobrt_ew_") + blobrt_kernels::elementwise_op_name(op) + (precision ? "_d" : "_f");
-      c->ew_kernels[precision][op] = clCreateKernel(program, failed.c_str(), &status);
-    }
-  }
-  if (status != CL_SUCCESS) {
-    c->ew_program = program;
-    release_elementwise(c);
-    return cl_fail(err, ("clCreateKernel(" + failed + ")").c_str(), status);
-  }
   c->ew_program = program;
   // Streaming stores pay off once y is larger than what the cores keep in cache: the
   // reported cache, or 8 MiB where it reports more (PoCL reports the whole L3, 480 MiB on
   // the CI machine, where the bandwidth probe's streaming copy already wins at 16 MiB).
   const cl_ulong cache = device_value<cl_ulong>(c->device, CL_DEVICE_GLOBAL_MEM_CACHE_SIZE);
   c->cache_bytes = std::min<cl_ulong>(cache ? cache : ~cl_ulong(0), cl_ulong(8) << 20);
+  return BLOBRT_OK;
+}
+
+// The kernel of one code and precision, made at its first call (under c->mutex): *kernel
+// stays NULL where the program has none for the code (a code of the list this plugin has
+// no OpenCL kernel for), so one missing kernel refuses only its own code.
+int elementwise_kernel(Context* c, int op, int precision, cl_kernel* kernel, blobrt_error* err) {
+  if (int s = build_elementwise(c, err)) return s;
+  *kernel = c->ew_kernels[precision][op];
+  if (*kernel || c->ew_missing[precision][op]) return BLOBRT_OK;
+  const std::string name = std::string("blobrt_ew_") + blobrt_kernels::elementwise_op_name(op) + (precision ? "_d" : "_f");
+  cl_int status = CL_SUCCESS;
+  cl_kernel made = clCreateKernel(c->ew_program, name.c_str(), &status);
+  if (status == CL_INVALID_KERNEL_NAME) {
+    c->ew_missing[precision][op] = true;
+    return BLOBRT_OK;
+  }
+  if (status != CL_SUCCESS) return cl_fail(err, ("clCreateKernel(" + name + ")").c_str(), status);
+  *kernel = c->ew_kernels[precision][op] = made;
   return BLOBRT_OK;
 }
 
@@ -98,8 +106,13 @@ int run(Context* c, int op, int64_t n, double alpha, double beta, const void* a,
     }
   }
   std::lock_guard<std::mutex> lock(c->mutex);  // the kernels' arguments
-  if (int s = build_elementwise(c, err)) return s;
-  cl_kernel kernel = c->ew_kernels[sizeof(T) == 8 ? 1 : 0][op];
+  cl_kernel kernel = nullptr;
+  if (int s = elementwise_kernel(c, op, sizeof(T) == 8 ? 1 : 0, &kernel, err)) return s;
+  if (!kernel) {
+    // A code of the list without an OpenCL kernel here: the core runs its host kernel.
+    return blobrt_fail(err, BLOBRT_ERR_UNSUPPORTED, "element-wise %s (code %d): no OpenCL kernel blobrt_ew_%s_%s",
+                       name, op, name, sizeof(T) == 8 ? "d" : "f");
+  }
   const cl_ulong count = static_cast<cl_ulong>(n);
   cl_ulong chunk = 8;
   if (c->own_kernels) {
@@ -133,6 +146,9 @@ void release_elementwise(Context* c) {
       if (k) clReleaseKernel(k);
       k = nullptr;
     }
+  }
+  for (auto& per_precision : c->ew_missing) {
+    for (bool& missing : per_precision) missing = false;
   }
   if (c->ew_program) clReleaseProgram(c->ew_program);
   c->ew_program = nullptr;

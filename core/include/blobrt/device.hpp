@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 
+#include "blobrt/elementwise_operations.h"
 #include "blobrt/math_operations.h"
 
 namespace blobrt {
@@ -44,10 +45,10 @@ const char* to_string(NativeDeviceType type) noexcept;  // "cpu", "cuda", "openc
 // Caffe's math beyond level 1 (plugin_abi.h, ABI 1.2, has the semantics of each).
 enum class Precision { kFloat32 = 0, kFloat64 = 1 };
 enum class Transpose { kNo = 0, kYes = 1 };
-enum class ElementwiseOp {
-  kSet = 0, kAddScalar = 1, kScale = 2, kAxpby = 3, kAdd = 4, kSub = 5, kMul = 6, kDiv = 7,
-  kPowx = 8, kSqr = 9, kSqrt = 10, kExp = 11, kLog = 12, kAbs = 13, kSign = 14, kSgnbit = 15
-};
+// ElementwiseOp::k<Cxx> = BLOBRT_EW_<CODE> for each entry of blobrt/elementwise_operations.h.
+#define BLOBRT_EW_CXX_ENUMERATOR_(CODE, Cxx, name, number, ...) k##Cxx = number,
+enum class ElementwiseOp { BLOBRT_ELEMENTWISE_OPS(BLOBRT_EW_CXX_ENUMERATOR_) };
+#undef BLOBRT_EW_CXX_ENUMERATOR_
 const char* to_string(ElementwiseOp op) noexcept;
 
 // Each parameter kind of blobrt/math_operations.h as the Device interface takes it, and

@@ -33,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "blobrt/elementwise_operations.h"
 #include "blobrt/math_operations.h"
 
 #ifdef __cplusplus
@@ -122,26 +123,12 @@ enum { BLOBRT_NO_TRANS = 0, BLOBRT_TRANS = 1 };    /* as CBLAS_TRANSPOSE's NoTra
 
 /* Element-wise operations, y[i] = f(a[i], b[i]) with scalars alpha and beta, over n
  * elements. An operand the operation does not name is NULL. y may be the same buffer and
- * offset as a or b (Caffe's in-place calls: caffe_sqr(n, x, x), caffe_mul(n, a, y, y)). */
-enum blobrt_elementwise_op {
-  BLOBRT_EW_SET = 0,         /* y = alpha                       (caffe_set)        */
-  BLOBRT_EW_ADD_SCALAR = 1,  /* y = y + alpha                   (caffe_add_scalar) */
-  BLOBRT_EW_SCALE = 2,       /* y = alpha * a                   (caffe_cpu_scale)  */
-  BLOBRT_EW_AXPBY = 3,       /* y = alpha * a + beta * y        (caffe_cpu_axpby)  */
-  BLOBRT_EW_ADD = 4,         /* y = a + b                                          */
-  BLOBRT_EW_SUB = 5,         /* y = a - b                                          */
-  BLOBRT_EW_MUL = 6,         /* y = a * b                                          */
-  BLOBRT_EW_DIV = 7,         /* y = a / b                                          */
-  BLOBRT_EW_POWX = 8,        /* y = pow(a, alpha)                                  */
-  BLOBRT_EW_SQR = 9,         /* y = a * a                                          */
-  BLOBRT_EW_SQRT = 10,       /* y = sqrt(a)                                        */
-  BLOBRT_EW_EXP = 11,        /* y = exp(a)                                         */
-  BLOBRT_EW_LOG = 12,        /* y = log(a)                                         */
-  BLOBRT_EW_ABS = 13,        /* y = |a|                         (caffe_abs, fabs)  */
-  BLOBRT_EW_SIGN = 14,       /* y = (0 < a) - (a < 0)           (caffe_cpu_sign)   */
-  BLOBRT_EW_SGNBIT = 15,     /* y = signbit(a) ? 1 : 0          (caffe_cpu_sgnbit) */
-  BLOBRT_EW_OP_COUNT = 16    /* codes are < this; later minors may add more        */
-};
+ * offset as a or b (Caffe's in-place calls: caffe_sqr(n, x, x), caffe_mul(n, a, y, y)).
+ * enum blobrt_elementwise_op (BLOBRT_EW_SET = 0, BLOBRT_EW_ADD_SCALAR = 1, ...) and
+ * BLOBRT_EW_OP_COUNT come from the list in blobrt/elementwise_operations.h, which says of
+ * each code what it computes, which operands it reads and the Caffe functions it serves.
+ * Later minors may add codes; a plugin answers BLOBRT_ERR_UNSUPPORTED for one it has no
+ * kernel for. */
 
 /* The function table's entry points, in their ABI order, written once: the struct below,
  * the compile-time checks of each version's size, libblobrt's loader (which checks the

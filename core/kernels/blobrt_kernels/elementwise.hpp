@@ -1,5 +1,6 @@
-// Caffe's element-wise family on host memory (plugin_abi.h, blobrt_elementwise_op): one
-// vectorised loop per operation, the operation chosen once per chunk (never per element),
+// Caffe's element-wise family on host memory (blobrt/elementwise_operations.h lists the
+// codes): one vectorised loop per operation, ew_<name>, the operation chosen once per chunk
+// (never per element),
 // chunks split across cores as the level-1 kernels are (parallel.hpp). Every operation but
 // powx, exp and log runs at memory bandwidth on large vectors; those three call glibc's
 // scalar pow/exp/log per element and are compute-bound (docs/performance.md).
@@ -56,71 +57,99 @@ inline void sqrt_loop(std::int64_t n, const double* a, double* y) {
   for (; i < n; ++i) y[i] = std::sqrt(a[i]);
 }
 
-// y[0..n) = f(a, b) for one operation; `a`, `b` may alias `y` exactly (Caffe's in-place
-// calls), so no __restrict here. Returns false for an unknown operation code.
+// The host kernel of each code (blobrt/elementwise_operations.h), one function per code
+// named ew_<name>: y[0..n) = f(a, b, y). `a`, `b` may alias `y` exactly (Caffe's in-place
+// calls), so no __restrict here. An operand the code does not read is NULL.
+template <typename T>
+inline void ew_set(std::int64_t n, T alpha, T, const T*, const T*, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = alpha;
+}
+template <typename T>
+inline void ew_add_scalar(std::int64_t n, T alpha, T, const T*, const T*, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] += alpha;
+}
+template <typename T>
+inline void ew_scale(std::int64_t n, T alpha, T, const T* a, const T*, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = alpha * a[i];
+}
+template <typename T>
+inline void ew_axpby(std::int64_t n, T alpha, T beta, const T* a, const T*, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = alpha * a[i] + beta * y[i];
+}
+template <typename T>
+inline void ew_add(std::int64_t n, T, T, const T* a, const T* b, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
+}
+template <typename T>
+inline void ew_sub(std::int64_t n, T, T, const T* a, const T* b, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] - b[i];
+}
+template <typename T>
+inline void ew_mul(std::int64_t n, T, T, const T* a, const T* b, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] * b[i];
+}
+template <typename T>
+inline void ew_div(std::int64_t n, T, T, const T* a, const T* b, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] / b[i];
+}
+template <typename T>
+inline void ew_powx(std::int64_t n, T alpha, T, const T* a, const T*, T* y) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = std::pow(a[i], alpha);
+}
+template <typename T>
+inline void ew_sqr(std::int64_t n, T, T, const T* a, const T*, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] * a[i];
+}
+template <typename T>
+inline void ew_sqrt(std::int64_t n, T, T, const T* a, const T*, T* y) {
+  sqrt_loop(n, a, y);
+}
+template <typename T>
+inline void ew_exp(std::int64_t n, T, T, const T* a, const T*, T* y) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = std::exp(a[i]);
+}
+template <typename T>
+inline void ew_log(std::int64_t n, T, T, const T* a, const T*, T* y) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = std::log(a[i]);
+}
+template <typename T>
+inline void ew_abs(std::int64_t n, T, T, const T* a, const T*, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = std::fabs(a[i]);
+}
+template <typename T>
+inline void ew_sign(std::int64_t n, T, T, const T* a, const T*, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((T(0) < a[i]) - (a[i] < T(0)));
+}
+template <typename T>
+inline void ew_sgnbit(std::int64_t n, T, T, const T* a, const T*, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(sign_bit(a[i]));
+}
+
+// y[0..n) = f(a, b) for one operation, chosen once (never per element): the list's
+// ew_<name>. Returns false for an unknown operation code. A list entry without its
+// ew_<name> does not compile: every code has a host kernel, which the core runs for a
+// device without one.
 template <typename T>
 bool elementwise(int op, std::int64_t n, T alpha, T beta, const T* a, const T* b, T* y) {
   switch (op) {
-    case BLOBRT_EW_SET:
-#pragma omp simd
-      for (std::int64_t i = 0; i < n; ++i) y[i] = alpha;
-      return true;
-    case BLOBRT_EW_ADD_SCALAR:
-#pragma omp simd
-      for (std::int64_t i = 0; i < n; ++i) y[i] += alpha;
-      return true;
-    case BLOBRT_EW_SCALE:
-#pragma omp simd
-      for (std::int64_t i = 0; i < n; ++i) y[i] = alpha * a[i];
-      return true;
-    case BLOBRT_EW_AXPBY:
-#pragma omp simd
-      for (std::int64_t i = 0; i < n; ++i) y[i] = alpha * a[i] + beta * y[i];
-      return true;
-    case BLOBRT_EW_ADD:
-#pragma omp simd
-      for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
-      return true;
-    case BLOBRT_EW_SUB:
-#pragma omp simd
-      for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] - b[i];
-      return true;
-    case BLOBRT_EW_MUL:
-#pragma omp simd
-      for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] * b[i];
-      return true;
-    case BLOBRT_EW_DIV:
-#pragma omp simd
-      for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] / b[i];
-      return true;
-    case BLOBRT_EW_POWX:
-      for (std::int64_t i = 0; i < n; ++i) y[i] = std::pow(a[i], alpha);
-      return true;
-    case BLOBRT_EW_SQR:
-#pragma omp simd
-      for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] * a[i];
-      return true;
-    case BLOBRT_EW_SQRT:
-      sqrt_loop(n, a, y);
-      return true;
-    case BLOBRT_EW_EXP:
-      for (std::int64_t i = 0; i < n; ++i) y[i] = std::exp(a[i]);
-      return true;
-    case BLOBRT_EW_LOG:
-      for (std::int64_t i = 0; i < n; ++i) y[i] = std::log(a[i]);
-      return true;
-    case BLOBRT_EW_ABS:
-#pragma omp simd
-      for (std::int64_t i = 0; i < n; ++i) y[i] = std::fabs(a[i]);
-      return true;
-    case BLOBRT_EW_SIGN:
-#pragma omp simd
-      for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<T>((T(0) < a[i]) - (a[i] < T(0)));
-      return true;
-    case BLOBRT_EW_SGNBIT:
-#pragma omp simd
-      for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(sign_bit(a[i]));
-      return true;
+#define BLOBRT_EW_HOST_CASE_(CODE, Cxx, name, ...) \
+  case BLOBRT_EW_##CODE:                           \
+    ew_##name<T>(n, alpha, beta, a, b, y);         \
+    return true;
+    BLOBRT_ELEMENTWISE_OPS(BLOBRT_EW_HOST_CASE_)
+#undef BLOBRT_EW_HOST_CASE_
     default:
       return false;
   }
@@ -130,13 +159,49 @@ bool elementwise(int op, std::int64_t n, T alpha, T beta, const T* a, const T* b
 
 inline bool is_elementwise_op(int op) { return op >= 0 && op < BLOBRT_EW_OP_COUNT; }
 
+// What the list (blobrt/elementwise_operations.h) says of a code: the operands it reads
+// (`a`, `b`, and `y` itself; y is always written), whether it is heavy (a libm call per
+// element), and its name as errors and logs say it ("sqr"). False / "unknown" for a code
+// not in the list.
+struct ElementwiseTraits {
+  const char* name;
+  bool reads_a, reads_b, reads_y, heavy;
+};
+inline const ElementwiseTraits& elementwise_traits(int op) {
+  static constexpr ElementwiseTraits table[] = {
+#define BLOBRT_EW_TRAITS_(CODE, Cxx, name, number, A, B, Y, ALPHA, BETA, HEAVY, ...) {#name, A, B, Y, HEAVY},
+      BLOBRT_ELEMENTWISE_OPS(BLOBRT_EW_TRAITS_)
+#undef BLOBRT_EW_TRAITS_
+  };
+  static constexpr ElementwiseTraits unknown{"unknown", false, false, false, false};
+  static_assert(sizeof table / sizeof table[0] == BLOBRT_EW_OP_COUNT, "an entry for every operation code");
+  return is_elementwise_op(op) ? table[op] : unknown;
+}
+// The table is indexed by code, so the list must give its codes in numeric order.
+namespace detail {
+#define BLOBRT_EW_NUMBER_(CODE, Cxx, name, number, ...) number,
+constexpr int kEwNumbers[] = {BLOBRT_ELEMENTWISE_OPS(BLOBRT_EW_NUMBER_)};
+#undef BLOBRT_EW_NUMBER_
+constexpr bool ew_codes_in_order() {
+  for (int i = 0; i < BLOBRT_EW_OP_COUNT; ++i) {
+    if (kEwNumbers[i] != i) return false;
+  }
+  return true;
+}
+static_assert(ew_codes_in_order(), "blobrt/elementwise_operations.h lists its codes in numeric order");
+}  // namespace detail
+inline bool reads_a(int op) { return elementwise_traits(op).reads_a; }
+inline bool reads_b(int op) { return elementwise_traits(op).reads_b; }
+inline bool reads_y(int op) { return elementwise_traits(op).reads_y; }
+inline const char* elementwise_op_name(int op) { return elementwise_traits(op).name; }
+
 // The whole vector, split across cores. Returns false (doing nothing) for an unknown op.
 template <typename T>
 bool elementwise(int op, std::int64_t n, T alpha, T beta, const T* a, const T* b, T* y) {
   if (!is_elementwise_op(op)) return false;
-  // pow, exp and log cost tens of cycles an element (glibc's scalar calls: compute-bound,
-  // below the memory bus), so they are worth sharing from a smaller n.
-  const bool transcendental = op == BLOBRT_EW_POWX || op == BLOBRT_EW_EXP || op == BLOBRT_EW_LOG;
+  // The heavy ones (pow, exp and log: glibc's scalar calls, tens of cycles an element,
+  // compute-bound, below the memory bus) are worth sharing from a smaller n.
+  const bool transcendental = elementwise_traits(op).heavy;
   parallel_for(
       n,
       [&](std::int64_t begin, std::int64_t end) {
@@ -145,19 +210,6 @@ bool elementwise(int op, std::int64_t n, T alpha, T beta, const T* a, const T* b
       },
       transcendental ? kParallelThreshold / 16 : kParallelThreshold);
   return true;
-}
-
-// Which operands an operation reads: `a`, `b`, and `y` itself (y is always written).
-inline bool reads_a(int op) { return op != BLOBRT_EW_SET && op != BLOBRT_EW_ADD_SCALAR; }
-inline bool reads_b(int op) { return op >= BLOBRT_EW_ADD && op <= BLOBRT_EW_DIV; }
-inline bool reads_y(int op) { return op == BLOBRT_EW_ADD_SCALAR || op == BLOBRT_EW_AXPBY; }
-
-// The name of an element-wise operation code, as errors and logs say it ("sqr").
-inline const char* elementwise_op_name(int op) {
-  static const char* const names[] = {"set", "add_scalar", "scale", "axpby", "add", "sub", "mul", "div",
-                                      "powx", "sqr", "sqrt", "exp", "log", "abs", "sign", "sgnbit"};
-  static_assert(sizeof names / sizeof names[0] == BLOBRT_EW_OP_COUNT, "a name for every operation code");
-  return is_elementwise_op(op) ? names[op] : "unknown";
 }
 
 // The element-wise family as one of Caffe's math operations (math_operation.hpp).

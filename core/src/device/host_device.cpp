@@ -19,9 +19,14 @@ namespace {
 using Kit = plugin_kit::HostMemoryDevice;
 
 static_assert(static_cast<int>(Precision::kFloat64) == BLOBRT_FLOAT64 &&
-                  static_cast<int>(Transpose::kYes) == BLOBRT_TRANS &&
-                  static_cast<int>(ElementwiseOp::kSgnbit) == BLOBRT_EW_SGNBIT,
+                  static_cast<int>(Transpose::kYes) == BLOBRT_TRANS,
               "the core's math enums are plugin_abi.h's codes");
+// ElementwiseOp is made from the same list as the C codes (blobrt/elementwise_operations.h).
+#define BLOBRT_EW_SAME_CODE_(CODE, Cxx, ...)                                      \
+  static_assert(static_cast<int>(ElementwiseOp::k##Cxx) == BLOBRT_EW_##CODE, \
+                "ElementwiseOp::k" #Cxx " is BLOBRT_EW_" #CODE);
+BLOBRT_ELEMENTWISE_OPS(BLOBRT_EW_SAME_CODE_)
+#undef BLOBRT_EW_SAME_CODE_
 
 class HostDevice final : public Device {
  public:

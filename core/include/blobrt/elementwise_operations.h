@@ -1,0 +1,112 @@
+/* Caffe's element-wise family (the plugin ABI's `elementwise` entry, ABI 1.2): the ONE list
+ * of its operation codes, from which every layer's code for them is expanded.
+ *
+ * From each entry come: the C enum blobrt_elementwise_op and BLOBRT_EW_OP_COUNT
+ * (plugin_abi.h), the C++ blobrt::ElementwiseOp (device.hpp), the names errors and logs use,
+ * which operands a code reads (blobrt_kernels/elementwise.hpp: reads_a/_b/_y, one place)
+ * and so the core's argument checks (core/src/device/math_checks.hpp), the host kernel's
+ * dispatch, each backend's dispatch (a code a backend has no kernel for answers
+ * BLOBRT_ERR_UNSUPPORTED and the core runs the host kernel), the conformance suite's
+ * cases and reference values, and the benchmarks' rows. What is written by hand per code:
+ * its host kernel (blobrt_kernels/elementwise.hpp, `ew_<name>`), each backend's fast
+ * kernel where it has one, and the Caffe functions it serves
+ * (blobrt/caffe/math_functions.hpp). docs/writing-a-plugin.md, "Adding a device
+ * operation", is the recipe.
+ *
+ * An entry: X(CODE, Cxx, name, number, A, B, Y, ALPHA, BETA, HEAVY, FORM, CAFFE, FORMULA)
+ *   CODE     the C name's tail: BLOBRT_EW_<CODE>
+ *   Cxx      the C++ enumerator's tail: blobrt::ElementwiseOp::k<Cxx>
+ *   name     how errors, logs, kernels and benchmarks spell it ("add_scalar")
+ *   number   its code: part of the ABI, never changed or reused; a new code takes the next
+ *            number (the codes are 0 .. BLOBRT_EW_OP_COUNT - 1, checked below) and a new
+ *            ABI minor (plugin_abi.h, BLOBRT_PLUGIN_ABI_MINOR)
+ *   A, B, Y  1 where the operation reads a, b, y (y is always written); an operand it does
+ *            not read is NULL in a call
+ *   ALPHA, BETA  1 where it uses the scalar
+ *   HEAVY    1 where an element costs tens of cycles (a libm call: compute-bound, shared
+ *            across cores from a smaller n)
+ *   FORM     the argument order of the Caffe functions it serves, after N:
+ *            Y_ALPHA (N, alpha, y), ALPHA_A_Y, ALPHA_A_BETA_Y, A_ALPHA_Y, A_B_Y, A_Y
+ *   CAFFE    the Caffe functions it serves, each as BLOBRT_EW_CAFFE(function) (a consumer
+ *            that wants them defines BLOBRT_EW_CAFFE first); nothing where none
+ *   FORMULA  y's new value, as a C expression of a, b, y, alpha, beta (<math.h> names):
+ *            the conformance suite's reference, computed in double
+ */
+#ifndef BLOBRT_ELEMENTWISE_OPERATIONS_H
+#define BLOBRT_ELEMENTWISE_OPERATIONS_H
+
+/* clang-format off */
+#define BLOBRT_ELEMENTWISE_OPS(X)                                                                    \
+  X(SET,        Set,       set,         0, 0, 0, 0, 1, 0, 0, Y_ALPHA,                                 \
+    BLOBRT_EW_CAFFE(caffe_set) BLOBRT_EW_CAFFE(caffe_gpu_set),                                      \
+    (alpha))                                                                                         \
+  X(ADD_SCALAR, AddScalar, add_scalar,  1, 0, 0, 1, 1, 0, 0, Y_ALPHA,                                 \
+    BLOBRT_EW_CAFFE(caffe_add_scalar) BLOBRT_EW_CAFFE(caffe_gpu_add_scalar),                        \
+    (y + alpha))                                                                                     \
+  X(SCALE,      Scale,     scale,       2, 1, 0, 0, 1, 0, 0, ALPHA_A_Y,                               \
+    BLOBRT_EW_CAFFE(caffe_cpu_scale) BLOBRT_EW_CAFFE(caffe_gpu_scale),                              \
+    (alpha * a))                                                                                     \
+  X(AXPBY,      Axpby,     axpby,       3, 1, 0, 1, 1, 1, 0, ALPHA_A_BETA_Y,                          \
+    BLOBRT_EW_CAFFE(caffe_cpu_axpby) BLOBRT_EW_CAFFE(caffe_gpu_axpby),                              \
+    (alpha * a + beta * y))                                                                          \
+  X(ADD,        Add,       add,         4, 1, 1, 0, 0, 0, 0, A_B_Y,                                   \
+    BLOBRT_EW_CAFFE(caffe_add) BLOBRT_EW_CAFFE(caffe_gpu_add),                                      \
+    (a + b))                                                                                         \
+  X(SUB,        Sub,       sub,         5, 1, 1, 0, 0, 0, 0, A_B_Y,                                   \
+    BLOBRT_EW_CAFFE(caffe_sub) BLOBRT_EW_CAFFE(caffe_gpu_sub),                                      \
+    (a - b))                                                                                         \
+  X(MUL,        Mul,       mul,         6, 1, 1, 0, 0, 0, 0, A_B_Y,                                   \
+    BLOBRT_EW_CAFFE(caffe_mul) BLOBRT_EW_CAFFE(caffe_gpu_mul),                                      \
+    (a * b))                                                                                         \
+  X(DIV,        Div,       div,         7, 1, 1, 0, 0, 0, 0, A_B_Y,                                   \
+    BLOBRT_EW_CAFFE(caffe_div) BLOBRT_EW_CAFFE(caffe_gpu_div),                                      \
+    (a / b))                                                                                         \
+  X(POWX,       Powx,      powx,        8, 1, 0, 0, 1, 0, 1, A_ALPHA_Y,                               \
+    BLOBRT_EW_CAFFE(caffe_powx) BLOBRT_EW_CAFFE(caffe_gpu_powx),                                    \
+    (pow(a, alpha)))                                                                                 \
+  X(SQR,        Sqr,       sqr,         9, 1, 0, 0, 0, 0, 0, A_Y,                                     \
+    BLOBRT_EW_CAFFE(caffe_sqr),                                                                     \
+    (a * a))                                                                                         \
+  X(SQRT,       Sqrt,      sqrt,       10, 1, 0, 0, 0, 0, 0, A_Y,                                     \
+    BLOBRT_EW_CAFFE(caffe_sqrt) BLOBRT_EW_CAFFE(caffe_gpu_sqrt),                                    \
+    (sqrt(a)))                                                                                       \
+  X(EXP,        Exp,       exp,        11, 1, 0, 0, 0, 0, 1, A_Y,                                     \
+    BLOBRT_EW_CAFFE(caffe_exp) BLOBRT_EW_CAFFE(caffe_gpu_exp),                                      \
+    (exp(a)))                                                                                        \
+  X(LOG,        Log,       log,        12, 1, 0, 0, 0, 0, 1, A_Y,                                     \
+    BLOBRT_EW_CAFFE(caffe_log) BLOBRT_EW_CAFFE(caffe_gpu_log),                                      \
+    (log(a)))                                                                                        \
+  X(ABS,        Abs,       abs,        13, 1, 0, 0, 0, 0, 0, A_Y,                                     \
+    BLOBRT_EW_CAFFE(caffe_abs) BLOBRT_EW_CAFFE(caffe_gpu_abs)                                       \
+    BLOBRT_EW_CAFFE(caffe_cpu_fabs) BLOBRT_EW_CAFFE(caffe_gpu_fabs),                                \
+    (fabs(a)))                                                                                       \
+  X(SIGN,       Sign,      sign,       14, 1, 0, 0, 0, 0, 0, A_Y,                                     \
+    BLOBRT_EW_CAFFE(caffe_cpu_sign) BLOBRT_EW_CAFFE(caffe_gpu_sign),                                \
+    ((0 < a) - (a < 0)))                                                                             \
+  X(SGNBIT,     Sgnbit,    sgnbit,     15, 1, 0, 0, 0, 0, 0, A_Y,                                     \
+    BLOBRT_EW_CAFFE(caffe_cpu_sgnbit) BLOBRT_EW_CAFFE(caffe_gpu_sgnbit),                            \
+    (signbit(a) ? 1 : 0))
+/* clang-format on */
+
+/* The enum: BLOBRT_EW_<CODE> = number, and BLOBRT_EW_OP_COUNT, the number of entries. */
+#define BLOBRT_EW_ENUMERATOR_(CODE, Cxx, name, number, ...) BLOBRT_EW_##CODE = number,
+#define BLOBRT_EW_PLUS_ONE_(...) +1
+enum blobrt_elementwise_op {
+  BLOBRT_ELEMENTWISE_OPS(BLOBRT_EW_ENUMERATOR_)
+  BLOBRT_EW_OP_COUNT = 0 BLOBRT_ELEMENTWISE_OPS(BLOBRT_EW_PLUS_ONE_) /* codes are < this; later minors may add more */
+};
+
+/* The codes are exactly 0 .. BLOBRT_EW_OP_COUNT - 1, each once: the sum of 2^number over
+ * the entries is 2^count - 1 only then (the codes index tables of BLOBRT_EW_OP_COUNT). */
+#define BLOBRT_EW_BIT_(CODE, Cxx, name, number, ...) +(1ull << (number))
+#if defined(__cplusplus)
+static_assert(BLOBRT_EW_OP_COUNT < 64 && (0 BLOBRT_ELEMENTWISE_OPS(BLOBRT_EW_BIT_)) == (1ull << BLOBRT_EW_OP_COUNT) - 1,
+              "element-wise codes are 0 .. BLOBRT_EW_OP_COUNT - 1, each once");
+#elif defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+_Static_assert(BLOBRT_EW_OP_COUNT < 64 && (0 BLOBRT_ELEMENTWISE_OPS(BLOBRT_EW_BIT_)) == (1ull << BLOBRT_EW_OP_COUNT) - 1,
+               "element-wise codes are 0 .. BLOBRT_EW_OP_COUNT - 1, each once");
+#else
+typedef char blobrt_ew_codes_are_dense[(0 BLOBRT_ELEMENTWISE_OPS(BLOBRT_EW_BIT_)) == (1ull << BLOBRT_EW_OP_COUNT) - 1 ? 1 : -1];
+#endif
+
+#endif /* BLOBRT_ELEMENTWISE_OPERATIONS_H */
