@@ -1,6 +1,8 @@
 // Caffe's element-wise family (plugin_abi.h, blobrt_elementwise_op) as OpenCL C: one
 // kernel per operation and precision, blobrt_ew_<op>_<f|d> (docs/opencl.md,
-// "Element-wise operations"), built once per context at the first element-wise call.
+// "Element-wise operations"): the program built once per context at the first element-wise
+// call, each kernel made at its code's first call (elementwise.cpp); a code of the list
+// (blobrt/elementwise_operations.h) with no kernel here answers BLOBRT_ERR_UNSUPPORTED.
 //
 // Every kernel takes (n, chunk, alpha, beta, a, a_offset, b, b_offset, y, y_offset, nt),
 // offsets in elements, and work-item g does elements [g * chunk, g * chunk + chunk) with 8-wide
