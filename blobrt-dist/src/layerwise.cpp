@@ -73,13 +73,15 @@ struct LayerwiseReducer::State {
 
   // Collective: the buckets for the parameters' sizes now, a Communicator each, its diffs
   // fused once here rather than by the first reduction.
+  // The old plan stays whole where this throws.
   void make_plan() {
-    plan = plan_buckets(layers, control->options().bucket_bytes);
-    std::vector<Bucket> made(plan.buckets.size());
+    BucketPlan next = plan_buckets(layers, control->options().bucket_bytes);
+    std::vector<Bucket> made(next.buckets.size());
     for (std::size_t b = 0; b < made.size(); ++b) {
       made[b].comm = std::make_unique<Communicator>(comm, Options{control->options().bucket_bytes});
-      made[b].comm->fuse(plan.buckets[b].params);
+      made[b].comm->fuse(next.buckets[b].params);
     }
+    plan = std::move(next);
     buckets = std::move(made);
   }
 

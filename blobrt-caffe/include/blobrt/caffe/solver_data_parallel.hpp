@@ -86,10 +86,18 @@ class SolverDataParallel : public Solver::Callback,
       broadcast_done_ = true;
     }
     passes_done_ = 0;
-    // An iteration a previous Step() left by an exception (a layer threw, the program caught
-    // it and steps on): its buckets are completed as the other ranks expect, and their
-    // finish() says it was abandoned (docs/dist.md, "When an iteration is abandoned").
-    reducer_->abandon();
+    if (reducer_->in_iteration()) {
+      // An iteration a previous Step() left by an exception (a layer threw, the program
+      // caught it and steps on): its buckets are completed as the other ranks expect, and
+      // their finish() says it was abandoned (docs/dist.md, "When an iteration is
+      // abandoned"). Those reductions may have written the diffs after Caffe's
+      // ClearParamDiffs, which Step() calls before on_start: zero them again.
+      reducer_->abandon();
+      for (auto* blob : solver_->net()->learnable_params()) {
+        auto* diff = blob->mutable_cpu_diff();
+        std::fill(diff, diff + blob->count(), 0);
+      }
+    }
     reducer_->begin_backward();
   }
   // After layer `layer`'s backward; with iter_size > 1, only the last pass's diffs are final.

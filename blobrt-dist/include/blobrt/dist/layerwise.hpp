@@ -99,8 +99,10 @@ class LayerwiseReducer {
   // Leaves the iteration begun by begin_backward() without finishing it (backward threw):
   // every bucket's collective is still completed, as the other ranks' may be waiting in
   // it, then the ranks learn that this one abandoned it (their finish() raises). The diffs
-  // are unspecified afterwards. Nothing outside an iteration; the destructor calls it; never
-  // throws (errors are logged). The next begin_backward() starts afresh.
+  // are unspecified afterwards, and the communication thread may write them until it
+  // returns: clear them for the next iteration after it. Nothing outside an iteration; the
+  // destructor calls it; never throws (errors are logged). The next begin_backward() starts
+  // afresh.
   void abandon() noexcept;
   // Between begin_backward() and finish() (or abandon()).
   bool in_iteration() const;
