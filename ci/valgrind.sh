@@ -12,7 +12,7 @@ if LD_PRELOAD="$(ci_libgomp_preload)" BLOBRT_PLUGIN_PATH="$build/backends/blis" 
     BLOBRT_PLUGIN_SCANNER="$build/cli/blobrt-plugin-scanner" \
     valgrind --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
     --suppressions="$root/tests/sanitizers/valgrind.supp" --log-file="$vg_log" \
-    "$build/cli/blobrt-conformance" --gtest_filter='AllDevices/*host_0*:AllDevices/*blis_0*' \
+    "$build/conformance/blobrt-conformance" --gtest_filter='AllDevices/*host_0*:AllDevices/*blis_0*' \
     --gtest_brief=1 --gtest_output="xml:$junit_dir/valgrind.junit.xml" >/dev/null; then
   echo "valgrind: clean ($(grep -o 'ERROR SUMMARY: [0-9]* errors' "$vg_log" | tail -1))"
 else

@@ -34,7 +34,7 @@ std::vector<Operation> all_operations() {
           Operation::kAsum,   Operation::kScal,          Operation::kGemm,       Operation::kGemv, Operation::kElementwise};
 }
 
-const char* to_string(Precision p) { return p == Precision::kFloat ? "float" : "double"; }
+const char* to_string(Precision p) { return p == Precision::kFloat32 ? "float" : "double"; }
 
 std::string Case::name() const {
   if (op == Operation::kGemm || op == Operation::kGemv || op == Operation::kElementwise) return math_case_name(*this);
@@ -47,7 +47,7 @@ std::vector<Case> standard_cases() {
   std::vector<Case> cases;
   for (Operation op : {Operation::kMemset, Operation::kCopyRoundTrip, Operation::kCopyDevice, Operation::kAxpy,
                        Operation::kDot, Operation::kAsum, Operation::kScal}) {
-    for (Precision p : {Precision::kFloat, Precision::kDouble}) {
+    for (Precision p : {Precision::kFloat32, Precision::kFloat64}) {
       for (std::int64_t n : {0, 1, 7, 1000, 65537, (1 << 20) + 3}) {
         for (std::int64_t offset : {0, 5}) cases.push_back({op, p, n, offset});
       }
@@ -252,14 +252,14 @@ class Checker {
 }  // namespace
 
 Result run_case(Device& device, const Case& c) {
-  if (c.precision == Precision::kDouble && !device.description().supports_fp64) {
+  if (c.precision == Precision::kFloat64 && !device.description().supports_fp64) {
     return {false, true, device.description().id() + " (" + device.description().name + ") has no fp64"};
   }
   try {
     if (c.op == Operation::kGemm || c.op == Operation::kGemv || c.op == Operation::kElementwise) {
       return run_math_case(device, c);
     }
-    if (c.precision == Precision::kFloat) return Checker<float>(device, c).run();
+    if (c.precision == Precision::kFloat32) return Checker<float>(device, c).run();
     return Checker<double>(device, c).run();
   } catch (const std::exception& e) {
     return {false, false, std::string("threw: ") + e.what()};

@@ -1,5 +1,5 @@
 // The numerical checks every Device must pass, shared by the GoogleTest conformance
-// suite (tests/, installed as blobrt-conformance) and `blobrt selftest`.
+// program (conformance/, installed as blobrt-conformance) and `blobrt selftest`.
 //
 // Each check runs one operation on the device under test and compares with a plain
 // double-precision loop on the host (not with another Device). Tolerances, with ε the
@@ -31,7 +31,8 @@ enum class Operation { kMemset, kCopyRoundTrip, kCopyDevice, kAxpy, kDot, kAsum,
 const char* to_string(Operation op);
 std::vector<Operation> all_operations();
 
-enum class Precision { kFloat, kDouble };
+// The core's precision (blobrt::Precision, device.hpp) is the one enum; its name in a case
+// is "float" or "double".
 const char* to_string(Precision p);
 
 // Which operand an element-wise case writes over (Caffe's in-place calls).

@@ -347,7 +347,7 @@ std::string math_case_name(const Case& c) {
 std::vector<Case> math_cases() {
   std::vector<Case> cases;
   const double betas[] = {0, 1, -0.5};
-  for (Precision p : {Precision::kFloat, Precision::kDouble}) {
+  for (Precision p : {Precision::kFloat32, Precision::kFloat64}) {
     // gemm: (m, n, k)
     // {150, 131, 120} and {64, 500, 81} are large enough for a device to split them (BLIS: by rows, then by
     // columns of C across blobrt's team; the BLIS plugin hands them to BLIS's own threads).
@@ -442,7 +442,7 @@ std::vector<Case> math_cases() {
 }
 
 Result run_math_case(Device& device, const Case& c) {
-  if (c.precision == Precision::kFloat) return MathChecker<float>(device, c).run();
+  if (c.precision == Precision::kFloat32) return MathChecker<float>(device, c).run();
   return MathChecker<double>(device, c).run();
 }
 
