@@ -190,9 +190,29 @@ constexpr bool ew_codes_in_order() {
 }
 static_assert(ew_codes_in_order(), "blobrt/elementwise_operations.h lists its codes in numeric order");
 }  // namespace detail
-inline bool reads_a(int op) { return elementwise_traits(op).reads_a; }
-inline bool reads_b(int op) { return elementwise_traits(op).reads_b; }
-inline bool reads_y(int op) { return elementwise_traits(op).reads_y; }
+// The flags as bit masks by code, so that each predicate is a shift on the path of every
+// call (the argument checks ask them): no table load.
+namespace detail {
+#define BLOBRT_EW_A_BIT_(CODE, Cxx, name, number, A, B, Y, ALPHA, BETA, HEAVY, ...) | (std::uint64_t{A} << (number))
+#define BLOBRT_EW_B_BIT_(CODE, Cxx, name, number, A, B, Y, ALPHA, BETA, HEAVY, ...) | (std::uint64_t{B} << (number))
+#define BLOBRT_EW_Y_BIT_(CODE, Cxx, name, number, A, B, Y, ALPHA, BETA, HEAVY, ...) | (std::uint64_t{Y} << (number))
+#define BLOBRT_EW_HEAVY_BIT_(CODE, Cxx, name, number, A, B, Y, ALPHA, BETA, HEAVY, ...) | (std::uint64_t{HEAVY} << (number))
+constexpr std::uint64_t kEwReadsA = 0 BLOBRT_ELEMENTWISE_OPS(BLOBRT_EW_A_BIT_);
+constexpr std::uint64_t kEwReadsB = 0 BLOBRT_ELEMENTWISE_OPS(BLOBRT_EW_B_BIT_);
+constexpr std::uint64_t kEwReadsY = 0 BLOBRT_ELEMENTWISE_OPS(BLOBRT_EW_Y_BIT_);
+constexpr std::uint64_t kEwHeavy = 0 BLOBRT_ELEMENTWISE_OPS(BLOBRT_EW_HEAVY_BIT_);
+#undef BLOBRT_EW_A_BIT_
+#undef BLOBRT_EW_B_BIT_
+#undef BLOBRT_EW_Y_BIT_
+#undef BLOBRT_EW_HEAVY_BIT_
+inline bool ew_bit(std::uint64_t mask, int op) {
+  return static_cast<unsigned>(op) < static_cast<unsigned>(BLOBRT_EW_OP_COUNT) && ((mask >> op) & 1);
+}
+}  // namespace detail
+inline bool reads_a(int op) { return detail::ew_bit(detail::kEwReadsA, op); }
+inline bool reads_b(int op) { return detail::ew_bit(detail::kEwReadsB, op); }
+inline bool reads_y(int op) { return detail::ew_bit(detail::kEwReadsY, op); }
+inline bool is_heavy(int op) { return detail::ew_bit(detail::kEwHeavy, op); }
 inline const char* elementwise_op_name(int op) { return elementwise_traits(op).name; }
 
 // The whole vector, split across cores. Returns false (doing nothing) for an unknown op.
@@ -201,7 +221,7 @@ bool elementwise(int op, std::int64_t n, T alpha, T beta, const T* a, const T* b
   if (!is_elementwise_op(op)) return false;
   // The heavy ones (pow, exp and log: glibc's scalar calls, tens of cycles an element,
   // compute-bound, below the memory bus) are worth sharing from a smaller n.
-  const bool transcendental = elementwise_traits(op).heavy;
+  const bool transcendental = is_heavy(op);
   parallel_for(
       n,
       [&](std::int64_t begin, std::int64_t end) {
