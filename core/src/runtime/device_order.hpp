@@ -1,6 +1,6 @@
 // The orders in which the runtime tries devices, as pure functions of the inventory: no
 // plugin is loaded and no device opened here, so the rules are unit-tested on inventories
-// made up in the test (tests/core/device_order_test.cpp). runtime.cpp opens the candidates
+// made up in the test (tests/core/runtime/device_order_test.cpp). runtime.cpp opens the candidates
 // in these orders and records what happened (docs/architecture.md, "Selection").
 #ifndef BLOBRT_DEVICE_ORDER_HPP
 #define BLOBRT_DEVICE_ORDER_HPP
