@@ -16,6 +16,7 @@ import json as _json
 import logging as _logging
 import os as _os
 import warnings as _warnings
+from collections.abc import Mapping
 from typing import Any
 
 from ._blobrt import (  # noqa: F401  (re-exported)
@@ -88,8 +89,10 @@ def load_caffemodel(path: str | _os.PathLike[str]) -> dict[str, list[Any]]:
     """The weights of a Caffe model file (.caffemodel, a binary NetParameter; the current
     `layer` and the V1/V0 `layers` layouts) as pycaffe's `net.params` shows them: layer name
     -> list of NumPy arrays (float32, or float64 where the file has double_data), in file
-    order, for the layers that have blobs. Read without Caffe. A file that is not a model
-    file raises blobrt.Error saying what it appears to be; a missing one MissingFileError."""
+    order, for the layers that have blobs (a name the file repeats: the last such layer).
+    Read without Caffe. Names are str; bytes that are not UTF-8 come as surrogates
+    (surrogateescape, as os.fsdecode). A file that is not a model file, or a corrupt one,
+    raises blobrt.Error naming it and saying why; a missing one MissingFileError."""
     params: dict[str, list[Any]] = {}
     for name, _type, blobs in _blobrt._read_caffemodel(_os.fsdecode(path)):
         if blobs:
@@ -103,21 +106,62 @@ def caffemodel_layers(path: str | _os.PathLike[str]) -> list[tuple[str, str]]:
     return [(name, type_) for name, type_, _ in _blobrt._read_caffemodel(_os.fsdecode(path))]
 
 
-def save_caffemodel(path: str | _os.PathLike[str], params: dict[str, Any],
+def save_caffemodel(path: str | _os.PathLike[str],
+                    params: Mapping[str, Any] | Mapping[bytes, Any] | Mapping[str | bytes, Any],
                     template: str | _os.PathLike[str] | None = None) -> None:
     """Writes a Caffe model file that Caffe loads: `template` (default: `path` itself) with
     the blobs of the layers named in `params` (name -> list of arrays, as load_caffemodel
     returns) replaced. Everything else in the file (layer parameters, other layers) is kept
     as it was. Each layer must keep its blob count and each blob its shape, as Caffe's
-    CopyTrainedLayersFrom requires, else blobrt.InvalidValueError and nothing is written.
-    Values are stored in the file's own precision for that blob; the write is atomic."""
+    CopyTrainedLayersFrom requires, else blobrt.InvalidValueError and nothing is written;
+    shapes are compared as Caffe's Blob::ShapeEquals does (a V1 model's legacy 1x1x1xN blob
+    takes pycaffe's (N,), 1x1xMxN takes (M, N); an empty blob takes an array of no values).
+    A name the file repeats means the last layer of that name with blobs, the one
+    load_caffemodel returns and Caffe copies last. Names are str (as load_caffemodel gives
+    them, bytes that are not UTF-8 as surrogates) or bytes. Values are stored in the file's
+    own precision for that blob (float64, long double, any byte order and integers reach a
+    double blob as doubles); the write is atomic."""
+    source = _os.fsdecode(template if template is not None else path)
+    _blobrt._write_caffemodel(source, _os.fsdecode(path), _caffemodel_arrays(source, params))
+
+
+def _caffemodel_arrays(source: str, params: Any) -> dict[bytes, list[Any]]:
+    """save_caffemodel's params as the extension takes them: names as bytes (a str encoded as
+    load_caffemodel decoded it: UTF-8, other bytes as surrogates), values lists of C-contiguous
+    native arrays, float32 for float32 and float16 (exact), float64 for every other real dtype
+    (any byte order, long double, integers) so that a double blob gets every bit a double holds;
+    anything else (complex, objects, strings) blobrt.InvalidTypeError naming the file."""
     import numpy as np
 
-    # C-contiguous, native byte order: float64 stays float64, anything else becomes float32.
-    arrays = {name: [np.ascontiguousarray(a, dtype=np.float64 if np.asarray(a).dtype == np.float64 else np.float32)
-                     for a in blobs] for name, blobs in params.items()}
-    source = _os.fsdecode(template if template is not None else path)
-    _blobrt._write_caffemodel(source, _os.fsdecode(path), arrays)
+    where = f"blobrt.save_caffemodel: {source}"
+    if not isinstance(params, Mapping):
+        raise InvalidTypeError(f"{where}: params must be a dict of layer name -> list of arrays, "
+                               f"got {type(params).__name__}")
+    arrays: dict[bytes, list[Any]] = {}
+    for name, blobs in params.items():
+        if isinstance(name, str):
+            key = name.encode("utf-8", "surrogateescape")
+        elif isinstance(name, bytes):
+            key = name
+        else:
+            raise InvalidTypeError(f"{where}: a layer name must be str or bytes, got {name!r}")
+        if key in arrays:
+            raise InvalidValueError(f"{where}: layer {name!r} is given twice (as str and as bytes)")
+        shown = key.decode("utf-8", "backslashreplace")
+        if isinstance(blobs, (str, bytes)) or not hasattr(blobs, "__iter__"):
+            raise InvalidTypeError(f"{where}: layer '{shown}': expected a list of arrays, got {type(blobs).__name__}")
+        converted = []
+        for i, blob in enumerate(blobs):
+            try:
+                a = np.asarray(blob)
+            except (TypeError, ValueError) as e:
+                raise InvalidValueError(f"{where}: layer '{shown}' blob {i} is not an array: {e}") from e
+            if a.dtype.kind not in "fiub":
+                raise InvalidTypeError(f"{where}: layer '{shown}' blob {i} has dtype {a.dtype}, not real numbers")
+            small = a.dtype.kind == "f" and a.dtype.itemsize <= 4
+            converted.append(np.ascontiguousarray(a, dtype=np.float32 if small else np.float64))
+        arrays[key] = converted
+    return arrays
 
 
 _LOGGING_LEVELS = {"error": _logging.ERROR, "warn": _logging.WARNING, "info": _logging.INFO, "debug": _logging.DEBUG}

@@ -366,13 +366,29 @@ nb::object numpy_copy(const google::protobuf::RepeatedField<T>& values, const Bl
   return nb::cast(nb::ndarray<nb::numpy, T>(buffer, dims.size(), dims.data(), owner));
 }
 
+// A layer name as Python sees it: str, with bytes that are not UTF-8 as lone surrogates
+// (surrogateescape, as os.fsdecode), so that save_caffemodel encodes it back to the same bytes.
+nb::object layer_name(const std::string& name) {
+  return nb::steal(PyUnicode_DecodeUTF8(name.data(), static_cast<Py_ssize_t>(name.size()), "surrogateescape"));
+}
+
+// A layer name for a message: bytes that are not UTF-8 as \xNN.
+std::string shown_name(const std::string& name) {
+  nb::object text = nb::steal(PyUnicode_DecodeUTF8(name.data(), static_cast<Py_ssize_t>(name.size()), "backslashreplace"));
+  if (!text.is_valid()) {
+    PyErr_Clear();
+    return "?";
+  }
+  return nb::cast<std::string>(text);
+}
+
 // The shape FromProto would give a model blob, its errors naming the layer and the blob.
 BlobProtoShape model_blob_shape(const std::string& path, const ModelLayer& layer, int index,
                                 const BlobProto& proto) {
   try {
     return blob_proto_shape(proto);
   } catch (const Error& e) {
-    throw Error(path + ": layer '" + layer.name + "' blob " + std::to_string(index) + ": " + e.what());
+    throw Error(path + ": layer '" + shown_name(layer.name) + "' blob " + std::to_string(index) + ": " + e.what());
   }
 }
 
@@ -387,73 +403,112 @@ nb::list read_caffemodel(const std::string& path) {
       blobs.append(proto.double_data_size() > 0 ? numpy_copy(proto.double_data(), shape)
                                                 : numpy_copy(proto.data(), shape));
     }
-    layers.append(nb::make_tuple(layer.name, layer.type, blobs));
+    layers.append(nb::make_tuple(layer_name(layer.name), layer_name(layer.type), blobs));
   }
   return layers;
 }
 
-// params: {layer name: [C-contiguous float32 or float64 NumPy arrays]}; every named layer
-// must exist and keep its blob count and shapes (as Caffe's CopyTrainedLayersFrom requires),
-// else nothing is written. Values go into the file's own precision for that blob.
+// Whether an array of `given` shape may replace a blob of the file: Blob::ShapeEquals'
+// rules, as Caffe's CopyTrainedLayersFrom applies them. A blob with legacy num/channels/
+// height/width takes any shape of at most 4 axes that is the same with 1s put in front
+// (pycaffe shows a V1 model's 1x1x1xN bias as (N,), its 1x1xMxN weights as (M, N)); an
+// empty blob (no axes, no values), which load_caffemodel gives as shape (0,), takes any
+// array of no values; any other blob exactly its shape.
+bool shape_fits(const BlobProto& proto, const std::vector<int>& old_shape, const std::vector<std::int64_t>& given) {
+  const bool legacy = proto.has_num() || proto.has_channels() || proto.has_height() || proto.has_width();
+  if (old_shape.empty()) {
+    return std::find(given.begin(), given.end(), 0) != given.end();
+  }
+  if (legacy) {
+    if (given.size() > 4) return false;
+    std::vector<std::int64_t> padded(4 - given.size(), 1);
+    padded.insert(padded.end(), given.begin(), given.end());
+    return std::equal(padded.begin(), padded.end(), old_shape.begin(), old_shape.end());
+  }
+  return std::equal(given.begin(), given.end(), old_shape.begin(), old_shape.end());
+}
+
+std::string shape_text(const std::vector<std::int64_t>& shape) {
+  std::string text = "(";
+  for (std::size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+// params: {layer name (bytes): [C-contiguous float32 or float64 NumPy arrays]} (__init__.py
+// makes the names bytes and the arrays one of the two). Each named layer must exist and keep
+// its blob count and shapes (as Caffe's CopyTrainedLayersFrom requires), else nothing is
+// written. A name the file repeats: the last layer of the name that has blobs, the one
+// load_caffemodel returns and Caffe's CopyTrainedLayersFrom copies last. Values go into the
+// file's own precision for that blob.
 void write_caffemodel(const std::string& template_path, const std::string& path, nb::dict params) {
   using Floats = nb::ndarray<const float, nb::c_contig, nb::device::cpu>;
   using Doubles = nb::ndarray<const double, nb::c_contig, nb::device::cpu>;
   NetParameter net = read_model(template_path);
-  // Every layer of a name: a file may repeat one (Caffe copies weights by name, so a later
-  // layer of the name is what load_caffemodel shows and what Caffe loads last).
-  std::multimap<std::string, ModelLayer> by_name;
-  for (const ModelLayer& layer : model_layers(&net)) by_name.emplace(layer.name, layer);
+  std::map<std::string, ModelLayer> by_name;  // the last layer of each name that has blobs
+  for (const ModelLayer& layer : model_layers(&net)) {
+    auto it = by_name.find(layer.name);
+    if (it == by_name.end() || layer.blobs->size() > 0) by_name.insert_or_assign(layer.name, layer);
+  }
+  const std::string where = "blobrt.save_caffemodel: " + template_path + ": ";
   for (auto [key, value] : params) {
-    const std::string name = nb::cast<std::string>(key);
-    auto [first, last] = by_name.equal_range(name);
-    if (first == last) {
-      detail::fail_as<InvalidValueError>("blobrt.save_caffemodel: ", template_path, " has no layer '", name, "'");
+    if (!nb::isinstance<nb::bytes>(key)) {
+      detail::fail_as<InvalidTypeError>(where, "a layer name must be str or bytes, got ",
+                                        nb::cast<std::string>(nb::repr(key)));
     }
-    nb::list given = nb::cast<nb::list>(value);
-    for (auto it = first; it != last; ++it) {
-      auto& blobs = *it->second.blobs;
-      if (static_cast<int>(nb::len(given)) != blobs.size()) {
-        detail::fail_as<InvalidValueError>("blobrt.save_caffemodel: layer '", name, "' has ", blobs.size(),
-                                           " blobs in ", template_path, ", ", nb::len(given), " given");
+    const nb::bytes key_bytes = nb::borrow<nb::bytes>(key);
+    const std::string name(key_bytes.c_str(), key_bytes.size());
+    const std::string shown = shown_name(name);
+    auto found = by_name.find(name);
+    if (found == by_name.end()) detail::fail_as<InvalidValueError>(where, "no layer '", shown, "'");
+    if (!nb::isinstance<nb::list>(value)) {
+      detail::fail_as<InvalidTypeError>(where, "layer '", shown, "': expected a list of arrays, got ",
+                                        nb::cast<std::string>(nb::repr(value.type())));
+    }
+    nb::list given = nb::borrow<nb::list>(value);
+    auto& blobs = *found->second.blobs;
+    if (static_cast<int>(nb::len(given)) != blobs.size()) {
+      detail::fail_as<InvalidValueError>(where, "layer '", shown, "' has ", blobs.size(), " blobs, ", nb::len(given),
+                                         " given (nothing was written)");
+    }
+    for (int i = 0; i < blobs.size(); ++i) {
+      BlobProto& proto = blobs[i];
+      const std::vector<int> old_shape = model_blob_shape(template_path, found->second, i, proto).shape;
+      Doubles doubles;
+      Floats floats;
+      const bool given_double = nb::try_cast(given[i], doubles);
+      if (!given_double && !nb::try_cast(given[i], floats)) {
+        detail::fail_as<InvalidTypeError>(where, "layer '", shown, "' blob ", i,
+                                          " is not a C-contiguous float32 or float64 array");
       }
-      for (int i = 0; i < blobs.size(); ++i) {
-        BlobProto& proto = blobs[i];
-        const std::vector<int> old_shape = model_blob_shape(template_path, it->second, i, proto).shape;
-        Doubles doubles;
-        Floats floats;
-        const bool given_double = nb::try_cast(given[i], doubles);
-        if (!given_double && !nb::try_cast(given[i], floats)) {
-          detail::fail_as<InvalidTypeError>("blobrt.save_caffemodel: layer '", name, "' blob ", i,
-                                            " is not a C-contiguous float32 or float64 array");
-        }
-        const std::size_t ndim = given_double ? doubles.ndim() : floats.ndim();
-        std::vector<int> shape;
-        for (std::size_t d = 0; d < ndim; ++d) {
-          shape.push_back(static_cast<int>(given_double ? doubles.shape(d) : floats.shape(d)));
-        }
-        if (shape != old_shape) {
-          detail::fail_as<InvalidValueError>("blobrt.save_caffemodel: layer '", name, "' blob ", i, " has shape ",
-                                             Blob<float>(old_shape).shape_string(), " in ", template_path,
-                                             ", the array given has ", Blob<float>(shape).shape_string(),
-                                             " (nothing was written)");
-        }
-        const std::size_t n = given_double ? doubles.size() : floats.size();
-        if (proto.double_data_size() > 0) {
-          auto* field = proto.mutable_double_data();
-          if (given_double) {
-            field->Assign(doubles.data(), doubles.data() + n);
-          } else {
-            field->Assign(floats.data(), floats.data() + n);
-          }
+      const std::size_t ndim = given_double ? doubles.ndim() : floats.ndim();
+      std::vector<std::int64_t> shape;
+      for (std::size_t d = 0; d < ndim; ++d) {
+        shape.push_back(static_cast<std::int64_t>(given_double ? doubles.shape(d) : floats.shape(d)));
+      }
+      if (!shape_fits(proto, old_shape, shape)) {
+        detail::fail_as<InvalidValueError>(
+            where, "layer '", shown, "' blob ", i, " has shape ",
+            shape_text(std::vector<std::int64_t>(old_shape.begin(), old_shape.end())),
+            proto.has_num() || proto.has_channels() || proto.has_height() || proto.has_width() ? " (legacy 4-D)" : "",
+            ", the array given has ", shape_text(shape), " (nothing was written)");
+      }
+      if (old_shape.empty()) continue;  // an empty blob: no values to replace
+      const std::size_t n = given_double ? doubles.size() : floats.size();
+      if (proto.double_data_size() > 0) {
+        auto* field = proto.mutable_double_data();
+        if (given_double) {
+          field->Assign(doubles.data(), doubles.data() + n);
         } else {
-          auto* field = proto.mutable_data();
-          if (given_double) {
-            field->Resize(static_cast<int>(n), 0.f);
-            std::transform(doubles.data(), doubles.data() + n, field->mutable_data(),
-                           [](double v) { return static_cast<float>(v); });
-          } else {
-            field->Assign(floats.data(), floats.data() + n);
-          }
+          field->Assign(floats.data(), floats.data() + n);
+        }
+      } else {
+        auto* field = proto.mutable_data();
+        if (given_double) {
+          field->Resize(static_cast<int>(n), 0.f);
+          std::transform(doubles.data(), doubles.data() + n, field->mutable_data(),
+                         [](double v) { return static_cast<float>(v); });
+        } else {
+          field->Assign(floats.data(), floats.data() + n);
         }
       }
     }

@@ -6,10 +6,12 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <cstdio>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -458,6 +460,82 @@ TEST(CliTest, InspectBadInputIsOneLineAndNonZero) {
   Outcome cut = run("", "inspect " + truncated);
   EXPECT_EQ(cut.rc, 1);
   EXPECT_TRUE(contains(cut.err, truncated + ": not a valid binary blobrt.BlobProto (truncated, corrupt")) << cut.err;
+}
+
+// Protobuf's wire format by hand, for the files below.
+std::string wire_varint(std::uint64_t n) {
+  std::string out;
+  do {
+    out += static_cast<char>((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
+    n >>= 7;
+  } while (n);
+  return out;
+}
+std::string wire_field(int number, const std::string& bytes) {
+  return wire_varint(static_cast<std::uint64_t>(number) << 3 | 2) + wire_varint(bytes.size()) + bytes;
+}
+std::string wire_int(int number, std::uint64_t value) {
+  return wire_varint(static_cast<std::uint64_t>(number) << 3) + wire_varint(value);
+}
+
+// Issue 48: a Datum, a .solverstate and a model with a corrupt layer were read by `blobrt
+// inspect FILE` and `blobrt inspect -` as made-up or empty Blobs, exit 0; a fork's model
+// (an extra NetParameter field) was refused. Now: one line naming the file and why, exit 1;
+// the fork's model lists its layers.
+TEST(CliTest, InspectRefusesFilesThatAreNotWhatTheyClaim) {
+  const std::string dir = ::testing::TempDir();
+  const std::string blob = wire_field(7, wire_field(1, wire_varint(2))) + wire_field(5, std::string("\0\0\x80?\0\0\0@", 8));
+  const std::string layer = wire_field(100, wire_field(1, "ip") + wire_field(2, "InnerProduct") + wire_field(7, blob));
+  const std::map<std::string, std::pair<std::string, std::string>> files = {
+      {"image.datum",
+       {wire_int(1, 1) + wire_int(2, 28) + wire_int(3, 28) + wire_field(4, std::string(784, '\x01')) + wire_int(5, 3),
+        "not a BlobProto"}},
+      {"lenet.solverstate",
+       {wire_int(1, 200) + wire_field(2, "lenet.caffemodel") + wire_field(3, blob) + wire_int(4, 0), "not a BlobProto"}},
+      // the blob's dimension 2 -> 3: its two values no longer fit its shape
+      {"corrupt.caffemodel", {layer.substr(0, layer.find(blob) + 4) + '\x03' + layer.substr(layer.find(blob) + 5),
+                              "layer 'ip' blob 0"}}};
+  for (const auto& [name, file] : files) {
+    const std::string path = dir + "/blobrt_cli_" + name;
+    std::ofstream(path, std::ios::binary) << file.first;
+    for (const std::string& args : {"inspect " + path, "inspect - < " + path}) {
+      Outcome r = run("", args);
+      EXPECT_EQ(r.rc, 1) << args << ": " << r.out;
+      EXPECT_TRUE(contains(r.err, args[8] == '-' ? "/dev/stdin: " : path + ": ")) << r.err;
+      EXPECT_TRUE(contains(r.err, file.second)) << r.err;
+      EXPECT_FALSE(contains(r.out, "\n  shape ")) << r.out;  // no Blob printed
+      EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+  }
+  const std::string fork = dir + "/blobrt_cli_fork.caffemodel";
+  std::ofstream(fork, std::ios::binary) << layer + wire_int(999, 7);
+  Outcome r = run("", "inspect " + fork);
+  EXPECT_EQ(r.rc, 0) << r.out;
+  EXPECT_TRUE(contains(r.out, "1 layers, 1 blobs, 2 parameters")) << r.out;
+}
+
+// Issue 48: a 2 GiB + 4 KiB file took 34 s and 3.1 GB before it was refused; a large file
+// read under a memory limit printed only "blobrt: std::bad_alloc". Both name the file and
+// its size (the limit: ulimit -v in the shell that runs the command).
+TEST(CliTest, InspectNamesTheFileAndSizeOfAFileTooLargeToRead) {
+  const std::string huge = ::testing::TempDir() + "/blobrt_cli_huge.caffemodel";
+  std::ofstream(huge, std::ios::binary).close();
+  ASSERT_EQ(::truncate(huge.c_str(), (std::int64_t(2) << 30) + 4096), 0);
+  const auto start = std::chrono::steady_clock::now();
+  Outcome r = run("", "inspect " + huge);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_EQ(r.rc, 1) << r.out;
+  EXPECT_TRUE(contains(r.err, huge + ": the file is 2147487744 bytes (2.0 GiB)")) << r.err;
+  ASSERT_EQ(::truncate(huge.c_str(), std::int64_t(512) << 20), 0);
+#if !defined(__SANITIZE_ADDRESS__)
+  // 384 MiB of address space: enough to start, not to read 512 MiB.
+  Outcome limited = run("", "-c 'ulimit -v 393216; exec \"$0\" inspect " + huge + "' '" + BLOBRT_TEST_PATH(BLOBRT_TOOL) + "'",
+                        "/bin/sh");
+  EXPECT_EQ(limited.rc, 1) << limited.out;
+  EXPECT_TRUE(contains(limited.err, huge + ": out of memory while reading it (the file is 536870912 bytes"))
+      << limited.err;
+#endif
+  std::remove(huge.c_str());
 }
 
 TEST(CliTest, SelftestPassesOnEveryAvailableBackend) {

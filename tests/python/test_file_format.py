@@ -92,7 +92,10 @@ def test_text_that_also_parses_as_binary_loads_as_text(device: str, tmp_path: Pa
     b = blobrt.load(str(path))
     assert b.shape == (4, 2, 1, 1) and b.data[1, 0, 0, 0] == 1e-3 and b.data[3, 1, 0, 0] == 3.25
     assert blobrt.inspect(str(path))["shape"] == [4, 2, 1, 1]
-    assert blobrt.load(str(path), format="binary").count == 0   # forced: that format only
+    # Forced to binary, it is refused: its binary parse is fields BlobProto does not define or
+    # of the wrong wire type, which was once returned as an empty Blob (issue 48).
+    with pytest.raises(blobrt.Error, match="not a BlobProto"):
+        blobrt.load(str(path), format="binary")
 
 
 def test_binary_files_load_as_binary(device: str, tmp_path: Path) -> None:

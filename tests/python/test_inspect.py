@@ -6,6 +6,7 @@ from typing import Any
 import json
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -96,3 +97,43 @@ def test_inspect_format_and_errors(tmp_path: Path) -> None:
         blobrt.inspect(str(bad))
     r = subprocess.run([tool(), "inspect", "--json", str(bad)], capture_output=True, text=True)
     assert r.returncode == 1 and str(bad) in r.stderr
+
+
+def test_a_file_over_2gib_is_refused_at_once(tmp_path: Path) -> None:
+    # Issue 48: a 2 GiB + 4 KiB file took `blobrt inspect` 34 s and 3.1 GB before it was
+    # refused. No message is that large: refused from its size, naming the file and the size.
+    import time
+    path = tmp_path / "huge.caffemodel"
+    with open(path, "wb") as f:
+        f.truncate(2 * 1024 ** 3 + 4096)  # sparse: 4 KiB on disk
+    start = time.monotonic()
+    for read in (blobrt.load, blobrt.inspect, blobrt.load_caffemodel):
+        with pytest.raises(blobrt.Error, match=f"{path}: the file is 2147487744 bytes"):
+            read(path)
+    r = subprocess.run([tool(), "inspect", str(path)], capture_output=True, text=True)
+    assert r.returncode == 1 and f"{path}: the file is 2147487744 bytes (2.0 GiB)" in r.stderr, r.stderr
+    assert time.monotonic() - start < 5
+
+
+def test_running_out_of_memory_names_the_file(tmp_path: Path) -> None:
+    # Issue 48: a model read under a memory limit gave a bare MemoryError naming no file. A
+    # child process under a small RLIMIT_AS reads a 512 MiB file: blobrt.OutOfMemoryError (a
+    # MemoryError and a blobrt.Error) naming the file and its size.
+    if os.environ.get("ASAN_OPTIONS") is not None or "asan" in os.environ.get("LD_PRELOAD", ""):
+        pytest.skip("AddressSanitizer reserves more address space than any small RLIMIT_AS")
+    path = tmp_path / "big.caffemodel"
+    with open(path, "wb") as f:
+        f.truncate(512 * 1024 ** 2)
+    script = (
+        "import os, resource, sys, blobrt\n"
+        "pages = int(open('/proc/self/statm').read().split()[0])\n"
+        "limit = pages * os.sysconf('SC_PAGE_SIZE') + (128 << 20)\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (limit, limit))\n"
+        "for read in (blobrt.load, blobrt.load_caffemodel):\n"
+        "    try:\n"
+        "        read(sys.argv[1])\n"
+        "        sys.exit('read anyway: the limit did not bite')\n"
+        "    except blobrt.OutOfMemoryError as e:\n"
+        "        assert isinstance(e, MemoryError) and sys.argv[1] in str(e) and '536870912 bytes' in str(e), str(e)\n")
+    r = subprocess.run([sys.executable, "-c", script, str(path)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

@@ -42,6 +42,32 @@ const std::map<std::string, int>& v0_types() {
   return types;
 }
 
+// A layer name for a message: valid UTF-8 as it is, any other byte (and control characters)
+// as \xNN, so that a corrupt name neither garbles a terminal nor fails Python's decoding.
+std::string shown(const std::string& name) {
+  std::string out;
+  auto hex = [&](unsigned char c) {
+    const char* digits = "0123456789abcdef";
+    out += "\\x";
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  };
+  for (std::size_t i = 0; i < name.size();) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    std::size_t length = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    bool valid = length > 0 && i + length <= name.size() && !(length == 2 && c < 0xc2);
+    for (std::size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(name[i + k]) >> 6) == 2;
+    if (!valid || (length == 1 && (c < 0x20 || c == 0x7f))) {
+      hex(c);
+      ++i;
+      continue;
+    }
+    out.append(name, i, length);
+    i += length;
+  }
+  return out;
+}
+
 std::string field_numbers(const google::protobuf::UnknownFieldSet& fields) {
   std::set<int> numbers;
   for (int i = 0; i < fields.field_count(); ++i) numbers.insert(fields.field(i).number());
@@ -82,7 +108,13 @@ std::vector<ModelLayer> model_layers(NetParameter* net) {
 
 bool ReadModelFile(const std::string& filename, NetParameter* net) {
   if (!net) throw Error("ReadModelFile: null NetParameter");
-  if (!ReadProtoFromBinaryFile(filename, net)) return false;  // last_read_error() says why
+  if (!ReadProtoFromBinaryFile(filename, net)) {  // last_read_error() says why
+    if (last_read_error().rfind(filename + ": not a valid binary", 0) == 0) {
+      model_check::set_read_error(filename + ": not a Caffe model file (binary NetParameter): its bytes do not parse "
+                                  "as one (truncated, corrupt, or another kind of file)");
+    }
+    return false;
+  }
   const std::string why = model_check::model_problem(*net);
   if (why.empty()) return true;
   std::string message;
@@ -150,7 +182,7 @@ std::string element_name(const Message& element, const FieldDescriptor* field, i
   const FieldDescriptor* name = element.GetDescriptor()->FindFieldByName("name");
   if (name && name->type() == FieldDescriptor::TYPE_STRING && !name->is_repeated() &&
       element.GetReflection()->HasField(element, name)) {
-    where += " ('" + element.GetReflection()->GetString(element, name) + "')";
+    where += " ('" + shown(element.GetReflection()->GetString(element, name)) + "')";
   }
   return where;
 }
@@ -232,7 +264,7 @@ std::string layer_under_another_number(const NetParameter& net) {
       continue;
     }
     return "field " + std::to_string(f.number()) + ", which a NetParameter does not define, holds a whole " + type +
-           " layer ('" + name + "'): the tag of a layer (field 100, or 2 for V1 layers) is corrupt";
+           " layer ('" + shown(name) + "'): the tag of a layer (field 100, or 2 for V1 layers) is corrupt";
   }
   return {};
 }
@@ -272,7 +304,7 @@ std::string model_problem(const NetParameter& net) {
   for (const ModelLayer& layer : model_layers(const_cast<NetParameter*>(&net))) {
     for (int i = 0; i < layer.blobs->size(); ++i) {
       const BlobProto& blob = (*layer.blobs)[i];
-      const std::string where = "layer '" + layer.name + "' blob " + std::to_string(i) + ": ";
+      const std::string where = "layer '" + shown(layer.name) + "' blob " + std::to_string(i) + ": ";
       const std::string undefined = undefined_blob_fields(blob);
       if (!undefined.empty()) return where + "fields a BlobProto does not define (" + undefined + ")";
       try {
