@@ -11,7 +11,7 @@ if [ ! -f "$fuzz/build.ninja" ]; then
     -Db_sanitize=address,undefined -Db_lundef=false -Dbuildtype=debugoptimized >/dev/null
 fi
 ninja -C "$fuzz" tests/fuzz/fuzz_blobproto_binary tests/fuzz/fuzz_blobproto_text tests/fuzz/fuzz_manifest \
-  tests/fuzz/fuzz_backend_spec >/dev/null
+  tests/fuzz/fuzz_backend_spec tests/fuzz/fuzz_caffemodel >/dev/null
 meson test -C "$fuzz" --suite fuzz --no-rebuild --print-errorlogs || status=1
 keep_junit "$fuzz/meson-logs/testlog.junit.xml" fuzz
 stage_summary "$status" fuzz
