@@ -1,8 +1,9 @@
 // Caffe's model files (.caffemodel: a binary caffe.NetParameter) read and written without
 // Caffe: each layer's name, type and weight blobs, in the current `layer` layout and the
 // older V1 `layers` (and V0) ones. Only the weights are interpreted; every other field of
-// the file is kept as protobuf keeps unknown fields, so a file written back after weights
-// were changed is the file Caffe wrote but for those weights, and Caffe loads it.
+// the file (a layer's parameters, a fork's own NetParameter fields) is kept as protobuf keeps
+// unknown fields, so a file written back after weights were changed is the file Caffe wrote
+// but for those weights, and Caffe loads it.
 #ifndef BLOBRT_MODEL_FILE_HPP
 #define BLOBRT_MODEL_FILE_HPP
 
@@ -29,10 +30,15 @@ struct ModelLayer {
 // The layers of `net` in file order, with pointers into it (valid while `net` lives).
 std::vector<ModelLayer> model_layers(NetParameter* net);
 
-// Reads a binary NetParameter. False (nothing thrown) when the file is not one: no layer in
-// either layout, or top-level fields a NetParameter does not have (a BlobProto, say); then
-// last_read_error() says what it appears to be. Throws blobrt::Error naming the file when it
-// cannot be opened. Files up to protobuf's 2 GiB, as Caffe reads them.
+// Reads a binary NetParameter. False (nothing thrown) when the file is not one, or not a
+// consistent one, with last_read_error() naming the file and why: no layer in either layout
+// (then what it appears to be: a BlobProto, say), a field of the wrong wire type, a blob with
+// fields a BlobProto does not define or values that do not fit its shape, a whole Caffe layer
+// under a field number other than 100/2, input_dim not 4 per input (what corrupt bytes give).
+// Fields a NetParameter does not define (a fork's) are kept and written back. Throws
+// blobrt::Error naming the file when it cannot be opened, OutOfMemoryError naming it and its
+// size when memory runs out reading it. Files up to protobuf's 2 GiB, as Caffe reads them; a
+// larger one is refused from its size.
 bool ReadModelFile(const std::string& filename, NetParameter* net);
 void ReadModelFileOrDie(const std::string& filename, NetParameter* net);
 
