@@ -54,7 +54,9 @@ TEST(BlisGemmSplit, PanelsCoverCOnceWithEdgesOnTiles) {
             EXPECT_LT(p.begin(i - 1), p.begin(i)) << "panel " << i - 1 << " is empty";
             EXPECT_EQ(p.begin(i) % (p.by_columns ? align.columns : align.rows), 0) << "edge " << i;
           }
-          if (p.count > 1) EXPECT_GE(m * n * k / p.count, blis_plugin::kMinPanelWork);
+          if (p.count > 1) {
+            EXPECT_GE(m * n * k / p.count, blis_plugin::kMinPanelWork);
+          }
         }
       }
     }
@@ -71,6 +73,15 @@ TEST(BlisGemmSplit, SmallGemmsAndOneThreadAreOneCall) {
   EXPECT_EQ(gemm_panels(50, 64, 500, 2, {12, 32}).count, 2);   // LeNet conv2, 1.6M: two bands of 32
   EXPECT_EQ(gemm_panels(8, 4096, 4096, 4, {12, 32}).count, 4);
 }
+
+// A ThreadTeam has no destructor (the process's team must not join helpers a fork()ed child
+// does not have), so a team made on the stack here is stopped, its helpers joined, before it
+// goes: a helper left running read the next team made at the same address and divided by
+// its empty job's zero ranges (UBSan, thread_team.hpp's work()).
+struct StopsAtScopeEnd {
+  blobrt_kernels::ThreadTeam& team;
+  ~StopsAtScopeEnd() { team.stop(); }
+};
 
 struct Case {
   bool ta, tb;
@@ -94,6 +105,7 @@ TEST(BlisGemmSplit, EqualsOneCallForEveryTransposition) {
   }
   for (int team_size : {2, 3, 5}) {
     blobrt_kernels::ThreadTeam team(team_size);
+    const StopsAtScopeEnd stops{team};
     for (const Case& c : cases) {
       SCOPED_TRACE(testing::Message() << (c.ta ? "T" : "N") << (c.tb ? "T" : "N") << " " << c.m << "x" << c.n << "x"
                                       << c.k << " beta " << c.beta << " team " << team_size);
@@ -126,6 +138,7 @@ TEST(BlisGemmSplit, EqualsOneCallForEveryTransposition) {
 // the team, a second caller's split runs every panel itself, and completes.
 TEST(BlisGemmSplit, CallerRunsEveryPanelWhenTheTeamIsTaken) {
   blobrt_kernels::ThreadTeam team(4);
+  const StopsAtScopeEnd stops{team};
   std::atomic<bool> holding{false}, release{false};
   std::thread holder([&] {
     team.run(2, [](const void* context, std::int64_t) {
