@@ -159,23 +159,18 @@ bool elementwise(int op, std::int64_t n, T alpha, T beta, const T* a, const T* b
 
 inline bool is_elementwise_op(int op) { return op >= 0 && op < BLOBRT_EW_OP_COUNT; }
 
-// What the list (blobrt/elementwise_operations.h) says of a code: the operands it reads
-// (`a`, `b`, and `y` itself; y is always written), whether it is heavy (a libm call per
-// element), and its name as errors and logs say it ("sqr"). False / "unknown" for a code
-// not in the list.
-struct ElementwiseTraits {
-  const char* name;
-  bool reads_a, reads_b, reads_y, heavy;
-};
-inline const ElementwiseTraits& elementwise_traits(int op) {
-  static constexpr ElementwiseTraits table[] = {
-#define BLOBRT_EW_TRAITS_(CODE, Cxx, name, number, A, B, Y, ALPHA, BETA, HEAVY, ...) {#name, A, B, Y, HEAVY},
-      BLOBRT_ELEMENTWISE_OPS(BLOBRT_EW_TRAITS_)
-#undef BLOBRT_EW_TRAITS_
+// What the list (blobrt/elementwise_operations.h) says of a code: its name as errors and
+// logs say it ("sqr"; "unknown" for a code not in the list) here, the operands it reads
+// (`a`, `b`, and `y` itself; y is always written) and whether it is heavy (a libm call per
+// element) as the bit masks below.
+inline const char* elementwise_op_name(int op) {
+  static constexpr const char* names[] = {
+#define BLOBRT_EW_NAME_(CODE, Cxx, name, ...) #name,
+      BLOBRT_ELEMENTWISE_OPS(BLOBRT_EW_NAME_)
+#undef BLOBRT_EW_NAME_
   };
-  static constexpr ElementwiseTraits unknown{"unknown", false, false, false, false};
-  static_assert(sizeof table / sizeof table[0] == BLOBRT_EW_OP_COUNT, "an entry for every operation code");
-  return is_elementwise_op(op) ? table[op] : unknown;
+  static_assert(sizeof names / sizeof names[0] == BLOBRT_EW_OP_COUNT, "a name for every operation code");
+  return is_elementwise_op(op) ? names[op] : "unknown";
 }
 // The table is indexed by code, so the list must give its codes in numeric order.
 namespace detail {
@@ -213,7 +208,6 @@ inline bool reads_a(int op) { return detail::ew_bit(detail::kEwReadsA, op); }
 inline bool reads_b(int op) { return detail::ew_bit(detail::kEwReadsB, op); }
 inline bool reads_y(int op) { return detail::ew_bit(detail::kEwReadsY, op); }
 inline bool is_heavy(int op) { return detail::ew_bit(detail::kEwHeavy, op); }
-inline const char* elementwise_op_name(int op) { return elementwise_traits(op).name; }
 
 // The whole vector, split across cores. Returns false (doing nothing) for an unknown op.
 template <typename T>

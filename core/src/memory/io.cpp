@@ -363,13 +363,13 @@ bool refuse_oversized(const char* filename, int fd) {
 // Runs a reader; memory running out while it reads or parses becomes an OutOfMemoryError that
 // names the file and its size (a bare std::bad_alloc named nothing), the message left empty.
 template <typename Read>
-bool naming_the_file_when_out_of_memory(const char* filename, Message* proto, Read read) {
+bool naming_the_file_when_out_of_memory(const char* filename, int fd, Message* proto, Read read) {
   try {
     return read();
   } catch (const std::bad_alloc&) {
     if (proto) proto->Clear();
-    struct stat st {};
-    const bool sized = filename && ::stat(filename, &st) == 0 && S_ISREG(st.st_mode);
+    struct stat st {};  // the file being read, not whatever has its name by now
+    const bool sized = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     detail::fail_as<OutOfMemoryError>(filename ? filename : "(null)", ": out of memory while reading it (",
                                       sized ? "the file is " + size_text(st.st_size) : std::string("not a regular file"),
                                       "; parsed, a message takes about as much memory again); nothing was read");
@@ -396,7 +396,7 @@ bool ReadProtoFromTextFile(const char* filename, Message* proto) {
   read_error.clear();
   Descriptor file{open_for_reading(filename)};
   if (refuse_oversized(filename, file.fd)) return false;
-  return naming_the_file_when_out_of_memory(filename, proto, [&] {
+  return naming_the_file_when_out_of_memory(filename, file.fd, proto, [&] {
     FileInputStream raw(file.fd, 1 << 20);
     return parse_text(&raw, filename, proto);
   });
@@ -430,7 +430,7 @@ bool ReadProtoFromBinaryFile(const char* filename, Message* proto) {
   read_error.clear();
   Descriptor file{open_for_reading(filename)};
   if (refuse_oversized(filename, file.fd)) return false;
-  return naming_the_file_when_out_of_memory(filename, proto, [&] {
+  return naming_the_file_when_out_of_memory(filename, file.fd, proto, [&] {
     struct stat st {};
     bool parsed = false;
     std::int64_t size = 0;
@@ -469,7 +469,7 @@ bool ReadBlobProtoFromFile(const char* filename, BlobProto* proto, ProtoFormat* 
   if (!proto) throw Error("ReadBlobProtoFromFile: null BlobProto");
   Descriptor file{open_for_reading(filename)};
   if (refuse_oversized(filename, file.fd)) return false;
-  return naming_the_file_when_out_of_memory(filename, proto, [&] {
+  return naming_the_file_when_out_of_memory(filename, file.fd, proto, [&] {
     struct stat st {};
     ProtoFormat decided = ProtoFormat::kText;
     bool parsed = false;

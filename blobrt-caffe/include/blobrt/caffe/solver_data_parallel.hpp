@@ -23,6 +23,7 @@
 
 #include "blobrt/dist/layerwise.hpp"
 #include "blobrt/log.hpp"
+#include "blobrt/syncedmem.hpp"
 
 namespace blobrt::caffe {
 
@@ -93,9 +94,18 @@ class SolverDataParallel : public Solver::Callback,
       // abandoned"). Those reductions may have written the diffs after Caffe's
       // ClearParamDiffs, which Step() calls before on_start: zero them again.
       reducer_->abandon();
+      // Zeroed where each diff's newest copy is (as Caffe's ClearParamDiffs does by mode):
+      // a device diff taken to the host here would cross back at the next backward.
       for (auto* blob : solver_->net()->learnable_params()) {
-        auto* diff = blob->mutable_cpu_diff();
-        std::fill(diff, diff + blob->count(), 0);
+        using Dtype = std::remove_pointer_t<decltype(blob->mutable_gpu_diff())>;
+        const auto& memory = blob->diff();
+        if (!memory) continue;
+        if (memory->head() == blobrt::SyncedMemory::HEAD_AT_GPU) {
+          memory->device()->memset(blob->mutable_gpu_diff(), 0, 0, blob->count() * sizeof(Dtype));
+        } else {
+          auto* diff = blob->mutable_cpu_diff();
+          std::fill(diff, diff + blob->count(), 0);
+        }
       }
     }
     reducer_->begin_backward();
