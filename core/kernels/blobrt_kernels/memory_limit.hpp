@@ -8,15 +8,17 @@
 #define BLOBRT_KERNELS_MEMORY_LIMIT_HPP
 
 #include <atomic>
-#include <chrono>
+#include <ctime>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "blobrt_kernels/fork_generation.hpp"
+
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
-#include <unistd.h>
 
 namespace blobrt_kernels {
 
@@ -183,7 +185,7 @@ namespace memory_limit_detail {
 struct LimitCache {
   std::atomic<unsigned long long> limit{kNoMemoryLimit};
   std::atomic<long long> read_at_ns{0};
-  std::atomic<pid_t> reader{0};
+  std::atomic<std::uint64_t> reader{0};  // the fork generation that read it
 };
 inline LimitCache& limit_cache() {
   static LimitCache cache;
@@ -198,10 +200,13 @@ inline LimitCache& limit_cache() {
 // limit within a second. Never throws.
 inline unsigned long long cached_process_memory_limit() noexcept {
   auto& cache = memory_limit_detail::limit_cache();
-  const long long now = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                            std::chrono::steady_clock::now().time_since_epoch())
-                            .count();
-  const pid_t self = ::getpid();
+  // The coarse clock (a few milliseconds' resolution, no hardware read) is fine for a
+  // one-second cache.
+  timespec clock{};
+  ::clock_gettime(CLOCK_MONOTONIC_COARSE, &clock);
+  const long long now = static_cast<long long>(clock.tv_sec) * 1000000000LL + clock.tv_nsec + 1;  // never 0
+  // fork_generation.hpp's counter, not getpid(): a load where getpid is a system call.
+  const std::uint64_t self = fork_generation();
   const long long read_at = cache.read_at_ns.load(std::memory_order_acquire);
   if (read_at != 0 && now - read_at < 1000000000LL && cache.reader.load(std::memory_order_relaxed) == self) {
     return cache.limit.load(std::memory_order_relaxed);
