@@ -5,10 +5,10 @@ source "$(dirname "$0")/lib.sh"
 echo "== deps: Debian packages and PyPI tools (tools/install-deps.sh)"
 extras=()
 # Beyond what building and testing the tree needs (install-deps.sh's own list), the test
-# stages' tools: clang for the fuzzers, valgrind, mmdebstrap for the clean-root stage, Debian's
+# stages' tools: ccache, so stages reuse what an earlier one compiled (ci/lib.sh), clang for the fuzzers, valgrind, mmdebstrap for the clean-root stage, Debian's
 # packaging tools for the packages stage (debian/; tools/build-debs.sh).
 # `tools/build.sh demo` (BLOBRT_CI_TESTS=disabled) leaves them out.
-[ "${BLOBRT_CI_TESTS:-enabled}" = disabled ] || extras=(clang valgrind mmdebstrap
+[ "${BLOBRT_CI_TESTS:-enabled}" = disabled ] || extras=(ccache clang valgrind mmdebstrap
   debhelper dh-python devscripts lintian fakeroot python3-numpy)
 "$root/tools/install-deps.sh" "${extras[@]}"
 

@@ -18,6 +18,30 @@ if [ -x /usr/local/cuda/bin/nvcc ]; then
   export CUDA_PATH="${CUDA_PATH:-/usr/local/cuda}"
 fi
 
+# ccache (installed by stage deps) between the stages that compile the same sources with
+# the same flags: build, wheel, outside-in and gpu-bundle are release builds of one tree, and
+# meson puts ccache in front of gcc and nvcc when it is on PATH. The cache lives beside the
+# build (a fresh clone starts empty, so a run's times are its own). BASEDIR and NOHASHDIR let
+# build directories at the same depth share objects: their compile lines then match. Stages
+# whose flags nothing else shares (the sanitizers', the fuzzers', Debian's) turn it off.
+if [ "${BLOBRT_CI_TESTS:-enabled}" != disabled ]; then
+  export CCACHE_DIR="${CCACHE_DIR:-$root/$build-ccache}" CCACHE_BASEDIR="$root" CCACHE_NOHASHDIR=true
+  export CCACHE_MAXSIZE="${CCACHE_MAXSIZE:-6G}"
+fi
+
+# Where a stage notes the seconds its compiling took (compiling, below; the outside-in and
+# GPU-bundle tests note theirs too): tools/build.sh test prints them beside each stage's time.
+export BLOBRT_CI_COMPILE_LOG="${BLOBRT_CI_COMPILE_LOG:-$junit_dir/compile-seconds}"
+
+# Runs CMD and notes its wall time as compile time of the stage STAGE.
+compiling() {  # compiling STAGE CMD...
+  local stage="$1" start=$SECONDS status=0
+  shift
+  "$@" || status=$?
+  echo "$stage $((SECONDS - start))" >> "$BLOBRT_CI_COMPILE_LOG"
+  return "$status"
+}
+
 # Runs stage NAME unless this run of the test command (or this stage) already did.
 needs() {
   case " ${BLOBRT_CI_DONE:-} " in

@@ -10,7 +10,8 @@ status=0
 debs="$(realpath -m "$build-debs")"
 wheels="$(realpath -m "$build-wheels")"
 start=$SECONDS
-if tools/build-debs.sh "$debs"; then
+# Debian's flags (dpkg-buildflags) are shared with no other stage: no ccache.
+if CCACHE_DISABLE=1 compiling packages tools/build-debs.sh "$debs"; then
   echo "== debs: $((SECONDS - start)) s"
   echo "== node installs in a clean Debian 12 root (wheel, CPU node, GPU node's set)"
   python3 "$root/tests/outside/node_install_test.py" "$root" "$debs" "$wheels" \

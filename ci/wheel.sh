@@ -15,7 +15,9 @@ python3 -m venv "$venv"
 # A failed JAX install only skips those tests (with the reason), it does not fail the run.
 "$venv/bin/pip" install -q jax || echo "JAX could not be installed: its DLPack tests are skipped"
 wheels="$(realpath -m "$build-wheels")"
-if tools/build-wheels.sh "$wheels" && "$venv/bin/pip" install -q numpy pytest &&
+# meson-python's build directory in the tree, beside the build stage's: the same relative
+# source paths, so ccache gives the wheel the objects the build stage compiled.
+if BLOBRT_WHEEL_BUILD_DIR="$root/$build-wheel-meson" compiling wheel tools/build-wheels.sh "$wheels" && "$venv/bin/pip" install -q numpy pytest &&
    "$venv/bin/pip" install -q "$wheels"/blobrt-*manylinux*.whl; then
   (cd "$venv" && env -u BLOBRT_PLUGIN_PATH -u BLOBRT_PLUGIN_SYSTEM_PATH \
      BLOBRT_TEST_DATA_DIR="$root/tests/data" BLOBRT_EXPECT_PACKAGED_PLUGINS=1 \

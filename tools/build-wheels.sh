@@ -12,6 +12,9 @@
 # wheels or the node. Then tools/wheel_manifests.py drops from each plugin manifest's
 # `requires` what the wheel now carries itself (a node need not have it).
 # The wheels land in OUT_DIR; the raw ones, logs and `auditwheel show` in OUT_DIR/work.
+# BLOBRT_WHEEL_BUILD_DIR: meson-python's build directory for the blobrt wheel (kept, so a
+# second run builds only what changed; CI puts it beside its other builds for ccache);
+# by default a temporary one.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 out="$(realpath -m "${1:?usage: tools/build-wheels.sh OUT_DIR}")"
@@ -39,12 +42,14 @@ rm -rf "$out"
 mkdir -p "$out/work"
 
 build_one() {  # build_one NAME SOURCE_DIR [auditwheel options...]
-  local name="$1" source="$2"
+  local name="$1" source="$2" pip_options=()
   shift 2
+  [ "$name" != blobrt ] || [ -z "${BLOBRT_WHEEL_BUILD_DIR:-}" ] ||
+    pip_options=(--config-settings=build-dir="$BLOBRT_WHEEL_BUILD_DIR")
   echo "== $name: pip wheel, auditwheel repair"
   local start=$SECONDS work="$out/work/$name"
   mkdir -p "$work/raw"
-  if ! python3 -m pip wheel -q --no-deps -w "$work/raw" "$source" > "$work/pip.log" 2>&1; then
+  if ! python3 -m pip wheel -q --no-deps "${pip_options[@]}" -w "$work/raw" "$source" > "$work/pip.log" 2>&1; then
     tail -40 "$work/pip.log"
     echo "pip wheel $source failed (all of it: $work/pip.log)"
     return 1

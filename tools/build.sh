@@ -21,8 +21,14 @@ build="${BUILD_DIR:-build}"
 junit_dir="$root/$build-junit"
 rm -rf "$junit_dir"
 export BLOBRT_CI_ALL=1 BLOBRT_CI_DONE=""
+# Each stage notes here the seconds it spent compiling (ci/lib.sh); printed with its time.
+export BLOBRT_CI_COMPILE_LOG="$junit_dir/compile-seconds"
+mkdir -p "$junit_dir"
 status=0
 timings=()
+compile_seconds() {  # compile_seconds STAGE: the seconds STAGE noted, summed
+  awk -v stage="$1" '$1 == stage { s += $2 } END { print s + 0 }' "$BLOBRT_CI_COMPILE_LOG" 2>/dev/null || echo 0
+}
 # Read first: a stage's programs (mpirun, apt) must not read the rest of the list as input.
 mapfile -t lines < <(grep -v -e '^[[:space:]]*#' -e '^[[:space:]]*$' "$root/ci/stages")
 # CI ends a run at 90 minutes and lands nothing then. The run has a budget of 70
@@ -38,7 +44,7 @@ for line in "${lines[@]}"; do
   start=$SECONDS
   if ((SECONDS + least > budget)); then
     echo "== stage $stage skipped: $SECONDS s into the run, and it takes at least $least s; the budget is $budget s (BLOBRT_CI_BUDGET_S). Run it alone: bash ci/$stage.sh"
-    timings+=("$(printf '%-11s %5s' "$stage" skipped)")
+    timings+=("$(printf '%-11s %7s' "$stage" skipped)")
     # A run without the build and the suite has tested nothing: it fails, and without the
     # dependencies or the build nothing after them can run.
     case "$stage" in deps|build|suite) status=1; echo "== a run without stage $stage fails" ;; esac
@@ -51,12 +57,16 @@ for line in "${lines[@]}"; do
     # Without its dependencies or its build nothing after it can run.
     case "$stage" in deps|build) break ;; esac
   fi
-  timings+=("$(printf '%-11s %5d s' "$stage" $((SECONDS - start)))")
+  took=$((SECONDS - start))
+  compiled="$(compile_seconds "$stage")"
+  timings+=("$(printf '%-11s %5d s  %5d s %5d s' "$stage" "$took" "$compiled" $((took - compiled)))")
   BLOBRT_CI_DONE="$BLOBRT_CI_DONE $stage"
 done
 
-echo "== stage times"
+echo "== stage times (compile: configuring, compiling and packaging; run: the rest)"
+printf '  %-11s %7s  %7s %7s\n' stage total compile run
 printf '  %s\n' "${timings[@]}"
+echo "  the run: $SECONDS s of its $budget s budget"
 shopt -s nullglob
 python3 "$root/tools/test_summary.py" "$junit_dir"/*.junit.xml || status=1
 exit "$status"

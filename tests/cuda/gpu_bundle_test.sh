@@ -11,7 +11,10 @@ mkdir -p "$work"
 work="$(cd "$work" && pwd)"  # absolute: some checks run from inside it
 fail() { echo "gpu_bundle_test: FAILED: $*" >&2; exit 1; }
 
+start=$SECONDS
 "$root/tools/gpu-bundle.sh" "$work/built"
+# The bundle's build, as the stage's compile time in CI's table of stage times (ci/lib.sh).
+[ -z "${BLOBRT_CI_COMPILE_LOG:-}" ] || echo "gpu-bundle $((SECONDS - start))" >> "$BLOBRT_CI_COMPILE_LOG"
 # Relocated: nothing may depend on where it was built.
 mv "$work/built" "$work/moved"
 bundle="$work/moved"
