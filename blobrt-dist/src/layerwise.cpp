@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <future>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -170,13 +171,19 @@ struct LayerwiseReducer::State {
     return outcome;
   }
 
-  void run_thread() {
+  // `started` gets "" once the thread uses the training thread's device, or why it cannot;
+  // in that case the thread ends at once.
+  void run_thread(std::promise<std::string>& started) {
     try {
       select_thread_device(device_id);
+    } catch (const std::exception& e) {
+      started.set_value(e.what());
+      return;
     } catch (...) {
-      std::lock_guard<std::mutex> lock(mutex);
-      failure = std::current_exception();
+      started.set_value("unknown error");
+      return;
     }
+    started.set_value("");
     for (;;) {
       std::size_t b = 0;
       {
@@ -227,9 +234,22 @@ LayerwiseReducer::LayerwiseReducer(std::vector<std::vector<ParamRef>> layers, La
     overlap_reason_ = "MPI was initialised below MPI_THREAD_SERIALIZED, so only this thread may call it; "
                       "finish() reduces every bucket";
   } else {
-    overlap_ = true;
     s.device_id = current_device_id();
-    s.thread = std::thread([&s] { s.run_thread(); });
+    std::promise<std::string> started;
+    std::future<std::string> thread_error = started.get_future();
+    // The thread owns the promise, so the state the future reads outlives its set_value.
+    s.thread = std::thread([&s, started = std::move(started)]() mutable { s.run_thread(started); });
+    // Known before the first iteration: a thread that could not take the device would fail
+    // every bucket on this rank alone while its peers wait in their collectives. This rank
+    // reduces in finish() instead; the buckets are matched in the same order either way.
+    const std::string error = thread_error.get();
+    if (error.empty()) {
+      overlap_ = true;
+    } else {
+      s.thread.join();
+      overlap_reason_ = "the communication thread could not use " + s.device_id + " (" + error +
+                        "); finish() reduces every bucket";
+    }
   }
   log_message(LogLevel::kInfo, "dist: layer-wise reduction of ", s.layers.size(), " layers in ", s.buckets.size(),
               " buckets of at most ", s.control->options().bucket_bytes, " bytes; ",
