@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes python/blobrt/_blobrt.pyi from the built extension with nanobind's stubgen.
 
-Every signature a type checker needs is declared in python/src/blobrt_module.cpp (nb::sig),
+Every signature a type checker needs is declared in python/src/*.cpp (nb::sig),
 so the stub is stubgen's output as it is; tests/python/test_blobrt.py checks that the
 checked-in stub is what this writes, and tests/typing/typing_test.py type-checks code against it
 (mypy --strict, pyright).

@@ -10,6 +10,7 @@
 #include "blobrt/blob.hpp"
 #include "blobrt/error.hpp"
 #include "blobrt/io.hpp"
+#include "escaped_text.hpp"
 #include "model_file_check.hpp"
 
 namespace blobrt {
@@ -42,31 +43,10 @@ const std::map<std::string, int>& v0_types() {
   return types;
 }
 
-// A layer name for a message: valid UTF-8 as it is, any other byte (and control characters)
-// as \xNN, so that a corrupt name neither garbles a terminal nor fails Python's decoding.
-std::string shown(const std::string& name) {
-  std::string out;
-  auto hex = [&](unsigned char c) {
-    const char* digits = "0123456789abcdef";
-    out += "\\x";
-    out += digits[c >> 4];
-    out += digits[c & 15];
-  };
-  for (std::size_t i = 0; i < name.size();) {
-    const auto c = static_cast<unsigned char>(name[i]);
-    std::size_t length = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-    bool valid = length > 0 && i + length <= name.size() && !(length == 2 && c < 0xc2);
-    for (std::size_t k = 1; valid && k < length; ++k) valid = (static_cast<unsigned char>(name[i + k]) >> 6) == 2;
-    if (!valid || (length == 1 && (c < 0x20 || c == 0x7f))) {
-      hex(c);
-      ++i;
-      continue;
-    }
-    out.append(name, i, length);
-    i += length;
-  }
-  return out;
-}
+// A layer name for a message: valid UTF-8 as it is, any other byte, control characters and
+// backslashes as \xNN (escaped_text.hpp), so that a corrupt name neither garbles a terminal
+// nor fails Python's decoding.
+std::string shown(const std::string& name) { return detail::escaped_text(name, /*keep_utf8=*/true); }
 
 std::string field_numbers(const google::protobuf::UnknownFieldSet& fields) {
   std::set<int> numbers;

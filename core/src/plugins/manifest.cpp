@@ -12,28 +12,14 @@
 #include <unistd.h>
 
 #include "blobrt/error.hpp"
+#include "escaped_text.hpp"
 #include "file_kind.hpp"
 
 namespace blobrt {
 namespace {
 
-// A manifest's value as an error message may quote it: bytes that are not printable ASCII
-// (a NUL, which would end the message wherever it is passed on as a C string, a newline,
-// an escape sequence) as \xNN, so the reason always reaches what is wrong.
-std::string printable(const std::string& value) {
-  static const char digits[] = "0123456789abcdef";
-  std::string out;
-  for (unsigned char c : value) {
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      out += "\\x";
-      out += digits[c >> 4];
-      out += digits[c & 15];
-    }
-  }
-  return out;
-}
+// A manifest's value as an error message quotes it: printable ASCII as it is (escaped_text.hpp).
+std::string printable(const std::string& value) { return detail::escaped_text(value, /*keep_utf8=*/false); }
 
 std::string trim(const std::string& s) {
   const char* space = " \t\r";
