@@ -1,18 +1,24 @@
+#include <utility>
+
 #include "selection.hpp"
 
 namespace blobrt {
 
+namespace {
+
+// The skips that are a plugin's verdict: one state, so one spelling (plugin_status.cpp's).
+constexpr std::pair<SkipCode, PluginStatus> kVerdictSkips[] = {
+    {SkipCode::kRefused, PluginStatus::kRefused},         {SkipCode::kInvalidManifest, PluginStatus::kInvalidManifest},
+    {SkipCode::kReservedName, PluginStatus::kReservedName}, {SkipCode::kShadowed, PluginStatus::kShadowed},
+    {SkipCode::kNotLoadable, PluginStatus::kNotLoadable}, {SkipCode::kInitFailed, PluginStatus::kInitFailed},
+    {SkipCode::kNoDevice, PluginStatus::kNoDevice},       {SkipCode::kWillNotOpen, PluginStatus::kWillNotOpen},
+    {SkipCode::kNoAnswer, PluginStatus::kNoAnswer},
+};
+
+}  // namespace
+
 const char* to_string(SkipCode code) noexcept {
   switch (code) {
-    case SkipCode::kRefused: return "refused";
-    case SkipCode::kInvalidManifest: return "invalid_manifest";
-    case SkipCode::kReservedName: return "reserved_name";
-    case SkipCode::kShadowed: return "shadowed";
-    case SkipCode::kNotLoadable: return "not_loadable";
-    case SkipCode::kInitFailed: return "init_failed";
-    case SkipCode::kNoDevice: return "no_device";
-    case SkipCode::kWillNotOpen: return "will_not_open";
-    case SkipCode::kNoAnswer: return "no_answer";
     case SkipCode::kLoadFailed: return "load_failed";
     case SkipCode::kOpenFailed: return "open_failed";
     case SkipCode::kNoSuchDevice: return "no_such_device";
@@ -20,25 +26,19 @@ const char* to_string(SkipCode code) noexcept {
     case SkipCode::kLowerPriority: return "lower_priority";
     case SkipCode::kBuiltinLast: return "builtin_last";
     case SkipCode::kNotNamed: return "not_named";
+    default: break;  // a plugin's verdict
+  }
+  for (const auto& [skip, status] : kVerdictSkips) {
+    if (skip == code) return to_string(status);
   }
   return "unknown";
 }
 
 SkipCode skip_code(PluginStatus status) noexcept {
-  switch (status) {
-    case PluginStatus::kRefused: return SkipCode::kRefused;
-    case PluginStatus::kInvalidManifest: return SkipCode::kInvalidManifest;
-    case PluginStatus::kReservedName: return SkipCode::kReservedName;
-    case PluginStatus::kShadowed: return SkipCode::kShadowed;
-    case PluginStatus::kInitFailed: return SkipCode::kInitFailed;
-    case PluginStatus::kNoDevice: return SkipCode::kNoDevice;
-    case PluginStatus::kWillNotOpen: return SkipCode::kWillNotOpen;
-    case PluginStatus::kNoAnswer: return SkipCode::kNoAnswer;
-    case PluginStatus::kNotLoadable:
-    case PluginStatus::kUsable:  // not asked: a usable plugin is not skipped for its status
-      break;
+  for (const auto& [skip, verdict] : kVerdictSkips) {
+    if (verdict == status) return skip;
   }
-  return SkipCode::kNotLoadable;
+  return SkipCode::kNotLoadable;  // kUsable: not asked (a usable plugin is not skipped for its status)
 }
 
 std::vector<std::string> selection_lines(const SelectionReport& report) {
