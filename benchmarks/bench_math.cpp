@@ -166,7 +166,7 @@ void device_elementwise(benchmark::State& state, const std::string& id, EwInfo i
   once();
   for (auto _ : state) once();
   state.SetBytesProcessed(state.iterations() * bytes_moved(info.pattern, n, sizeof(T)));
-  state.SetLabel(to_string(info.pattern));
+  state.SetLabel(ew_label(info));
 }
 
 template <typename T>

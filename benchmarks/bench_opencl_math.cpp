@@ -97,7 +97,7 @@ void elementwise(benchmark::State& state, EwInfo info, std::int64_t n) {
   once();  // warm-up: kernel compilation, first touch
   for (auto _ : state) once();
   state.SetBytesProcessed(state.iterations() * bytes_moved(info.pattern, n, sizeof(T)));
-  state.SetLabel(to_string(info.pattern));
+  state.SetLabel(ew_label(info));
   device->release(a);
   device->release(b);
   device->release(y);

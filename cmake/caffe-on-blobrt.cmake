@@ -28,6 +28,21 @@ cmake_policy(VERSION 3.23)
 find_package(blobrt 1.0 CONFIG REQUIRED COMPONENTS caffe OPTIONAL_COMPONENTS dist
              HINTS "${CMAKE_CURRENT_LIST_DIR}" NO_DEFAULT_PATH)
 
+# target_link_libraries(caffe <scope> ITEMS...) whichever signature Caffe's own files used:
+# CMake refuses to mix the keyword form (BVLC Caffe's) with the plain one (SSD's Caffe:
+# "The plain signature for target_link_libraries has already been used with the target
+# caffe"), so the items go into the properties either form fills: LINK_LIBRARIES, and for
+# PUBLIC the link interface as well (INTERFACE_LINK_LIBRARIES; a plain-signature target under
+# Caffe's old policies passes all its LINK_LIBRARIES on anyway).
+function(blobrt_link_caffe scope)
+  foreach(item IN LISTS ARGN)
+    set_property(TARGET caffe APPEND PROPERTY LINK_LIBRARIES "${item}")
+    if(scope STREQUAL "PUBLIC")
+      set_property(TARGET caffe APPEND PROPERTY INTERFACE_LINK_LIBRARIES "${item}")
+    endif()
+  endforeach()
+endfunction()
+
 function(blobrt_adopt_caffe_library)
   if(NOT TARGET caffe)
     message(FATAL_ERROR "caffe-on-blobrt.cmake: this project defines no target 'caffe' (is it a Caffe tree?)")
@@ -48,11 +63,11 @@ function(blobrt_adopt_caffe_library)
   # that links it.
   get_target_property(blobrt_caffe_include blobrt::caffe INTERFACE_INCLUDE_DIRECTORIES)
   target_include_directories(caffe BEFORE PUBLIC ${blobrt_caffe_include})
-  target_link_libraries(caffe PUBLIC blobrt::caffe)
+  blobrt_link_caffe(PUBLIC blobrt::caffe)
   # Where blobrt has libblobrt-dist, Caffe's programs can train across MPI ranks with one
   # line (blobrt/caffe/data_parallel.hpp, docs/dist.md): the library links it for them.
   if(TARGET blobrt::dist)
-    target_link_libraries(caffe PUBLIC blobrt::dist)
+    blobrt_link_caffe(PUBLIC blobrt::dist)
     message(STATUS "blobrt: Caffe's library links blobrt::dist (blobrt/caffe/data_parallel.hpp)")
     blobrt_add_data_parallel_entry()
   endif()
@@ -83,7 +98,7 @@ function(blobrt_add_data_parallel_entry)
     return()
   endif()
   target_sources(caffe PRIVATE "${blobrt_CAFFE_DATA_PARALLEL_ENTRY}")
-  target_link_libraries(caffe PRIVATE ${CMAKE_DL_LIBS})  # dladdr/dlopen (libc from glibc 2.34)
+  blobrt_link_caffe(PRIVATE ${CMAKE_DL_LIBS})  # dladdr/dlopen (libc from glibc 2.34)
   message(STATUS "blobrt: Caffe's library exports blobrt_caffe_data_parallel (pycaffe: blobrt.caffe.data_parallel())")
 endfunction()
 cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL blobrt_adopt_caffe_library)

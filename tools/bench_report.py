@@ -74,6 +74,7 @@ def load(path: str) -> Tuple[Dict[str, Any], Dict[str, Entry]]:
         results[base] = {
             "ns": ns,
             "bps": b.get("bytes_per_second", 0.0),
+            "label": b.get("label", ""),
             "counters": {k: v for k, v in b.items() if isinstance(v, (int, float))},
         }
     # The ratio tables divide best rates: the same bytes in the fastest repetition's time
@@ -266,11 +267,6 @@ RAW_OPS = ("axpy", "dot", "asum", "scal")  # the ops every raw library measures
 # The backends whose blobrt device is compared with the raw library of the same name
 # (blis:N with BLIS, opencl:N with CLBlast), and the built-in one (host:N).
 BACKENDS = ("blis", "opencl", "host")
-# Element-wise operation -> the probe pattern of its access (bench_math.cpp).
-EW_PATTERN = {"set": "fill", "add_scalar": "scale", "scale": "copy", "axpby": "triad", "add": "triad",
-              "sub": "triad", "mul": "triad", "div": "triad", "powx": "copy", "sqr": "copy", "sqrt": "copy",
-              "exp": "copy", "log": "copy", "abs": "copy", "sign": "copy", "sgnbit": "copy"}
-TRANSCENDENTAL = {"powx", "exp", "log"}
 PROTO = "proto/host/{op}/float/{n}"  # the serialisation rows (bench_proto.cpp)
 
 
@@ -303,6 +299,33 @@ def ew_devices(n: int) -> Callable[[Run], List[str]]:
     opencl:0 has no element-wise rows at n = 1)."""
     return lambda run: sorted({k.split("/")[1] for k in math_keys(run)
                                if k.split("/")[2].startswith("ew_") and k.endswith(f"/{n}")})
+
+
+def ew_ops(results: Mapping[str, Entry]) -> Dict[str, Tuple[str, bool]]:
+    """The element-wise operations the run measured, in the order of its rows (the list's,
+    blobrt/elementwise_operations.h), each with the probe pattern of its access and whether
+    it is compute-bound: blobrt-bench labels each ew_ row so ("copy", or "copy heavy")."""
+    ops: Dict[str, Tuple[str, bool]] = {}
+    for key, entry in results.items():
+        parts = key.split("/")
+        if len(parts) == 5 and parts[0] == "math" and parts[2].startswith("ew_") and parts[2][3:] not in ops:
+            words = str(entry.get("label", "")).split()
+            if words:
+                ops[parts[2][3:]] = (words[0], "heavy" in words[1:])
+    return ops
+
+
+def ew_over_scal(run: Run) -> List[Column]:
+    """Per element-wise operation: ns at n = 1 over the level-1 dispatch (Device::scal) of the same device."""
+    return [Column(op, difference(measure("math/{dev}/ew_{op}/{dtype}/1", op=op), SCAL_AT_1), spec("+.0f"))
+            for op in ew_ops(run.results)]
+
+
+def ew_fractions(run: Run) -> List[Column]:
+    """Per element-wise operation: its rate over the probe of its pattern, at BIG_N (* marks
+    the compute-bound ones)."""
+    return [Column(f"{op}{'*' if heavy else ''}", probe_fraction("math/{dev}/ew_{op}/{dtype}/{n}", pattern, BIG_N, op=op),
+                   fmt) for op, (pattern, heavy) in ew_ops(run.results).items()]
 
 
 def blas_rows(run: Run) -> Sequence[Row]:
@@ -376,8 +399,6 @@ BLAS_NS = {name: measure(template) for name, template in (
     ("host", "math/{host}/{routine}/{dtype}/{n}"))}
 SCAL_AT_1 = measure("device/{dev}/scal/{dtype}/1")
 # Element-wise at n = 1: ns over the level-1 dispatch (Device::scal) of the same device.
-EW_OVER_SCAL = [Column(op, difference(measure("math/{dev}/ew_{op}/{dtype}/1", op=op), SCAL_AT_1), spec("+.0f"))
-                for op in EW_PATTERN]
 GB = digits(1)
 MS = lambda ns: fmt(ns / 1e6, 3)  # noqa: E731
 
@@ -440,16 +461,13 @@ CPU_TABLES = [
                    Column("host ÷ raw", ratio(BLAS_NS["raw"], BLAS_NS["host"]), fmt),
                    Column("GFLOPS {blis}", counter("math/{blis}/{routine}/{dtype}/{n}", "GFLOPS"), GB)]),
     Table(f"Element-wise operations at n = {pow2(BIG_N)}: fraction of the probe of the same access pattern",
-          text="powx, exp and log are compute-bound (glibc's scalar calls per element), not held to the probe.",
+          text="Those marked * are compute-bound (glibc's scalar calls per element), not held to the probe.",
           when=has_math, rows=grid(dev=ew_devices(BIG_N), dtype=DTYPES),
-          columns=[label("device", "dev"), label("dtype", "dtype"),
-                   *[Column(f"{op}{'*' if op in TRANSCENDENTAL else ''}",
-                            probe_fraction("math/{dev}/ew_{op}/{dtype}/{n}", pattern, BIG_N, op=op), fmt)
-                     for op, pattern in EW_PATTERN.items()]]),
+          columns=lambda run: [label("device", "dev"), label("dtype", "dtype"), *ew_fractions(run)]),
     Table("Element-wise at n = 1 against the level-1 dispatch (Device::scal, ns, same run)",
           when=has_math, rows=grid(dev=ew_devices(1), dtype=DTYPES),
-          columns=[label("device", "dev"), label("dtype", "dtype"), *EW_OVER_SCAL,
-                   Column("scal", SCAL_AT_1, digits(1))]),
+          columns=lambda run: [label("device", "dev"), label("dtype", "dtype"), *ew_over_scal(run),
+                               Column("scal", SCAL_AT_1, digits(1))]),
     Table("The Caffe anchor: Blob<float> of 16 Mi elements, median of 5 (ms)",
           rows=[{"op": op, "caffe": ms} for op, ms in CAFFE_MS.items()], columns=anchor_columns),
     Table("Serialisation of 16 Mi floats (64 MiB), median of 5",
@@ -682,7 +700,7 @@ def blas_targets(r, dev):
 
 
 def ew_targets(r, dev):
-    for op, pattern in EW_PATTERN.items():
+    for op, (pattern, _) in ew_ops(r).items():
         for dtype in DTYPES:
             got, ref = best(r, f"math/{dev}/ew_{op}/{dtype}/{LARGE_N}"), ceiling(r, pattern, dtype, LARGE_N)
             yield target("ew", f"ew/{op}/{dtype}", f"ew_{op} {dtype} ÷ {pattern} ceiling, n = {pow2(LARGE_N)}",
@@ -775,7 +793,8 @@ def target_tables(targets):
 # columns of the CPU table of the same name, on the measured device).
 EW_DISPATCH = Table("Element-wise at n = 1 against the level-1 dispatch (ns over Device::scal, informational)",
                     rows=grid(dev=lambda run: run.devices, dtype=DTYPES),
-                    columns=[label("dtype", "dtype"), *EW_OVER_SCAL, Column("scal (ns)", SCAL_AT_1, digits(0))])
+                    columns=lambda run: [label("dtype", "dtype"), *ew_over_scal(run),
+                                         Column("scal (ns)", SCAL_AT_1, digits(0))])
 
 
 def level1_series(op, dtype, dev):

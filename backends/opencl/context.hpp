@@ -186,15 +186,6 @@ inline char* in_place(Context* c, const void* handle, size_t offset) {
   return host ? host + offset : nullptr;
 }
 
-template <typename T>
-int check_precision(Context* c, blobrt_error* err) {
-  if (sizeof(T) == 8 && !c->fp64) {
-    return blobrt_fail(err, BLOBRT_ERR_UNSUPPORTED, "%s has no double precision (CL_DEVICE_DOUBLE_FP_CONFIG is 0)",
-                       device_string(c->device, CL_DEVICE_NAME).c_str());
-  }
-  return BLOBRT_OK;
-}
-
 // Sets kernel arguments from `first` on: each value in turn (cl_mem, cl_ulong, T).
 template <typename... Args>
 cl_int set_kernel_args(cl_kernel kernel, cl_uint first, const Args&... args) {

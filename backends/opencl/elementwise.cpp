@@ -84,7 +84,6 @@ cl_uint streaming(Context* c, int op, int64_t n, const void* a, int64_t ao, cons
 template <typename T>
 int run(Context* c, int op, int64_t n, double alpha, double beta, const void* a, int64_t ao, const void* b,
         int64_t bo, void* y, int64_t yo, blobrt_error* err) {
-  if (int s = check_precision<T>(c, err)) return s;
   const bool ra = blobrt_kernels::reads_a(op), rb = blobrt_kernels::reads_b(op);
   const char* name = blobrt_kernels::elementwise_op_name(op);
   if (int s = check_extent(y, yo, n, sizeof(T), "y", name, err)) return s;

@@ -29,7 +29,6 @@ std::string sizes(const char* routine, int64_t m, int64_t n, int64_t k) {
 template <typename T>
 int gemm_t(Context* c, bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha, const void* a, int64_t ao,
            const void* b, int64_t bo, double beta, void* cc, int64_t co, blobrt_error* err) {
-  if (int s = check_precision<T>(c, err)) return s;
   const std::string call = sizes(blobrt::plugin_kit::by_precision<T>("clblast::Gemm<float>", "clblast::Gemm<double>"),
                                  m, n, k);
   return blast_call(c, err, blobrt::plugin_kit::by_precision<T>("clblast::Gemm<float>", "clblast::Gemm<double>"),
@@ -43,7 +42,6 @@ int gemm_t(Context* c, bool ta, bool tb, int64_t m, int64_t n, int64_t k, double
 template <typename T>
 int gemv_t(Context* c, bool ta, int64_t m, int64_t n, double alpha, const void* a, int64_t ao, const void* x,
            int64_t xo, double beta, void* y, int64_t yo, blobrt_error* err) {
-  if (int s = check_precision<T>(c, err)) return s;
   const std::string call = sizes(blobrt::plugin_kit::by_precision<T>("clblast::Gemv<float>", "clblast::Gemv<double>"),
                                  m, n, -1);
   return blast_call(c, err, blobrt::plugin_kit::by_precision<T>("clblast::Gemv<float>", "clblast::Gemv<double>"),

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "py_blob.hpp"
+#include "blobrt/escaped_text.hpp"
 #include "blobrt/io.hpp"
 #include "blobrt/model_file.hpp"
 
@@ -42,15 +43,9 @@ nb::object layer_name(const std::string& name) {
   return nb::steal(PyUnicode_DecodeUTF8(name.data(), static_cast<Py_ssize_t>(name.size()), "surrogateescape"));
 }
 
-// A layer name for a message: bytes that are not UTF-8 as \xNN.
-std::string shown_name(const std::string& name) {
-  nb::object text = nb::steal(PyUnicode_DecodeUTF8(name.data(), static_cast<Py_ssize_t>(name.size()), "backslashreplace"));
-  if (!text.is_valid()) {
-    PyErr_Clear();
-    return "?";
-  }
-  return nb::cast<std::string>(text);
-}
+// A layer name for a message, quoted as libblobrt quotes it: valid UTF-8 as it is, other
+// bytes, control characters and backslashes as \xNN.
+std::string shown_name(const std::string& name) { return blobrt::detail::escaped_text(name, /*keep_utf8=*/true); }
 
 // The shape FromProto would give a model blob, its errors naming the layer and the blob.
 BlobProtoShape model_blob_shape(const std::string& path, const ModelLayer& layer, int index,

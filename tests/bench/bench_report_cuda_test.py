@@ -120,8 +120,10 @@ def fabricate():
     for dtype in DTYPES:
         for op, pattern in EW_PATTERN.items():
             fraction = 0.5 if (op, dtype) == ("exp", "double") else 0.93
-            add(f"math/cuda:0/ew_{op}/{dtype}/{LARGE}", fraction * ceiling(pattern, LARGE))
-            add(f"math/cuda:0/ew_{op}/{dtype}/1", 1.0, ns=raw_ns("scal", dtype) + dispatch_ns("scal", dtype) + 300)
+            label = pattern + (" heavy" if op in ("powx", "exp", "log") else "")  # as blobrt-bench labels them
+            add(f"math/cuda:0/ew_{op}/{dtype}/{LARGE}", fraction * ceiling(pattern, LARGE), label=label)
+            add(f"math/cuda:0/ew_{op}/{dtype}/1", 1.0, ns=raw_ns("scal", dtype) + dispatch_ns("scal", dtype) + 300,
+                label=label)
     return {"context": {"date": "2026-11-30T10:00:00+00:00", "host_name": "gpu-node-7", "num_cpus": 16,
                         "gpu_name": "NVIDIA H100 80GB HBM3", "gpu_compute_capability": "9.0",
                         "gpu_memory_bytes": "85520809984", "gpu_sm_count": "132", "cuda_driver": "12.4",

@@ -189,6 +189,13 @@ TEST(CaffeSingleton, SolverStateAndMode) {
   Caffe::set_solver_rank(0);
   Caffe::set_solver_count(1);
   Caffe::set_multiprocess(false);
+  EXPECT_TRUE(Caffe::root_solver());
+  // The pre-2017 form (SSD's internal_thread.cpp): the flag itself, per thread.
+  Caffe::set_root_solver(false);
+  EXPECT_FALSE(Caffe::root_solver());
+  std::thread([] { EXPECT_TRUE(Caffe::root_solver()) << "another thread's Caffe starts as the root"; }).join();
+  Caffe::set_root_solver(true);
+  EXPECT_TRUE(Caffe::root_solver());
   EXPECT_EQ(Caffe::mode(), Caffe::CPU);
   int argc = 1;
   char name[] = "prog";

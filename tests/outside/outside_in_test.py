@@ -146,22 +146,28 @@ if check(rc == 0, "a CMake project finds find_package(blobrt CONFIG)", out):
 if has_caffe:
     caffe_tree = os.path.join(outside, "caffe-cmake")
     hook = glob.glob(os.path.join(libdir, "cmake", "blobrt", "caffe-on-blobrt.cmake"))
-    if check(len(hook) == 1, "the prefix has cmake/blobrt/caffe-on-blobrt.cmake", str(hook)):
-        caffe_build = os.path.join(work, "caffe-cmake")
+    # Both signatures of target_link_libraries, as BVLC Caffe (keyword) and SSD's Caffe (plain).
+    for signature, flags in (("keyword", []), ("plain", ["-DCAFFE_PLAIN_LINK=ON"])):
+        if not check(len(hook) == 1, "the prefix has cmake/blobrt/caffe-on-blobrt.cmake", str(hook)):
+            break
+        caffe_build = os.path.join(work, f"caffe-cmake-{signature}")
         shutil.rmtree(caffe_build, ignore_errors=True)
-        rc, out = run(["cmake", "-S", caffe_tree, "-B", caffe_build, f"-DCMAKE_PROJECT_Caffe_INCLUDE={hook[0]}"],
-                      env=user_env)
+        rc, out = run(["cmake", "-S", caffe_tree, "-B", caffe_build, f"-DCMAKE_PROJECT_Caffe_INCLUDE={hook[0]}",
+                       *flags], env=user_env)
         if check(rc == 0 and "4 of Caffe's files replaced by blobrt" in out,
-                 "a Caffe-layout CMake tree configures with -DCMAKE_PROJECT_Caffe_INCLUDE=caffe-on-blobrt.cmake", out):
+                 f"a Caffe-layout CMake tree ({signature} target_link_libraries) configures with "
+                 "-DCMAKE_PROJECT_Caffe_INCLUDE=caffe-on-blobrt.cmake", out):
             rc, out = run(["cmake", "--build", caffe_build], env=user_env)
-            if check(rc == 0, "the Caffe-layout tree builds: blobrt's files left out, blobrt-caffe's headers first", out):
-                consumers["Caffe's CMake layout: caffe_tool"] = os.path.join(caffe_build, "tools", "caffe_tool")
-        plain_build = os.path.join(work, "caffe-cmake-plain")
-        shutil.rmtree(plain_build, ignore_errors=True)
-        rc, out = run(["cmake", "-S", caffe_tree, "-B", plain_build, f"-DCMAKE_PREFIX_PATH={prefix}"], env=user_env)
-        if rc == 0:
-            rc, out = run(["cmake", "--build", plain_build], env=user_env)
-        check(rc != 0 and "#error" in out, "without caffe-on-blobrt.cmake the same tree does not build", out)
+            if check(rc == 0, f"the Caffe-layout tree ({signature}) builds: blobrt's files left out, blobrt-caffe's "
+                     "headers first", out):
+                consumers[f"Caffe's CMake layout ({signature}): caffe_tool"] = os.path.join(caffe_build, "tools",
+                                                                                             "caffe_tool")
+    unhooked_build = os.path.join(work, "caffe-cmake-unhooked")
+    shutil.rmtree(unhooked_build, ignore_errors=True)
+    rc, out = run(["cmake", "-S", caffe_tree, "-B", unhooked_build, f"-DCMAKE_PREFIX_PATH={prefix}"], env=user_env)
+    if rc == 0:
+        rc, out = run(["cmake", "--build", unhooked_build], env=user_env)
+    check(rc != 0 and "#error" in out, "without caffe-on-blobrt.cmake the same tree does not build", out)
 
 # blobrt as a meson subproject: dependency('blobrt') resolves to the subproject's library
 # (meson.override_dependency), built with the consumer.

@@ -275,6 +275,7 @@ int check_type(blobrt_error* err) {
 template <typename T>
 int axpy(void*, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err) {
   if (int s = check_type<T>(err)) return s;
+  if (n <= 0) return BLOBRT_OK;  // nothing to do, as BLAS (plugin_abi.h): the plugin answers it
   RESOLVE(xs, x, xo * sizeof(T), n * sizeof(T));
   RESOLVE(ys, y, yo * sizeof(T), n * sizeof(T));
 #ifndef TEST_PLUGIN_WRONG_AXPY
@@ -291,6 +292,8 @@ int axpy(void*, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t 
 template <typename T>
 int dot(void*, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, T* r, blobrt_error* err) {
   if (int s = check_type<T>(err)) return s;
+  *r = 0;
+  if (n <= 0) return BLOBRT_OK;
   RESOLVE(xs, x, xo * sizeof(T), n * sizeof(T));
   RESOLVE(ys, y, yo * sizeof(T), n * sizeof(T));
   const T* a = reinterpret_cast<const T*>(xs);
@@ -303,6 +306,8 @@ int dot(void*, int64_t n, const void* x, int64_t xo, const void* y, int64_t yo, 
 template <typename T>
 int asum(void*, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err) {
   if (int s = check_type<T>(err)) return s;
+  *r = 0;
+  if (n <= 0) return BLOBRT_OK;
   RESOLVE(xs, x, xo * sizeof(T), n * sizeof(T));
   const T* a = reinterpret_cast<const T*>(xs);
   double sum = 0;
@@ -313,6 +318,7 @@ int asum(void*, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err) {
 template <typename T>
 int scal(void*, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* err) {
   if (int s = check_type<T>(err)) return s;
+  if (n <= 0) return BLOBRT_OK;
   RESOLVE(xs, x, xo * sizeof(T), n * sizeof(T));
   T* a = reinterpret_cast<T*>(xs);
   for (int64_t i = 0; i < n; ++i) a[i] *= alpha;

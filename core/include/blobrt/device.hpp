@@ -174,28 +174,27 @@ class Device {
   virtual double asum(Precision precision, std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset) = 0;
   virtual void scal(Precision precision, std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_offset) = 0;
 
-  // Level 1 in Caffe's typed spelling (caffe_gpu_axpy<Dtype>): the precision is the
-  // scalar's or the result's type; one virtual call, to the typed slot above. A subclass
-  // that overrides the Precision forms hides these names: `using Device::axpy;` and so on
-  // bring them back.
-  void axpy(std::int64_t n, float alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y, std::int64_t y_off) {
+  // Level 1 in Caffe's typed spelling (caffe_gpu_axpy<Dtype>), T float or double: the
+  // precision is the scalar's or the result's type; one virtual call, to the typed slot
+  // above. A subclass that overrides the Precision forms hides these names: `using
+  // Device::axpy;` and so on bring them back.
+  template <typename T>
+  void axpy(std::int64_t n, T alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y, std::int64_t y_off) {
     typed_axpy(n, alpha, x, x_off, y, y_off);
   }
-  void axpy(std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y, std::int64_t y_off) {
-    typed_axpy(n, alpha, x, x_off, y, y_off);
-  }
+  template <typename T>
   void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y, std::int64_t y_off,
-           float* result) {
+           T* result) {
     typed_dot(n, x, x_off, y, y_off, result);
   }
-  void dot(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, ConstDeviceBuffer y, std::int64_t y_off,
-           double* result) {
-    typed_dot(n, x, x_off, y, y_off, result);
+  template <typename T>
+  void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, T* result) {
+    typed_asum(n, x, x_off, result);
   }
-  void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, float* result) { typed_asum(n, x, x_off, result); }
-  void asum(std::int64_t n, ConstDeviceBuffer x, std::int64_t x_off, double* result) { typed_asum(n, x, x_off, result); }
-  void scal(std::int64_t n, float alpha, DeviceBuffer x, std::int64_t x_off) { typed_scal(n, alpha, x, x_off); }
-  void scal(std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_off) { typed_scal(n, alpha, x, x_off); }
+  template <typename T>
+  void scal(std::int64_t n, T alpha, DeviceBuffer x, std::int64_t x_off) {
+    typed_scal(n, alpha, x, x_off);
+  }
 };
 
 }  // namespace blobrt

@@ -204,7 +204,10 @@ enum { BLOBRT_NO_TRANS = 0, BLOBRT_TRANS = 1 };    /* as CBLAS_TRANSPOSE's NoTra
  *   the buffer's host mirror, and copy_to_host / copy_to_device between a buffer and its
  *   own alias are synchronisation points (map/unmap) that move no bytes on such devices.
  * Level-1 BLAS (saxpy ... dscal): n and offsets are in elements, 64-bit. Results land in
- *   host memory.
+ *   host memory. n <= 0 is nothing to do, answered by the entry as BLAS does (dot and asum
+ *   write 0): libblobrt passes it on without a test of its own. libblobrt refuses double
+ *   precision on a device without it (supports_fp64 = 0) itself, so a d- entry never sees
+ *   such a call.
  * view / release_view (ABI 1.1, optional): a handle for bytes [offset, offset + bytes) of
  *   `buffer`, usable wherever a buffer handle of this device is (copies, memset, BLAS,
  *   host_alias). An OpenCL sub-buffer; a CUDA pointer plus offset. offset is a multiple of

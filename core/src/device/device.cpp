@@ -33,6 +33,11 @@ void math::fail_unknown_precision(const DeviceDescription& d, Precision precisio
   detail::fail(d.id(), ": ", routine, " with unknown precision code ", static_cast<int>(precision));
 }
 
+void math::fail_no_fp64(const DeviceDescription& d, const char* routine) {
+  detail::fail_as<UnsupportedError>(d.id(), " (", d.name, "): ", routine,
+                                    " refused: the device has no double precision (fp64)");
+}
+
 // Level 1 per element type (device.hpp): by default, the Precision forms.
 void Device::typed_axpy(std::int64_t n, float alpha, ConstDeviceBuffer x, std::int64_t x_off, DeviceBuffer y,
                         std::int64_t y_off) {

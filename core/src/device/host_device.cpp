@@ -9,7 +9,7 @@
 #include "host_memory.hpp"
 #include "log.hpp"
 #include "math_checks.hpp"
-#include "typed_level1.hpp"
+#include "level1_forwarding.hpp"
 
 namespace blobrt {
 namespace {
@@ -28,7 +28,7 @@ static_assert(static_cast<int>(Precision::kFloat64) == BLOBRT_FLOAT64 &&
 BLOBRT_ELEMENTWISE_OPS(BLOBRT_EW_SAME_CODE_)
 #undef BLOBRT_EW_SAME_CODE_
 
-class HostDevice final : public Device {
+class HostDevice final : public Level1Forwarding<HostDevice> {
  public:
   HostDevice() {
     description_.backend = "host";
@@ -68,43 +68,7 @@ class HostDevice final : public Device {
     Kit::memset(nullptr, dst, offset, value, bytes, nullptr);
   }
 
-  using Device::asum;  // the typed spellings, beside the Precision forms overridden here
-  using Device::axpy;
-  using Device::dot;
-  using Device::scal;
-  // Level 1: the kit's entry of the element type, from the Precision forms and from the
-  // typed slots (these without a run-time precision branch).
-  void axpy(Precision precision, std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_offset,
-            DeviceBuffer y, std::int64_t y_offset) override {
-    if (is_double(precision, "axpy")) return axpy_as<double>(n, alpha, x, x_offset, y, y_offset);
-    axpy_as<float>(n, static_cast<float>(alpha), x, x_offset, y, y_offset);
-  }
-  double dot(Precision precision, std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset, ConstDeviceBuffer y,
-             std::int64_t y_offset) override {
-    if (is_double(precision, "dot")) {
-      double result;
-      dot_as(n, x, x_offset, y, y_offset, &result);
-      return result;
-    }
-    float result;
-    dot_as(n, x, x_offset, y, y_offset, &result);
-    return result;
-  }
-  double asum(Precision precision, std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset) override {
-    if (is_double(precision, "asum")) {
-      double result;
-      asum_as(n, x, x_offset, &result);
-      return result;
-    }
-    float result;
-    asum_as(n, x, x_offset, &result);
-    return result;
-  }
-  void scal(Precision precision, std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_offset) override {
-    if (is_double(precision, "scal")) return scal_as<double>(n, alpha, x, x_offset);
-    scal_as<float>(n, static_cast<float>(alpha), x, x_offset);
-  }
-  BLOBRT_DEVICE_TYPED_LEVEL1_OVERRIDES
+  // Level 1: Level1Forwarding's Precision forms and typed slots, to axpy_as<T> ... below.
 
   // Caffe's math operations (blobrt/math_operations.h): the host kernels on the buffers
   // themselves (blobrt_kernels::run_in_place, as the kit's host-memory devices run them),
@@ -119,6 +83,8 @@ class HostDevice final : public Device {
   void synchronize() override {}
 
  private:
+  friend class Level1Forwarding<HostDevice>;
+
   template <typename T>
   void axpy_as(std::int64_t n, T alpha, ConstDeviceBuffer x, std::int64_t x_offset, DeviceBuffer y,
                std::int64_t y_offset) {
@@ -136,10 +102,6 @@ class HostDevice final : public Device {
   template <typename T>
   void scal_as(std::int64_t n, T alpha, DeviceBuffer x, std::int64_t x_offset) {
     Kit::scal<T>(nullptr, n, alpha, x, x_offset, nullptr);
-  }
-
-  bool is_double(Precision precision, const char* routine) const {
-    return math::is_double(description_, precision, routine);
   }
 
   template <math::MathOp Op>

@@ -155,15 +155,25 @@ __attribute__((always_inline)) inline bool check(const DeviceDescription& d, con
   return true;
 }
 
-// Throws: a level-1 call with a precision code that is neither float nor double. Out of
-// line, so that is_double stays a compare and a branch on every call's path.
+// Throws: a level-1 call with a precision code that is neither float nor double, or in
+// double precision on a device without fp64 (UnsupportedError, worded as check()'s). Out
+// of line, so that the checks below stay a compare and a branch on every call's path.
 [[noreturn]] void fail_unknown_precision(const DeviceDescription& d, Precision precision, const char* routine);
+[[noreturn]] void fail_no_fp64(const DeviceDescription& d, const char* routine);
+
+// Throws unless the device has double precision: the core refuses fp64 for level 1 as
+// check() does for the math operations, so no plugin entry sees a precision its device
+// lacks (plugin_abi.h).
+inline void require_fp64(const DeviceDescription& d, const char* routine) {
+  if (__builtin_expect(!d.supports_fp64, 0)) fail_no_fp64(d, routine);
+}
 
 // Whether a level-1 call (axpy, dot, asum, scal) is in double precision; throws for a
-// precision code that is neither. (fp64 support is the plugin's to refuse, by its status.)
+// precision code that is neither, and for double on a device without it.
 inline bool is_double(const DeviceDescription& d, Precision precision, const char* routine) {
   if (__builtin_expect(precision == Precision::kFloat32, 1)) return false;
   if (precision != Precision::kFloat64) fail_unknown_precision(d, precision, routine);
+  require_fp64(d, routine);
   return true;
 }
 

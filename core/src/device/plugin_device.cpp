@@ -16,7 +16,7 @@
 #include "math_checks.hpp"
 #include "plugin_table.hpp"
 #include "plugin_text.hpp"
-#include "typed_level1.hpp"
+#include "level1_forwarding.hpp"
 
 namespace blobrt {
 namespace {
@@ -52,7 +52,7 @@ void keep_until_exit(const void* pointer) noexcept {
   }
 }
 
-class PluginDevice final : public Device {
+class PluginDevice final : public Level1Forwarding<PluginDevice> {
  public:
   PluginDevice(std::shared_ptr<void> keep_alive, const blobrt_plugin_v1* table,
                DeviceDescription description, bool fork_safe)
@@ -180,44 +180,7 @@ class PluginDevice final : public Device {
     call("memset", table_->memset, dst, offset, static_cast<std::int32_t>(value), bytes);
   }
 
-  using Device::asum;  // the typed spellings, beside the Precision forms overridden here
-  using Device::axpy;
-  using Device::dot;
-  using Device::scal;
-  // Level 1: the table's entry of the element type (saxpy or daxpy, ...), from the
-  // Precision forms and from the typed slots (these without a run-time precision branch);
-  // float scalars are the caller's float values, so the narrowing is exact.
-  void axpy(Precision precision, std::int64_t n, double alpha, ConstDeviceBuffer x, std::int64_t x_offset,
-            DeviceBuffer y, std::int64_t y_offset) override {
-    if (is_double(precision, "axpy")) return axpy_as<double>(n, alpha, x, x_offset, y, y_offset);
-    axpy_as<float>(n, static_cast<float>(alpha), x, x_offset, y, y_offset);
-  }
-  double dot(Precision precision, std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset, ConstDeviceBuffer y,
-             std::int64_t y_offset) override {
-    if (is_double(precision, "dot")) {
-      double result;
-      dot_as(n, x, x_offset, y, y_offset, &result);
-      return result;
-    }
-    float result;
-    dot_as(n, x, x_offset, y, y_offset, &result);
-    return result;
-  }
-  double asum(Precision precision, std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset) override {
-    if (is_double(precision, "asum")) {
-      double result;
-      asum_as(n, x, x_offset, &result);
-      return result;
-    }
-    float result;
-    asum_as(n, x, x_offset, &result);
-    return result;
-  }
-  void scal(Precision precision, std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_offset) override {
-    if (is_double(precision, "scal")) return scal_as<double>(n, alpha, x, x_offset);
-    scal_as<float>(n, static_cast<float>(alpha), x, x_offset);
-  }
-  BLOBRT_DEVICE_TYPED_LEVEL1_OVERRIDES
+  // Level 1: Level1Forwarding's Precision forms and typed slots, to axpy_as<T> ... below.
 
   // Caffe's math operations (blobrt/math_operations.h, ABI 1.2+), one override per entry
   // of the list: the arguments checked, the plugin's entry when its table has one, else
@@ -240,10 +203,7 @@ class PluginDevice final : public Device {
   void synchronize() override { call("synchronize", table_->synchronize); }
 
  private:
-  // Whether a level-1 call is in double precision; throws for a code that is neither.
-  bool is_double(Precision precision, const char* routine) const {
-    return math::is_double(description_, precision, routine);
-  }
+  friend class Level1Forwarding<PluginDevice>;
 
   // Level 1 of one element type: the table's s- or d- entry, with its first-call bit.
   template <typename T>
@@ -342,7 +302,8 @@ class PluginDevice final : public Device {
 
   // The first call of each BLAS routine is timed and reported at BLOBRT_LOG=debug (what it
   // compiled, and when, the plugin says in its own note: plugin_abi.h); later calls go
-  // straight through.
+  // straight through, as does an empty one (n <= 0, which the plugin answers: it compiles
+  // nothing, so it is not the first call worth timing).
   template <typename Fn, typename... Args>
   void call_blas(BlasOp op, const char* what, Fn fn, Args... args) {
     const std::uint64_t bit = std::uint64_t{1} << op;

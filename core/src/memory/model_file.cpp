@@ -10,7 +10,7 @@
 #include "blobrt/blob.hpp"
 #include "blobrt/error.hpp"
 #include "blobrt/io.hpp"
-#include "escaped_text.hpp"
+#include "blobrt/escaped_text.hpp"
 #include "model_file_check.hpp"
 
 namespace blobrt {

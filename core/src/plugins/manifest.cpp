@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "blobrt/error.hpp"
-#include "escaped_text.hpp"
+#include "blobrt/escaped_text.hpp"
 #include "file_kind.hpp"
 
 namespace blobrt {

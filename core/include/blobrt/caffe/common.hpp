@@ -246,7 +246,11 @@ class Caffe {
   static void set_solver_rank(int val) { Get().solver_rank_ = val; }
   static bool multiprocess() { return Get().multiprocess_; }
   static void set_multiprocess(bool val) { Get().multiprocess_ = val; }
-  static bool root_solver() { return Get().solver_rank_ == 0; }
+  static bool root_solver() { return Get().root_solver_ && Get().solver_rank_ == 0; }
+  // Caffe before 2017 (the forks SSD, OpenPose and py-faster-rcnn were made from) kept the
+  // root flag itself, per thread: its InternalThread hands a new thread the parent's
+  // set_root_solver(root_solver()), its P2PSync workers say false. Kept beside the rank.
+  static void set_root_solver(bool val) { Get().root_solver_ = val; }
 
  private:
   Caffe() = default;
@@ -263,6 +267,7 @@ class Caffe {
   Brew mode_ = CPU;
   int solver_count_ = 1;
   int solver_rank_ = 0;
+  bool root_solver_ = true;
   bool multiprocess_ = false;
 };
 

@@ -104,7 +104,7 @@ void caffe_cpu_gemv(const CBLAS_TRANSPOSE TransA, const int M, const int N, cons
 template <typename Dtype>
 void caffe_axpy(const int N, const Dtype alpha, const Dtype* X, Dtype* Y) {
   math_detail::check_n("caffe_axpy", N);
-  if (N > 0) math_detail::cpu()->axpy(N, alpha, X, 0, Y, 0);
+  math_detail::cpu()->axpy(N, alpha, X, 0, Y, 0);
 }
 
 // Y = alpha * X + beta * Y
@@ -155,7 +155,7 @@ void caffe_add_scalar(const int N, const Dtype alpha, Dtype* X) {
 template <typename Dtype>
 void caffe_scal(const int N, const Dtype alpha, Dtype* X) {
   math_detail::check_n("caffe_scal", N);
-  if (N > 0) math_detail::cpu()->scal(N, alpha, X, 0);
+  math_detail::cpu()->scal(N, alpha, X, 0);
 }
 
 #define BLOBRT_CAFFE_UNARY(name, op)                                                                          \
@@ -245,7 +245,7 @@ template <typename Dtype>
 Dtype caffe_cpu_dot(const int n, const Dtype* x, const Dtype* y) {
   math_detail::check_n("caffe_cpu_dot", n);
   Dtype result = 0;
-  if (n > 0) math_detail::cpu()->dot(n, x, 0, y, 0, &result);
+  math_detail::cpu()->dot(n, x, 0, y, 0, &result);
   return result;
 }
 
@@ -274,7 +274,7 @@ template <typename Dtype>
 Dtype caffe_cpu_asum(const int n, const Dtype* x) {
   math_detail::check_n("caffe_cpu_asum", n);
   Dtype result = 0;
-  if (n > 0) math_detail::cpu()->asum(n, x, 0, &result);
+  math_detail::cpu()->asum(n, x, 0, &result);
   return result;
 }
 
@@ -322,7 +322,7 @@ void caffe_gpu_gemv(const CBLAS_TRANSPOSE TransA, const int M, const int N, cons
 template <typename Dtype>
 void caffe_gpu_axpy(const int N, const Dtype alpha, const Dtype* X, Dtype* Y) {
   math_detail::check_n("caffe_gpu_axpy", N);
-  if (N > 0) math_detail::gpu()->axpy(N, alpha, X, 0, Y, 0);
+  math_detail::gpu()->axpy(N, alpha, X, 0, Y, 0);
 }
 
 template <typename Dtype>
@@ -385,7 +385,7 @@ void caffe_gpu_add_scalar(const int N, const Dtype alpha, Dtype* X) {
 template <typename Dtype>
 void caffe_gpu_scal(const int N, const Dtype alpha, Dtype* X) {
   math_detail::check_n("caffe_gpu_scal", N);
-  if (N > 0) math_detail::gpu()->scal(N, alpha, X, 0);
+  math_detail::gpu()->scal(N, alpha, X, 0);
 }
 
 #define BLOBRT_CAFFE_GPU_UNARY(name, op)                                                                      \
@@ -422,14 +422,14 @@ template <typename Dtype>
 void caffe_gpu_dot(const int n, const Dtype* x, const Dtype* y, Dtype* out) {
   math_detail::check_n("caffe_gpu_dot", n);
   *out = 0;
-  if (n > 0) math_detail::gpu()->dot(n, x, 0, y, 0, out);
+  math_detail::gpu()->dot(n, x, 0, y, 0, out);
 }
 
 template <typename Dtype>
 void caffe_gpu_asum(const int n, const Dtype* x, Dtype* y) {
   math_detail::check_n("caffe_gpu_asum", n);
   *y = 0;
-  if (n > 0) math_detail::gpu()->asum(n, x, 0, y);
+  math_detail::gpu()->asum(n, x, 0, y);
 }
 
 // y = alpha * x

@@ -1,10 +1,12 @@
-#pragma once
 // Text an error message quotes, whatever bytes it holds (a plugin manifest's value, a model
-// file's layer name): each byte that could cut the message short or garble a terminal (a
+// file's layer name, as libblobrt and the Python binding quote them): each byte that could cut the message short or garble a terminal (a
 // NUL, which ends a C string wherever the message is passed on, a control character, an
 // escape sequence) and each backslash as \xNN, so the reason always reaches what is wrong
 // and any \x in it is an escape. Valid UTF-8 is kept as it is where `keep_utf8`; otherwise
 // only printable ASCII is.
+#ifndef BLOBRT_ESCAPED_TEXT_HPP
+#define BLOBRT_ESCAPED_TEXT_HPP
+
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -34,3 +36,5 @@ inline std::string escaped_text(std::string_view text, bool keep_utf8) {
 }
 
 }  // namespace blobrt::detail
+
+#endif  // BLOBRT_ESCAPED_TEXT_HPP

@@ -1,4 +1,4 @@
-// core/src/common/escaped_text.hpp: what an error message quotes of a plugin manifest's value
+// blobrt/escaped_text.hpp: what an error message quotes of a plugin manifest's value
 // (ASCII) or a model file's layer name (UTF-8 kept). Guards against a NUL cutting a reason
 // short, an escape sequence reaching a terminal, a corrupt name failing Python's decoding,
 // and a backslash in the text being mistaken for an escape.
@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "escaped_text.hpp"
+#include "blobrt/escaped_text.hpp"
 
 using blobrt::detail::escaped_text;
 
