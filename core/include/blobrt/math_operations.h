@@ -7,7 +7,8 @@
  * any device runs one (blobrt_kernels/math_operation.hpp, core/src/device/math_checks.hpp),
  * PluginDevice's forwarding, and the host path for a device that lacks the operation
  * (core/src/device). What is written by hand per operation is its semantics and kernels:
- * blobrt_kernels/<name>.hpp (operand extents, the host kernel) and each backend's kernels.
+ * blobrt_kernels/<name>.hpp (operand extents, the host kernel; named in math_kernels.hpp) and
+ * each backend's kernels.
  * docs/writing-a-plugin.md, "Adding a device operation", is the recipe.
  *
  * An entry: M(X, since, name, PARAMETERS), where since is the ABI version that added the

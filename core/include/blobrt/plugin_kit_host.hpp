@@ -34,8 +34,7 @@
 
 #include "blobrt/plugin_abi.h"
 #include "blobrt/plugin_kit.hpp"
-#include "blobrt_kernels/elementwise.hpp"
-#include "blobrt_kernels/gemm.hpp"
+#include "blobrt_kernels/math_kernels.hpp"
 #include "blobrt_kernels/small_gemm.hpp"
 #include "blobrt_kernels/huge_pages.hpp"
 #include "blobrt_kernels/level1.hpp"

@@ -70,6 +70,10 @@ inline Chunks chunks_for(std::int64_t n, std::int64_t threshold = kParallelThres
 // fn(begin, end) over [0, n), chunk by chunk, on the caller and the team.
 template <typename Fn>
 void parallel_for(std::int64_t n, Fn fn, std::int64_t threshold = kParallelThreshold) {
+  if (n < threshold) {  // one chunk on the caller (chunks_for's answer), without the call
+    if (n > 0) fn(std::int64_t(0), n);
+    return;
+  }
   const Chunks chunks = chunks_for(n, threshold);
   if (chunks.count <= 1) {
     if (n > 0) fn(std::int64_t(0), n);
@@ -89,6 +93,7 @@ void parallel_for(std::int64_t n, Fn fn, std::int64_t threshold = kParallelThres
 // the team's size and whoever ran which chunk.
 template <typename Fn>
 double parallel_sum(std::int64_t n, Fn fn) {
+  if (n < kParallelThreshold) return n > 0 ? fn(std::int64_t(0), n) : 0.0;  // as parallel_for
   const Chunks chunks = chunks_for(n);
   if (chunks.count <= 1) return n > 0 ? fn(std::int64_t(0), n) : 0.0;
   double partial[kMaxChunks];

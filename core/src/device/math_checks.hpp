@@ -16,9 +16,7 @@
 
 #include "blobrt/device.hpp"
 #include "blobrt/error.hpp"
-#include "blobrt_kernels/elementwise.hpp"
-#include "blobrt_kernels/gemm.hpp"
-#include "blobrt_kernels/math_operation.hpp"
+#include "blobrt_kernels/math_kernels.hpp"
 
 namespace blobrt::math {
 

@@ -1,0 +1,12 @@
+// Every operation of blobrt/math_operations.h's list with its semantics and host kernel
+// (its MathSemantics<Op>, math_operation.hpp): what the core's checks and host path and
+// the plugin kit's host-memory devices include, so that a new operation's kernel header is
+// named once, here.
+#ifndef BLOBRT_KERNELS_MATH_KERNELS_HPP
+#define BLOBRT_KERNELS_MATH_KERNELS_HPP
+
+#include "blobrt_kernels/elementwise.hpp"  // elementwise
+#include "blobrt_kernels/gemm.hpp"         // gemm, gemv
+#include "blobrt_kernels/math_operation.hpp"
+
+#endif
