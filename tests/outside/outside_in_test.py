@@ -194,7 +194,9 @@ for how, exe in sorted(consumers.items()):
         # rows (1, 2, 3), (4, 5, 6), (7, 8, 9) times a 4x3 weight of ones: --rows=3 was parsed.
         for backend in backends:
             rc, out = run([exe, "--rows=3"], env=dict(user_env, BLOBRT_BACKEND=backend))
-            check(rc == 0 and f"device={backend}:0 top=(3, 4) asum=180" in out, f"{how} runs on {backend}", out)
+            # fork-label-7: the tree's own io.hpp (a fork's API) was the one its files saw.
+            check(rc == 0 and f"device={backend}:0 top=(3, 4) asum=180 fork-label-7" in out, f"{how} runs on {backend}",
+                  out)
     elif how.endswith(": caffe_consumer"):
         # Caffe's 0.5 * (0 + 2 + ... + 46) with --scale=2: GlobalInit parsed the flag.
         for backend in backends:

@@ -40,8 +40,22 @@ def _run(code: str, mpirun: list[str] | None = None) -> subprocess.CompletedProc
 
 
 def _results(process: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+    """Every JSON object the ranks printed. mpirun forwards each rank's output as it comes,
+    so one rank's line may end up glued to another's (`{...}{...}` on a busy machine): the
+    objects are read wherever they start, not line by line."""
     assert process.returncode == 0, process.stdout + process.stderr
-    return [json.loads(line) for line in process.stdout.splitlines() if line.startswith("{")]
+    decoder, text, results = json.JSONDecoder(), process.stdout, []
+    start = text.find("{")
+    while start != -1:
+        try:
+            found, end = decoder.raw_decode(text, start)
+        except ValueError:  # a brace in other output
+            start = text.find("{", start + 1)
+            continue
+        if isinstance(found, dict):
+            results.append(found)
+        start = text.find("{", end)
+    return results
 
 
 # --- errors that need no Caffe -------------------------------------------------------------

@@ -1,13 +1,31 @@
-// caffe/util/io.hpp for Caffe's own sources built on blobrt: Caffe's io.hpp API, whole
-// (installed by blobrt-caffe; docs/caffe-on-blobrt.md). The functions declared here are
-// defined by Caffe's own src/caffe/util/io.cpp, which a Caffe build keeps: its proto
-// helpers (Caffe's CHECKs, its 2 GB coded-stream limit) and its Datum and OpenCV helpers
-// behave as Caffe's. MakeTempDir and MakeTempFilename are inline, as in Caffe.
+// caffe/util/io.hpp for Caffe's own sources built on blobrt (installed by blobrt-caffe;
+// docs/caffe-on-blobrt.md). In a Caffe tree, whose include/ comes after blobrt-caffe's, it
+// is the tree's own io.hpp, taken with #include_next: each fork's own API (SSD's label-map
+// and annotated-datum helpers, an older Caffe's), declared for that fork's own io.cpp,
+// which a Caffe build keeps. Only with no Caffe tree behind it (Caffe-style code on
+// blobrt-caffe alone) does it declare Caffe 1.0's io.hpp API itself, below. Either way:
+//
+// Caffe's io.cpp calls CodedInputStream::SetTotalBytesLimit(limit, warning_threshold),
+// which protobuf 3.6 removed (the one-argument form stayed): BVLC Caffe's io.cpp does not
+// compile against a current protobuf, with or without blobrt. Its one includer gets the
+// call mapped to the one-argument form (the threshold only ever set a log message).
+// BLOBRT_CAFFE_KEEP_PROTOBUF_API leaves protobuf's name alone.
 //
 // Because this header is in use, <blobrt/caffe_compat.hpp> does not bring blobrt's own
 // proto helpers (blobrt/io.hpp) into namespace caffe: two declarations of
 // ReadProtoFromTextFile there would conflict. blobrt::ReadProtoFromTextFile & co. stay
 // available under their own namespace.
+#ifndef BLOBRT_CAFFE_UTIL_IO_HPP
+#define BLOBRT_CAFFE_UTIL_IO_HPP
+
+#include <google/protobuf/io/coded_stream.h>
+#if GOOGLE_PROTOBUF_VERSION >= 3006000 && !defined(BLOBRT_CAFFE_KEEP_PROTOBUF_API) && !defined(SetTotalBytesLimit)
+#define SetTotalBytesLimit(limit, ...) SetTotalBytesLimit(limit)
+#endif
+
+#if __has_include_next(<caffe/util/io.hpp>)
+#include_next <caffe/util/io.hpp>
+#else
 #ifndef CAFFE_UTIL_IO_H_
 #define CAFFE_UTIL_IO_H_
 
@@ -28,15 +46,6 @@
 #include "caffe/util/format.hpp"
 #endif
 
-// Caffe's io.cpp calls CodedInputStream::SetTotalBytesLimit(limit, warning_threshold),
-// which protobuf 3.6 removed (the one-argument form stayed): BVLC Caffe's io.cpp does not
-// compile against a current protobuf, with or without blobrt. Its one includer gets the
-// call mapped to the one-argument form (the threshold only ever set a log message).
-// BLOBRT_CAFFE_KEEP_PROTOBUF_API leaves protobuf's name alone.
-#include <google/protobuf/io/coded_stream.h>
-#if GOOGLE_PROTOBUF_VERSION >= 3006000 && !defined(BLOBRT_CAFFE_KEEP_PROTOBUF_API) && !defined(SetTotalBytesLimit)
-#define SetTotalBytesLimit(limit, ...) SetTotalBytesLimit(limit)
-#endif
 
 #ifndef CAFFE_TMP_DIR_RETRIES
 #define CAFFE_TMP_DIR_RETRIES 100
@@ -150,3 +159,6 @@ void CVMatToDatum(const cv::Mat& cv_img, Datum* datum);
 }  // namespace caffe
 
 #endif  // CAFFE_UTIL_IO_H_
+#endif  // a Caffe tree's own io.hpp or this one
+
+#endif  // BLOBRT_CAFFE_UTIL_IO_HPP
