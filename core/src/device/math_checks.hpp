@@ -60,6 +60,12 @@ std::string values_of(const MathArgs<Op>& args, ParameterKind wanted) {
   return s.str();
 }
 
+// Out of line, cold: a level-1 call with a precision code that is neither float nor double;
+// double precision on a device without fp64 (UnsupportedError), for level 1 and the math
+// operations alike.
+[[noreturn]] void fail_unknown_precision(const DeviceDescription& d, Precision precision, const char* routine);
+[[noreturn]] void fail_no_fp64(const DeviceDescription& d, const char* routine);
+
 // The routine, its sizes and its transpositions, "sgemm m=2 n=3 k=4 trans_a": what a
 // failed call names.
 template <MathOp Op>
@@ -101,8 +107,9 @@ template <MathOp Op>
           detail::fail(d.id(), ": ", what, " with unknown precision code ", code);
         }
         if (code == BLOBRT_FLOAT64 && !d.supports_fp64) {
-          detail::fail_as<UnsupportedError>(d.id(), " (", d.name, "): ", what,
-                                            " refused: the device has no double precision (fp64)");
+          std::ostringstream routine;
+          routine << what;
+          fail_no_fp64(d, routine.str().c_str());  // worded once, as level 1's refusal
         }
       } else if (kind == ParameterKind::kTRANSPOSE && code != BLOBRT_NO_TRANS && code != BLOBRT_TRANS) {
         detail::fail(d.id(), ": ", what, " with unknown ", name, " code ", code);
@@ -152,12 +159,6 @@ __attribute__((always_inline)) inline bool check(const DeviceDescription& d, con
   }
   return true;
 }
-
-// Throws: a level-1 call with a precision code that is neither float nor double, or in
-// double precision on a device without fp64 (UnsupportedError, worded as check()'s). Out
-// of line, so that the checks below stay a compare and a branch on every call's path.
-[[noreturn]] void fail_unknown_precision(const DeviceDescription& d, Precision precision, const char* routine);
-[[noreturn]] void fail_no_fp64(const DeviceDescription& d, const char* routine);
 
 // Throws unless the device has double precision: the core refuses fp64 for level 1 as
 // check() does for the math operations, so no plugin entry sees a precision its device
