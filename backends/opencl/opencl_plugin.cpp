@@ -6,7 +6,8 @@
 //
 // On devices whose memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY, e.g. PoCL)
 // buffers are created with CL_MEM_USE_HOST_PTR over memory this plugin allocates, and
-// lent to the core as the host mirror (host_alias): a head transition moves no byte. If
+// lent to the core as the host mirror (host_alias): a head transition (sync_host_alias)
+// moves no byte. If
 // the device is seen to use that memory in place (checked when it opens: see
 // uses_host_memory_in_place), a transition to the host only waits for the queue, and one
 // to the device does nothing; otherwise it is a map/unmap. On such devices copies, fills
@@ -46,6 +47,7 @@ struct OpenCl {
   BLOBRT_KIT_ENTRY(host_allocate);
   BLOBRT_KIT_ENTRY(host_release);
   BLOBRT_KIT_ENTRY(host_alias);
+  BLOBRT_KIT_ENTRY(sync_host_alias);
   BLOBRT_KIT_ENTRY(view);
   BLOBRT_KIT_ENTRY(release_view);
   BLOBRT_KIT_ENTRY(copy_to_device);
@@ -375,20 +377,45 @@ int sync_alias(Context* c, cl_mem mem, size_t offset, size_t bytes, cl_map_flags
   return BLOBRT_OK;
 }
 
-bool is_alias(Context* c, const void* handle, size_t offset, const void* host) {
-  if (!c->unified) return false;
-  char* backing = static_cast<char*>(backing_host_pointer(handle));
-  return backing && backing + offset == host;
+// The core names the alias it holds (ABI 1.4): no need to ask OpenCL which memory it is.
+int OpenCl::sync_host_alias(void* context, void* handle, size_t offset, size_t bytes, int32_t direction,
+                            blobrt_error* err) {
+  Context* c = as_context(context);
+  if (!c->unified) {
+    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT,
+                       "sync_host_alias on a device whose buffers have no host alias (not unified memory)");
+  }
+  if (direction != BLOBRT_ALIAS_TO_HOST && direction != BLOBRT_ALIAS_TO_DEVICE) {
+    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "sync_host_alias: unknown direction %d",
+                       static_cast<int>(direction));
+  }
+  if (bytes == 0) return BLOBRT_OK;
+  return sync_alias(c, as_mem(handle), offset, bytes,
+                    direction == BLOBRT_ALIAS_TO_HOST ? CL_MAP_READ : CL_MAP_WRITE_INVALIDATE_REGION, err);
 }
 
+// The host memory behind `handle` at `offset` where the device keeps its buffers there
+// (unified), else nullptr: one clGetMemObjectInfo per copy.
+char* backing_at(Context* c, const void* handle, size_t offset) {
+  if (!c->unified) return nullptr;
+  char* backing = static_cast<char*>(backing_host_pointer(handle));
+  return backing ? backing + offset : nullptr;
+}
+
+// Copies take the host memory as the core gives it. A libblobrt older than ABI 1.4 (no
+// sync_host_alias) sends a copy between a buffer and its own alias to synchronise them:
+// that is recognised here and made the same synchronisation.
 int OpenCl::copy_to_device(void* context, const void* host, void* dst, size_t offset, size_t bytes,
                            blobrt_error* err) {
   Context* c = as_context(context);
   if (bytes == 0) return BLOBRT_OK;
-  if (is_alias(c, dst, offset, host)) return sync_alias(c, as_mem(dst), offset, bytes, CL_MAP_WRITE_INVALIDATE_REGION, err);
-  if (char* d = in_place(c, dst, offset)) {
+  char* backing = backing_at(c, dst, offset);
+  if (backing && backing == host) {
+    return sync_alias(c, as_mem(dst), offset, bytes, CL_MAP_WRITE_INVALIDATE_REGION, err);
+  }
+  if (backing && c->in_place) {
     CL_CHECK(clFinish(c->queue), "clFinish");
-    blobrt_kernels::copy_bytes(d, host, bytes);
+    blobrt_kernels::copy_bytes(backing, host, bytes);
     return BLOBRT_OK;
   }
   CL_CHECK(clEnqueueWriteBuffer(c->queue, as_mem(dst), CL_TRUE, offset, bytes, host, 0, nullptr, nullptr),
@@ -400,10 +427,11 @@ int OpenCl::copy_to_host(void* context, const void* src, size_t offset, void* ho
                          blobrt_error* err) {
   Context* c = as_context(context);
   if (bytes == 0) return BLOBRT_OK;
-  if (is_alias(c, src, offset, host)) return sync_alias(c, as_mem(src), offset, bytes, CL_MAP_READ, err);
-  if (const char* s = in_place(c, src, offset)) {
+  const char* backing = backing_at(c, src, offset);
+  if (backing && backing == host) return sync_alias(c, as_mem(src), offset, bytes, CL_MAP_READ, err);
+  if (backing && c->in_place) {
     CL_CHECK(clFinish(c->queue), "clFinish");
-    blobrt_kernels::copy_bytes(host, s, bytes);
+    blobrt_kernels::copy_bytes(host, backing, bytes);
     return BLOBRT_OK;
   }
   CL_CHECK(clEnqueueReadBuffer(c->queue, as_mem(src), CL_TRUE, offset, bytes, host, 0, nullptr, nullptr),

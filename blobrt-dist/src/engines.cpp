@@ -94,9 +94,8 @@ class InPlaceEngine final : public Engine {
 
 // Through host memory: copy the bucket out, reduce it there, copy it back.
 //  - on host aliases (OpenCL on a CPU): the host memory is the buffer's own, lent through
-//    host_alias; copy_to_host and copy_to_device between a buffer and its alias are the
-//    map and unmap that order the host's access after the device's and before its next
-//    use, and move no bytes;
+//    host_alias; sync_host_alias orders the host's access after the device's and before
+//    its next use (a map and unmap, or waiting for the queue), and moves no bytes;
 //  - staging (separate memory): the host memory is a (pinned) staging buffer.
 class HostRoundTripEngine final : public Engine {
  public:
@@ -106,11 +105,17 @@ class HostRoundTripEngine final : public Engine {
                  ReduceStats& stats) override {
     char* host = on_alias_ ? static_cast<char*>(device_->host_alias(buffer)) : static_cast<char*>(staging_.get(bytes));
     if (!host) detail::fail("blobrt::dist: ", device_->description().id(), " lent no host memory for a buffer");
-    if (on_alias_) host += offset;
+    if (on_alias_) {
+      host += offset;
+      device_->sync_host_alias(buffer, offset, bytes, Device::AliasSync::kToHost);
+      allreduce_host(comm_, host, bytes, is_double, reduction, stats);
+      device_->sync_host_alias(buffer, offset, bytes, Device::AliasSync::kToDevice);
+      return;
+    }
     device_->copy_to_host(buffer, offset, host, bytes);
     allreduce_host(comm_, host, bytes, is_double, reduction, stats);
     device_->copy_to_device(host, buffer, offset, bytes);
-    if (!on_alias_) stats.bytes_staged += 2 * bytes;
+    stats.bytes_staged += 2 * bytes;
   }
   void broadcast(SyncedMemory& memory, int root) override {
     broadcast_host(memory.mutable_cpu_data(), memory.size(), root);  // an alias: no copy

@@ -27,6 +27,13 @@
 //   TEST_PLUGIN_MATH_UNSUPPORTED offers gemm, gemv and elementwise (ABI 1.2) but answers
 //                               every call BLOBRT_ERR_UNSUPPORTED (the core's host path)
 //   TEST_PLUGIN_NOISY           prints a fake scanner answer on stdout and stderr, then works
+//   TEST_PLUGIN_ALIASED         lends each buffer a host alias (host_alias_buffers) kept
+//                               apart from the device's bytes, as an OpenCL map does, and
+//                               synchronises the two only in sync_host_alias (ABI 1.4): a
+//                               transition the core skips leaves stale bytes; a byte copy
+//                               between a buffer and its own alias is refused
+//   TEST_PLUGIN_ALIASED_V13     with TEST_PLUGIN_ALIASED: an ABI 1.3 table (no
+//                               sync_host_alias): a copy onto the alias is the synchronisation
 #include <csignal>
 #include <cmath>
 #include <cstdint>
@@ -80,6 +87,9 @@ void describe_environment(char* out, size_t size) {
 struct Memory {
   std::mutex mutex;
   std::map<std::uintptr_t, std::vector<char>> buffers;
+#ifdef TEST_PLUGIN_ALIASED
+  std::map<std::uintptr_t, std::vector<char>> aliases;  // the host memory lent for each buffer
+#endif
   std::uintptr_t next = 1;
 };
 Memory& memory() {
@@ -134,6 +144,12 @@ struct Sim {
   static int memset(void*, void* dst, size_t off, int32_t value, size_t bytes, blobrt_error* err);
   BLOBRT_KIT_LEVEL1_FROM_TEMPLATES  // axpy, dot, asum, scal below
   static int synchronize(void*, blobrt_error*) { return BLOBRT_OK; }
+#ifdef TEST_PLUGIN_ALIASED
+  static void* host_alias(void*, const void* handle);
+#ifndef TEST_PLUGIN_ALIASED_V13
+  static int sync_host_alias(void*, void* handle, size_t offset, size_t bytes, int32_t direction, blobrt_error* err);
+#endif
+#endif
 #ifdef TEST_PLUGIN_MATH_UNSUPPORTED
   static int gemm(void*, int32_t, int32_t, int32_t, int64_t m, int64_t n, int64_t k, double, const void*, int64_t,
                   const void*, int64_t, double, void*, int64_t, blobrt_error* err);
@@ -197,6 +213,9 @@ int Sim::device_properties(int32_t index, blobrt_device_properties* out, blobrt_
   out->supports_fp64 = 1;
 #endif
   out->has_pinned_host = 0;
+#ifdef TEST_PLUGIN_ALIASED
+  out->host_alias_buffers = 1;
+#endif
   return BLOBRT_OK;
 }
 
@@ -232,6 +251,9 @@ int Sim::allocate(void*, size_t bytes, void** handle, blobrt_error* err) {
   std::uintptr_t id = m.next++;
   // Filled with garbage: the core must zero what it hands out as zero.
   m.buffers[id].assign(bytes, static_cast<char>(0x5a));
+#ifdef TEST_PLUGIN_ALIASED
+  m.aliases[id].assign(bytes, static_cast<char>(0x3c));  // differs from the device's bytes
+#endif
   *handle = reinterpret_cast<void*>(id);
   return BLOBRT_OK;
 }
@@ -239,14 +261,63 @@ void Sim::release(void*, void* handle) {
   Memory& m = memory();
   std::lock_guard<std::mutex> lock(m.mutex);
   m.buffers.erase(reinterpret_cast<std::uintptr_t>(handle));
+#ifdef TEST_PLUGIN_ALIASED
+  m.aliases.erase(reinterpret_cast<std::uintptr_t>(handle));
+#endif
 }
 
+#ifdef TEST_PLUGIN_ALIASED
+char* alias_of(const void* handle) {
+  Memory& m = memory();
+  std::lock_guard<std::mutex> lock(m.mutex);
+  auto it = m.aliases.find(reinterpret_cast<std::uintptr_t>(handle));
+  return it == m.aliases.end() ? nullptr : it->second.data();
+}
+void* Sim::host_alias(void*, const void* handle) { return alias_of(handle); }
+
+// Whether `host` is the alias of `handle` at `off`: a copy there is a synchronisation, which
+// the 1.4 variant wants through sync_host_alias.
+int check_not_alias(const void* handle, size_t off, const void* host, const char* call, blobrt_error* err) {
+#ifdef TEST_PLUGIN_ALIASED_V13
+  (void)handle, (void)off, (void)host, (void)call, (void)err;
+#else
+  const char* alias = alias_of(handle);
+  if (alias && alias + off == host) {
+    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT,
+                       "%s between a buffer and its own host alias: an ABI 1.4 core calls sync_host_alias", call);
+  }
+#endif
+  return BLOBRT_OK;
+}
+
+#ifndef TEST_PLUGIN_ALIASED_V13
+int Sim::sync_host_alias(void*, void* handle, size_t offset, size_t bytes, int32_t direction, blobrt_error* err) {
+  if (bytes == 0) return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "sync_host_alias of 0 bytes");
+  RESOLVE(device_bytes, handle, offset, bytes);
+  char* alias = alias_of(handle) + offset;
+  if (direction == BLOBRT_ALIAS_TO_HOST) {
+    std::memcpy(alias, device_bytes, bytes);
+  } else if (direction == BLOBRT_ALIAS_TO_DEVICE) {
+    std::memcpy(device_bytes, alias, bytes);
+  } else {
+    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "sync_host_alias: unknown direction %d",
+                       static_cast<int>(direction));
+  }
+  return BLOBRT_OK;
+}
+#endif
+#else
+int check_not_alias(const void*, size_t, const void*, const char*, blobrt_error*) { return BLOBRT_OK; }
+#endif
+
 int Sim::copy_to_device(void*, const void* host, void* dst, size_t off, size_t bytes, blobrt_error* err) {
+  if (int status = check_not_alias(dst, off, host, "copy_to_device", err)) return status;
   RESOLVE(d, dst, off, bytes);
   if (bytes) std::memcpy(d, host, bytes);
   return BLOBRT_OK;
 }
 int Sim::copy_to_host(void*, const void* src, size_t off, void* host, size_t bytes, blobrt_error* err) {
+  if (int status = check_not_alias(src, off, host, "copy_to_host", err)) return status;
   RESOLVE(s, src, off, bytes);
   if (bytes) std::memcpy(host, s, bytes);
   return BLOBRT_OK;
@@ -350,6 +421,10 @@ extern "C" BLOBRT_PLUGIN_EXPORT const blobrt_plugin_v1* blobrt_plugin_entry_v1(u
     t.abi_major = TEST_PLUGIN_TABLE_ABI;
 #ifdef TEST_PLUGIN_SMALL_TABLE
     t.struct_size = 16;
+#endif
+#ifdef TEST_PLUGIN_ALIASED_V13
+    t.struct_size = BLOBRT_PLUGIN_V1_3_SIZE;  // what a plugin built against ABI 1.3 hands over
+    t.abi_minor = 3;
 #endif
 #ifdef TEST_PLUGIN_NULL_OP
     t.sdot = nullptr;

@@ -99,7 +99,7 @@ class Device {
   virtual void* allocate_host(std::size_t /*bytes*/) { return nullptr; }
   virtual void release_host(void* /*pointer*/) noexcept {}
   // Optional: the host memory backing `buffer`, or nullptr (see plugin_abi.h, host_alias).
-  // Valid until the buffer is released; copies between a buffer and its alias synchronise.
+  // Valid until the buffer is released; sync_host_alias (below) orders the two sides.
   virtual void* host_alias(ConstDeviceBuffer /*buffer*/) noexcept { return nullptr; }
 
   // Optional: a handle for bytes [offset, offset + bytes) of `buffer`, usable wherever a
@@ -173,6 +173,16 @@ class Device {
                      ConstDeviceBuffer y, std::int64_t y_offset) = 0;
   virtual double asum(Precision precision, std::int64_t n, ConstDeviceBuffer x, std::int64_t x_offset) = 0;
   virtual void scal(Precision precision, std::int64_t n, double alpha, DeviceBuffer x, std::int64_t x_offset) = 0;
+
+  // Optional: the synchronisation point between `buffer` and its host_alias() over bytes
+  // [offset, offset + bytes) (plugin_abi.h, sync_host_alias): before the host reads what the
+  // device wrote (kToHost) or the device what the host wrote (kToDevice). SyncedMemory calls
+  // it for a mirror that is the buffer's alias; it moves no bytes where the memory is one.
+  // By default a copy between the buffer and its alias, which a device that lends aliases
+  // treats as the same synchronisation (what libblobrt did before ABI 1.4). (Declared last
+  // to keep libblobrt.so.1's vtable.)
+  enum class AliasSync { kToHost, kToDevice };
+  virtual void sync_host_alias(DeviceBuffer buffer, std::size_t offset, std::size_t bytes, AliasSync direction);
 
   // Level 1 in Caffe's typed spelling (caffe_gpu_axpy<Dtype>), T float or double: the
   // precision is the scalar's or the result's type; one virtual call, to the typed slot

@@ -29,15 +29,20 @@
  * blobrt_kernels/math_operation.hpp and, if it can be invalid, its check in
  * core/src/device/math_checks.hpp.
  *
- * The table's order is the list's: these fields come last in blobrt_plugin_v1, so a new
- * operation is appended here with the next minor as its `since`; plugin_abi.h's
- * compile-time checks refuse an entry placed inside an older version's size. */
+ * The list is grouped by the minor that added each operation (BLOBRT_MATH_OPERATIONS_1_2):
+ * the plugin table holds its fields in version order, after the other entries of earlier
+ * minors (plugin_abi.h's BLOBRT_PLUGIN_V1_ENTRIES). A new operation goes into the group of
+ * the next minor, with that minor as its `since`: a new group (BLOBRT_MATH_OPERATIONS_1_<m>)
+ * appended to BLOBRT_MATH_OPERATIONS here and to the end of plugin_abi.h's list; the
+ * compile-time checks there refuse an entry placed inside an older version's size. */
 #ifndef BLOBRT_MATH_OPERATIONS_H
 #define BLOBRT_MATH_OPERATIONS_H
 
 #include <stdint.h>
 
-#define BLOBRT_MATH_OPERATIONS(M, X)                        \
+#define BLOBRT_MATH_OPERATIONS(M, X) BLOBRT_MATH_OPERATIONS_1_2(M, X)
+/* The operations ABI 1.2 added. */
+#define BLOBRT_MATH_OPERATIONS_1_2(M, X)                    \
   M(X, 1_2, gemm, BLOBRT_MATH_GEMM_PARAMETERS)              \
   M(X, 1_2, gemv, BLOBRT_MATH_GEMV_PARAMETERS)              \
   M(X, 1_2, elementwise, BLOBRT_MATH_ELEMENTWISE_PARAMETERS)

@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define BLOBRT_PLUGIN_ABI_MAJOR 1
-#define BLOBRT_PLUGIN_ABI_MINOR 3
+#define BLOBRT_PLUGIN_ABI_MINOR 4
 #define BLOBRT_PLUGIN_ENTRY_SYMBOL "blobrt_plugin_entry_v1"
 
 #define BLOBRT_ERROR_MESSAGE_SIZE 1024
@@ -135,8 +135,10 @@ enum { BLOBRT_NO_TRANS = 0, BLOBRT_TRANS = 1 };    /* as CBLAS_TRANSPOSE's NoTra
  * REQUIRED ones) and the plugin kit's table builder (blobrt/plugin_kit.hpp) expand this list,
  * so a field appended in a later minor is named in one place. Each X(presence, since,
  * return_type, name, parameters): presence is REQUIRED (a table without it is refused) or
- * OPTIONAL (NULL when absent); since is the version that added it (1_0, 1_1, 1_2), whose
- * size, BLOBRT_PLUGIN_V<since>_SIZE, covers it. The math operations at its end come from their own list (blobrt/math_operations.h),
+ * OPTIONAL (NULL when absent); since is the version that added it (1_0, 1_1, 1_2, 1_4), whose
+ * size, BLOBRT_PLUGIN_V<since>_SIZE, covers it. Entries are in version order: a new one is
+ * appended at the end. The math operations come from their own list (blobrt/math_operations.h),
+ * one group per minor,
  * from which the core's Device, its checks, PluginDevice's forwarding and the host path
  * are expanded too. What each entry does is said below the list. */
 #define BLOBRT_PLUGIN_MATH_ENTRY_(X, since, name, parameters) \
@@ -191,7 +193,16 @@ enum { BLOBRT_NO_TRANS = 0, BLOBRT_TRANS = 1 };    /* as CBLAS_TRANSPOSE's NoTra
     (void* context, void* buffer, size_t offset, size_t bytes, void** handle,                     \
      blobrt_error* err))                                                                          \
   X(OPTIONAL, 1_1, void, release_view, (void* context, void* handle))                             \
-  BLOBRT_MATH_OPERATIONS(BLOBRT_PLUGIN_MATH_ENTRY_, X)
+  BLOBRT_MATH_OPERATIONS_1_2(BLOBRT_PLUGIN_MATH_ENTRY_, X)                                      \
+  X(OPTIONAL, 1_4, int, sync_host_alias,                                                          \
+    (void* context, void* handle, size_t offset, size_t bytes, int32_t direction,                 \
+     blobrt_error* err))
+
+/* sync_host_alias's direction. */
+enum {
+  BLOBRT_ALIAS_TO_HOST = 0,   /* the device's writes become the host's to read */
+  BLOBRT_ALIAS_TO_DEVICE = 1  /* the host's writes become the device's to read */
+};
 
 /* What the entries do.
  * device_count: never throws or aborts. On a machine without usable hardware it returns
@@ -201,8 +212,18 @@ enum { BLOBRT_NO_TRANS = 0, BLOBRT_TRANS = 1 };    /* as CBLAS_TRANSPOSE's NoTra
  * host_alias (optional): the host pointer that backs a buffer, when the device keeps the
  *   buffer's contents in host memory (e.g. an OpenCL buffer created with
  *   CL_MEM_USE_HOST_PTR on a CPU device), else NULL. The core then uses that pointer as
- *   the buffer's host mirror, and copy_to_host / copy_to_device between a buffer and its
- *   own alias are synchronisation points (map/unmap) that move no bytes on such devices.
+ *   the buffer's host mirror, and synchronises the two with sync_host_alias (ABI 1.4); a
+ *   libblobrt older than 1.4, or a plugin without sync_host_alias, calls copy_to_host /
+ *   copy_to_device between a buffer and its own alias instead, which such a plugin treats
+ *   as the same synchronisation.
+ * sync_host_alias (ABI 1.4, optional): the synchronisation point between a buffer and the
+ *   host memory host_alias() returned for it, over bytes [offset, offset + bytes):
+ *   BLOBRT_ALIAS_TO_HOST before the host reads what the device wrote (OpenCL: a map for
+ *   reading, or waiting for the queue where the device uses the memory in place),
+ *   BLOBRT_ALIAS_TO_DEVICE before the device reads what the host wrote (a map for writing
+ *   that invalidates the region, then the unmap). It moves no bytes where the memory is
+ *   one; the core calls it only on a buffer whose host_alias() it uses, never with
+ *   bytes = 0.
  * Level-1 BLAS (saxpy ... dscal): n and offsets are in elements, 64-bit. Results land in
  *   host memory. n <= 0 is nothing to do, answered by the entry as BLAS does (dot and asum
  *   write 0): libblobrt passes it on without a test of its own. libblobrt refuses double
@@ -246,13 +267,17 @@ typedef struct blobrt_plugin_v1 {
 /* The table's size in each minor version: a table's struct_size is at least
  * BLOBRT_PLUGIN_V1_0_SIZE (208 bytes on LP64), and a field added in 1.<m> exists when
  * struct_size >= BLOBRT_PLUGIN_V1_<m>_SIZE. Five header fields, then one function pointer
- * per entry (22 in 1.0, 24 in 1.1, 27 in 1.2); checked against offsetof below. */
+ * per entry (22 in 1.0, 24 in 1.1, 27 in 1.2 and 1.3, 28 in 1.4); checked against offsetof
+ * below. */
 #define BLOBRT_PLUGIN_V1_HEADER_SIZE_ \
   (sizeof(size_t) + 2 * sizeof(uint32_t) + 2 * sizeof(const char*))
 #define BLOBRT_PLUGIN_V1_ENTRY_SIZE_ sizeof(int (*)(void))
 #define BLOBRT_PLUGIN_V1_0_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 22 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
 #define BLOBRT_PLUGIN_V1_1_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 24 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
 #define BLOBRT_PLUGIN_V1_2_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 27 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
+/* 1.3 added no entry (it added device-properties fields): its table is 1.2's size. */
+#define BLOBRT_PLUGIN_V1_3_SIZE BLOBRT_PLUGIN_V1_2_SIZE
+#define BLOBRT_PLUGIN_V1_4_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 28 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
 
 /* The size that ends with `field`, and whether `table` (a blobrt_plugin_v1*) has that field
  * and set it: what a reader asks before it calls an OPTIONAL entry. */
@@ -272,9 +297,8 @@ typedef struct blobrt_plugin_v1 {
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_0_SIZE == BLOBRT_PLUGIN_END_OF(synchronize), v1_0_size);
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_1_SIZE == BLOBRT_PLUGIN_END_OF(release_view), v1_1_size);
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_2_SIZE == BLOBRT_PLUGIN_END_OF(elementwise), v1_2_size);
-/* 1.3 added no entry (it added device-properties fields): its table is 1.2's size. */
-#define BLOBRT_PLUGIN_V1_3_SIZE BLOBRT_PLUGIN_V1_2_SIZE
-BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_3_SIZE == sizeof(blobrt_plugin_v1), v1_3_is_current);
+BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_4_SIZE == BLOBRT_PLUGIN_END_OF(sync_host_alias), v1_4_size);
+BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_4_SIZE == sizeof(blobrt_plugin_v1), v1_4_is_current);
 /* Every entry lies inside the size of the version that added it. */
 #define BLOBRT_PLUGIN_CHECK_SINCE_(presence, since, return_type, name, parameters) \
   BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_END_OF(name) <= BLOBRT_PLUGIN_V##since##_SIZE, name##_since);

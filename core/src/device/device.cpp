@@ -1,4 +1,4 @@
-// What every Device shares: the default of the optional view(), and the host path of
+// What every Device shares: the defaults of the optional view() and sync_host_alias(), and the host path of
 // Caffe's math beyond level 1 for devices that do not do it themselves.
 #include "blobrt/device.hpp"
 
@@ -27,6 +27,20 @@ DeviceBuffer Device::view(DeviceBuffer buffer, std::size_t offset, std::size_t b
   }
   // Handles of this device are host pointers: a view is the pointer at the offset.
   return static_cast<char*>(buffer) + offset;
+}
+
+void Device::sync_host_alias(DeviceBuffer buffer, std::size_t offset, std::size_t bytes, AliasSync direction) {
+  char* alias = static_cast<char*>(host_alias(buffer));
+  if (!alias) {
+    const DeviceDescription& d = description();
+    detail::fail(d.id(), " (", d.name, "): sync_host_alias on a buffer with no host alias (", bytes,
+                 " bytes at offset ", offset, ")");
+  }
+  if (direction == AliasSync::kToHost) {
+    copy_to_host(buffer, offset, alias + offset, bytes);
+  } else {
+    copy_to_device(alias + offset, buffer, offset, bytes);
+  }
 }
 
 void math::fail_unknown_precision(const DeviceDescription& d, Precision precision, const char* routine) {

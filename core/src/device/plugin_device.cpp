@@ -172,6 +172,17 @@ class PluginDevice final : public Level1Forwarding<PluginDevice> {
                     std::size_t bytes) override {
     call("copy_to_host", table_->copy_to_host, src, src_offset, host, bytes);
   }
+  // The plugin's own synchronisation where it offers one (ABI 1.4); else the copy onto the
+  // alias that older plugins take for it (Device's default).
+  void sync_host_alias(DeviceBuffer buffer, std::size_t offset, std::size_t bytes, AliasSync direction) override {
+    if (!BLOBRT_PLUGIN_OFFERS(table_, sync_host_alias)) {
+      Device::sync_host_alias(buffer, offset, bytes, direction);
+      return;
+    }
+    if (bytes == 0) return;  // nothing to order (plugin_abi.h: never bytes = 0)
+    call("sync_host_alias", table_->sync_host_alias, buffer, offset, bytes,
+         static_cast<std::int32_t>(direction == AliasSync::kToHost ? BLOBRT_ALIAS_TO_HOST : BLOBRT_ALIAS_TO_DEVICE));
+  }
   void copy_device(ConstDeviceBuffer src, std::size_t src_offset, DeviceBuffer dst,
                    std::size_t dst_offset, std::size_t bytes) override {
     call("copy_device", table_->copy_device, src, src_offset, dst, dst_offset, bytes);

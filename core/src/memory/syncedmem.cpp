@@ -99,8 +99,12 @@ void SyncedMemory::to_cpu() {
       if (!shared()) {
         check_device();
         if (!cpu_) allocate_cpu();
-        device_->copy_to_host(gpu_.get(), 0, cpu_.get(), size_);
-        if (!cpu_views_gpu_) detail::count_device_to_host(size_);
+        if (cpu_views_gpu_) {
+          device_->sync_host_alias(gpu_.get(), 0, size_, Device::AliasSync::kToHost);  // moves no bytes
+        } else {
+          device_->copy_to_host(gpu_.get(), 0, cpu_.get(), size_);
+          detail::count_device_to_host(size_);
+        }
       }
       head_ = SYNCED;
       break;
@@ -121,8 +125,12 @@ void SyncedMemory::to_gpu() {
     case HEAD_AT_CPU:
       if (!shared()) {
         if (!gpu_) allocate_gpu();
-        device_->copy_to_device(cpu_.get(), gpu_.get(), 0, size_);
-        if (!cpu_views_gpu_) detail::count_host_to_device(size_);
+        if (cpu_views_gpu_) {
+          device_->sync_host_alias(gpu_.get(), 0, size_, Device::AliasSync::kToDevice);  // moves no bytes
+        } else {
+          device_->copy_to_device(cpu_.get(), gpu_.get(), 0, size_);
+          detail::count_host_to_device(size_);
+        }
       }
       head_ = SYNCED;
       break;
