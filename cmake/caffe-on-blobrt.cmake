@@ -64,6 +64,16 @@ function(blobrt_adopt_caffe_library)
   get_target_property(blobrt_caffe_include blobrt::caffe INTERFACE_INCLUDE_DIRECTORIES)
   target_include_directories(caffe BEFORE PUBLIC ${blobrt_caffe_include})
   blobrt_link_caffe(PUBLIC blobrt::caffe)
+  # blobrt's headers are C++17. A tree that writes an older standard into CMAKE_CXX_FLAGS
+  # (OpenPose's Caffe: -std=c++11) would win over blobrt::caffe's compile feature, which
+  # adds no flag where the compiler's default is C++17 already: the library and whatever
+  # links it get C++17 of the same dialect after those flags.
+  if(CMAKE_CXX_FLAGS MATCHES "-std=(c|gnu)\\+\\+(98|03|0x|11|1y|14)( |$)")
+    set(dialect "${CMAKE_MATCH_1}")
+    target_compile_options(caffe PUBLIC "$<$<COMPILE_LANGUAGE:CXX>:-std=${dialect}++17>")
+    message(STATUS "blobrt: Caffe's CMAKE_CXX_FLAGS ask for -std=${dialect}++${CMAKE_MATCH_2}; "
+                   "its library and what links it are compiled as ${dialect}++17 (blobrt's headers need C++17)")
+  endif()
   # Where blobrt has libblobrt-dist, Caffe's programs can train across MPI ranks with one
   # line (blobrt/caffe/data_parallel.hpp, docs/dist.md): the library links it for them.
   if(TARGET blobrt::dist)

@@ -146,15 +146,17 @@ if check(rc == 0, "a CMake project finds find_package(blobrt CONFIG)", out):
 if has_caffe:
     caffe_tree = os.path.join(outside, "caffe-cmake")
     hook = glob.glob(os.path.join(libdir, "cmake", "blobrt", "caffe-on-blobrt.cmake"))
-    # Both signatures of target_link_libraries, as BVLC Caffe (keyword) and SSD's Caffe (plain).
-    for signature, flags in (("keyword", []), ("plain", ["-DCAFFE_PLAIN_LINK=ON"])):
+    # Both signatures of target_link_libraries, as BVLC Caffe (keyword) and SSD's Caffe (plain);
+    # the second also with -std=c++11 in CMAKE_CXX_FLAGS, as OpenPose's Caffe.
+    for signature, flags in (("keyword", []), ("plain", ["-DCAFFE_PLAIN_LINK=ON", "-DCAFFE_CXX11_FLAGS=ON"])):
         if not check(len(hook) == 1, "the prefix has cmake/blobrt/caffe-on-blobrt.cmake", str(hook)):
             break
         caffe_build = os.path.join(work, f"caffe-cmake-{signature}")
         shutil.rmtree(caffe_build, ignore_errors=True)
         rc, out = run(["cmake", "-S", caffe_tree, "-B", caffe_build, f"-DCMAKE_PROJECT_Caffe_INCLUDE={hook[0]}",
                        *flags], env=user_env)
-        if check(rc == 0 and "4 of Caffe's files replaced by blobrt" in out,
+        if check(rc == 0 and "4 of Caffe's files replaced by blobrt" in out
+                 and (signature == "keyword" or "are compiled as c++17" in out),
                  f"a Caffe-layout CMake tree ({signature} target_link_libraries) configures with "
                  "-DCMAKE_PROJECT_Caffe_INCLUDE=caffe-on-blobrt.cmake", out):
             rc, out = run(["cmake", "--build", caffe_build], env=user_env)
