@@ -51,7 +51,7 @@ INSTANTIATE_TEST_SUITE_P(AllDevices, Conformance,
                                             ::testing::ValuesIn(conformance::standard_cases())),
                          name_of);
 
-// Bad arguments to gemm, gemv and elementwise are the same blobrt::Error on every device,
+// Bad arguments to gemm, gemv, elementwise and im2col are the same blobrt::Error on every device,
 // raised before any plugin or kernel runs (core/src/device/math_checks.hpp).
 class MathArguments : public ::testing::TestWithParam<std::string> {};
 
@@ -105,6 +105,14 @@ TEST_P(MathArguments, AreCheckedTheSameWayOnEveryDevice) {
            device->elementwise(f32, ElementwiseOp::kSqr, -2, 0, 0, buffer, 0, nullptr, 0, buffer, 0);
          }),
          "element-wise sqr (float) with negative sizes n=-2");
+  // im2col's own rule (its semantics' invalid()): a stride, kernel or dilation of 0.
+  expect(error_of([&] { device->im2col(f32, 1, 4, 4, 3, 3, 1, 1, 0, 1, 1, 1, buffer, 0, buffer, 0); }),
+         "sim2col channels=1 height=4 width=4 kernel_h=3 kernel_w=3 pad_h=1 pad_w=1 stride_h=0 stride_w=1 "
+         "dilation_h=1 dilation_w=1: the stride must be at least 1");
+  expect(error_of([&] { device->col2im(f32, 1, 4, 4, 3, 0, 1, 1, 1, 1, 1, 1, buffer, 0, buffer, 0); }),
+         "scol2im channels=1 height=4 width=4 kernel_h=3 kernel_w=0");
+  expect(error_of([&] { device->im2col(f32, 1, 4, 4, 3, 3, 1, 1, 1, 1, 1, 1, buffer, 0, nullptr, 0); }),
+         "sim2col with no buffer for operand col");
   // Level 1 takes the same Precision: a code that is neither is refused before the plugin.
   expect(error_of([&] { device->axpy(static_cast<Precision>(7), 4, 1.0, buffer, 0, buffer, 0); }),
          "axpy with unknown precision code 7");

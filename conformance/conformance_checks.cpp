@@ -25,19 +25,33 @@ const char* to_string(Operation op) {
     case Operation::kGemm: return "gemm";
     case Operation::kGemv: return "gemv";
     case Operation::kElementwise: return "elementwise";
+    case Operation::kIm2col: return "im2col";
+    case Operation::kCol2im: return "col2im";
   }
   return "?";
 }
 
+bool is_math(Operation op) {
+  switch (op) {
+    case Operation::kGemm:
+    case Operation::kGemv:
+    case Operation::kElementwise:
+    case Operation::kIm2col:
+    case Operation::kCol2im: return true;
+    default: return false;
+  }
+}
+
 std::vector<Operation> all_operations() {
   return {Operation::kMemset, Operation::kCopyRoundTrip, Operation::kCopyDevice, Operation::kAxpy, Operation::kDot,
-          Operation::kAsum,   Operation::kScal,          Operation::kGemm,       Operation::kGemv, Operation::kElementwise};
+          Operation::kAsum,   Operation::kScal,          Operation::kGemm,       Operation::kGemv, Operation::kElementwise,
+          Operation::kIm2col, Operation::kCol2im};
 }
 
 const char* to_string(Precision p) { return p == Precision::kFloat32 ? "float" : "double"; }
 
 std::string Case::name() const {
-  if (op == Operation::kGemm || op == Operation::kGemv || op == Operation::kElementwise) return math_case_name(*this);
+  if (is_math(op)) return math_case_name(*this);
   std::ostringstream s;
   s << to_string(op) << "_" << to_string(precision) << "_n" << n << "_off" << offset;
   return s.str();
@@ -100,7 +114,9 @@ class Checker {
       case Operation::kScal: return scal();
     case Operation::kGemm:
     case Operation::kGemv:
-    case Operation::kElementwise: break;  // run_math_case
+    case Operation::kElementwise:
+    case Operation::kIm2col:
+    case Operation::kCol2im: break;  // run_math_case
     }
     return fail("unknown operation");
   }
@@ -256,9 +272,7 @@ Result run_case(Device& device, const Case& c) {
     return {false, true, device.description().id() + " (" + device.description().name + ") has no fp64"};
   }
   try {
-    if (c.op == Operation::kGemm || c.op == Operation::kGemv || c.op == Operation::kElementwise) {
-      return run_math_case(device, c);
-    }
+    if (is_math(c.op)) return run_math_case(device, c);
     if (c.precision == Precision::kFloat32) return Checker<float>(device, c).run();
     return Checker<double>(device, c).run();
   } catch (const std::exception& e) {

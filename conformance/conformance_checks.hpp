@@ -13,6 +13,7 @@
 //                     add_scalar, scale, add, sub, mul, sqr (one rounding) ε·|ref|;
 //                     axpby 2ε·(|α·a| + |β·y|); div, sqrt, exp, log 4ε·|ref| (OpenCL allows
 //                     2.5 to 3 ulp); powx 16ε·|ref| (OpenCL's pow: 16 ulp)
+//   im2col:           exact (a copy, +0 in the padding); col2im as a sum of its terms
 // Every element outside the operation's range (offsets, and guard elements after the end)
 // must be untouched, bitwise.
 #ifndef BLOBRT_CONFORMANCE_CHECKS_HPP
@@ -27,9 +28,19 @@
 
 namespace blobrt::conformance {
 
-enum class Operation { kMemset, kCopyRoundTrip, kCopyDevice, kAxpy, kDot, kAsum, kScal, kGemm, kGemv, kElementwise };
+enum class Operation {
+  kMemset, kCopyRoundTrip, kCopyDevice, kAxpy, kDot, kAsum, kScal, kGemm, kGemv, kElementwise, kIm2col, kCol2im
+};
 const char* to_string(Operation op);
 std::vector<Operation> all_operations();
+// The operations of blobrt/math_operations.h's list (conformance_math.cpp checks them).
+bool is_math(Operation op);
+
+// A convolution's geometry (im2col, col2im), as Caffe's im2col_cpu takes it.
+struct ConvShape {
+  std::int64_t channels = 1, height = 1, width = 1, kernel_h = 1, kernel_w = 1, pad_h = 0, pad_w = 0,
+               stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+};
 
 // The core's precision (blobrt::Precision, device.hpp) is the one enum; its name in a case
 // is "float" or "double".
@@ -52,6 +63,7 @@ struct Case {
   double beta = 0;
   ElementwiseOp elementwise = ElementwiseOp::kSet;
   Alias alias = Alias::kNone;
+  ConvShape conv;  // im2col, col2im
   std::string name() const;
 };
 // How GoogleTest prints a case (the test name's parameter; else it dumps the struct's bytes,

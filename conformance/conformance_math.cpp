@@ -112,6 +112,8 @@ class MathChecker {
     switch (c_.op) {
       case Operation::kGemm: return gemm();
       case Operation::kGemv: return gemv();
+      case Operation::kIm2col: return im2col();
+      case Operation::kCol2im: return col2im();
       default: return elementwise();
     }
   }
@@ -231,6 +233,94 @@ class MathChecker {
     return untouched_outside(got, y.before(), offsets_.y, ys, "gemv y");
   }
 
+  // Caffe's output extent, written out here apart from the kernels' (C's division; none
+  // when the kernel outgrows the padded image).
+  static std::int64_t extent(std::int64_t size, std::int64_t pad, std::int64_t kernel, std::int64_t stride,
+                             std::int64_t dilation) {
+    const std::int64_t out = (size + 2 * pad - (dilation * (kernel - 1) + 1)) / stride + 1;
+    return out > 0 ? out : 0;
+  }
+  // For each column element in order, the image element it copies, or -1 for padding.
+  std::vector<std::int64_t> column_sources() const {
+    const ConvShape& s = c_.conv;
+    const std::int64_t oh = extent(s.height, s.pad_h, s.kernel_h, s.stride_h, s.dilation_h);
+    const std::int64_t ow = extent(s.width, s.pad_w, s.kernel_w, s.stride_w, s.dilation_w);
+    std::vector<std::int64_t> sources;
+    sources.reserve(static_cast<std::size_t>(s.channels * s.kernel_h * s.kernel_w * oh * ow));
+    for (std::int64_t ch = 0; ch < s.channels; ++ch) {
+      for (std::int64_t ki = 0; ki < s.kernel_h; ++ki) {
+        for (std::int64_t kj = 0; kj < s.kernel_w; ++kj) {
+          for (std::int64_t y = 0; y < oh; ++y) {
+            for (std::int64_t x = 0; x < ow; ++x) {
+              const std::int64_t r = y * s.stride_h - s.pad_h + ki * s.dilation_h;
+              const std::int64_t q = x * s.stride_w - s.pad_w + kj * s.dilation_w;
+              const bool inside = r >= 0 && r < s.height && q >= 0 && q < s.width;
+              sources.push_back(inside ? (ch * s.height + r) * s.width + q : -1);
+            }
+          }
+        }
+      }
+    }
+    return sources;
+  }
+  void conv_call(Operation op, DeviceBuffer in, std::int64_t in_offset, DeviceBuffer out, std::int64_t out_offset) {
+    const ConvShape& s = c_.conv;
+    if (op == Operation::kIm2col) {
+      device_.im2col(precision, s.channels, s.height, s.width, s.kernel_h, s.kernel_w, s.pad_h, s.pad_w, s.stride_h,
+                     s.stride_w, s.dilation_h, s.dilation_w, in, in_offset, out, out_offset);
+    } else {
+      device_.col2im(precision, s.channels, s.height, s.width, s.kernel_h, s.kernel_w, s.pad_h, s.pad_w, s.stride_h,
+                     s.stride_w, s.dilation_h, s.dilation_w, in, in_offset, out, out_offset);
+    }
+  }
+
+  // Every column element exactly its image element, +0 in the padding; col full of NaN
+  // before (each element written).
+  Result im2col() {
+    const ConvShape& s = c_.conv;
+    const std::vector<std::int64_t> sources = column_sources();
+    const auto columns = static_cast<std::int64_t>(sources.size());
+    Operand<T> im(device_, values(offsets_.a, s.channels * s.height * s.width, -1, 1, 31));
+    Operand<T> col(device_, filled(offsets_.y, columns, std::numeric_limits<T>::quiet_NaN()));
+    conv_call(Operation::kIm2col, im.get(), offsets_.a, col.get(), offsets_.y);
+    const std::vector<T> got = col.after();
+    const T* image = im.before().data() + offsets_.a;
+    for (std::int64_t i = 0; i < columns; ++i) {
+      const T want = sources[i] >= 0 ? image[sources[i]] : T(0);
+      if (!same_bits(got[offsets_.y + i], want)) {
+        return fail("im2col: col[", i, "] is ", got[offsets_.y + i], ", expected ", want,
+                    sources[i] >= 0 ? " (image element " + std::to_string(sources[i]) + ")" : " (padding)");
+      }
+    }
+    return untouched_outside(got, col.before(), offsets_.y, columns, "im2col col");
+  }
+
+  // Every image element the sum of the column elements copied from it (0 for none); im
+  // full of NaN before (written over, not added to).
+  Result col2im() {
+    const ConvShape& s = c_.conv;
+    const std::vector<std::int64_t> sources = column_sources();
+    const std::int64_t pixels = s.channels * s.height * s.width;
+    Operand<T> col(device_, values(offsets_.a, static_cast<std::int64_t>(sources.size()), -1, 1, 32));
+    Operand<T> im(device_, filled(offsets_.y, pixels, std::numeric_limits<T>::quiet_NaN()));
+    conv_call(Operation::kCol2im, col.get(), offsets_.a, im.get(), offsets_.y);
+    const std::vector<T> got = im.after();
+    const T* cv = col.before().data() + offsets_.a;
+    std::vector<double> sum(static_cast<std::size_t>(pixels)), magnitude(sum.size()), terms(sum.size());
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      if (sources[i] < 0) continue;
+      sum[sources[i]] += cv[i];
+      magnitude[sources[i]] += std::fabs(static_cast<double>(cv[i]));
+      terms[sources[i]] += 1;
+    }
+    for (std::int64_t p = 0; p < pixels; ++p) {
+      const double tol = eps * (8 + std::sqrt(terms[p])) * magnitude[p];
+      const double g = got[offsets_.y + p];
+      if (!(std::fabs(g - sum[p]) <= tol)) return fail("col2im: im[", p, "] is ", g, ", expected ", sum[p], " ± ", tol);
+    }
+    return untouched_outside(got, im.before(), offsets_.y, pixels, "col2im im");
+  }
+
   // Inputs on the operation's domain; sign, sgnbit and abs also get -0.0, +0.0 and
   // negatives at fixed places.
   std::vector<T> elementwise_input(std::int64_t offset, std::int64_t n, unsigned seed) {
@@ -336,6 +426,13 @@ std::string math_case_name(const Case& c) {
     if (c.alias == Alias::kYIsB) s << "_inplace_b";
     return s.str();
   }
+  if (c.op == Operation::kIm2col || c.op == Operation::kCol2im) {
+    const ConvShape& g = c.conv;
+    s << to_string(c.op) << "_" << to_string(c.precision) << "_c" << g.channels << "h" << g.height << "w" << g.width
+      << "_k" << g.kernel_h << "x" << g.kernel_w << "_p" << g.pad_h << "x" << g.pad_w << "_s" << g.stride_h << "x"
+      << g.stride_w << "_d" << g.dilation_h << "x" << g.dilation_w << "_off" << c.offset;
+    return s.str();
+  }
   s << to_string(c.op) << "_" << to_string(c.precision) << "_" << (c.trans_a ? "T" : "N");
   if (c.op == Operation::kGemm) s << (c.trans_b ? "T" : "N");
   s << "_m" << c.m << "n" << c.n;
@@ -404,6 +501,23 @@ std::vector<Case> math_cases() {
       zero.alpha = 0;
       zero.beta = -0.5;
       cases.push_back(zero);
+    }
+    // im2col and col2im: (channels, height, width, kernel h x w, pad, stride, dilation) as
+    // conv layers use them: 1x1, 3x3 same-size, rectangular with stride and dilation per
+    // dimension, a strided 5x5 with dilation 2, a kernel that outgrows the padded image
+    // (no output: col2im writes zeros), and 64 channels of 28 x 28.
+    const ConvShape shapes_conv[] = {
+        {1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1},      {3, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1},
+        {2, 8, 5, 3, 2, 1, 0, 2, 1, 1, 2},      {4, 13, 11, 5, 5, 2, 2, 2, 2, 2, 2},
+        {1, 2, 2, 3, 3, 0, 0, 1, 1, 1, 1},      {64, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1}};
+    for (Operation op : {Operation::kIm2col, Operation::kCol2im}) {
+      for (const ConvShape& shape : shapes_conv) {
+        for (std::int64_t offset : {0, 3}) {
+          Case c{op, p, 0, offset};
+          c.conv = shape;
+          cases.push_back(c);
+        }
+      }
     }
     // element-wise: every code of the list (blobrt/elementwise_operations.h)
     for (int code = 0; code < BLOBRT_EW_OP_COUNT; ++code) {

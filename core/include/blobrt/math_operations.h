@@ -40,12 +40,17 @@
 
 #include <stdint.h>
 
-#define BLOBRT_MATH_OPERATIONS(M, X) BLOBRT_MATH_OPERATIONS_1_2(M, X)
+#define BLOBRT_MATH_OPERATIONS(M, X) BLOBRT_MATH_OPERATIONS_1_2(M, X) BLOBRT_MATH_OPERATIONS_1_4(M, X)
 /* The operations ABI 1.2 added. */
 #define BLOBRT_MATH_OPERATIONS_1_2(M, X)                    \
   M(X, 1_2, gemm, BLOBRT_MATH_GEMM_PARAMETERS)              \
   M(X, 1_2, gemv, BLOBRT_MATH_GEMV_PARAMETERS)              \
   M(X, 1_2, elementwise, BLOBRT_MATH_ELEMENTWISE_PARAMETERS)
+
+/* The operations ABI 1.4 added: what Caffe's layers share (im2col.hpp). */
+#define BLOBRT_MATH_OPERATIONS_1_4(M, X)                    \
+  M(X, 1_4, im2col, BLOBRT_MATH_IM2COL_PARAMETERS)          \
+  M(X, 1_4, col2im, BLOBRT_MATH_COL2IM_PARAMETERS)
 
 /* C = alpha * op(A) * op(B) + beta * C (plugin_abi.h says the layout). */
 #define BLOBRT_MATH_GEMM_PARAMETERS(P)                                                              \
@@ -60,6 +65,22 @@
 #define BLOBRT_MATH_ELEMENTWISE_PARAMETERS(P)                                                       \
   P(PRECISION, precision) P(EW_OP, op) P(SIZE, n) P(SCALAR, alpha) P(SCALAR, beta) P(INPUT, a)     \
   P(OFFSET, a_offset) P(INPUT, b) P(OFFSET, b_offset) P(OUTPUT, y) P(OFFSET, y_offset)
+
+/* A convolution's geometry, as Caffe's im2col_cpu takes it (channels, height, width of
+ * the image; kernel, padding, stride and dilation in each dimension). */
+#define BLOBRT_MATH_CONV_GEOMETRY_PARAMETERS(P)                                                      \
+  P(SIZE, channels) P(SIZE, height) P(SIZE, width) P(SIZE, kernel_h) P(SIZE, kernel_w) P(SIZE, pad_h) \
+  P(SIZE, pad_w) P(SIZE, stride_h) P(SIZE, stride_w) P(SIZE, dilation_h) P(SIZE, dilation_w)
+/* Caffe's im2col: the image's patches as the columns of a (channels kernel_h kernel_w) x
+ * (out_h out_w) matrix, zeros where a patch reaches into the padding. */
+#define BLOBRT_MATH_IM2COL_PARAMETERS(P)                                          \
+  P(PRECISION, precision) BLOBRT_MATH_CONV_GEOMETRY_PARAMETERS(P) P(INPUT, im)     \
+  P(OFFSET, im_offset) P(OUTPUT, col) P(OFFSET, col_offset)
+/* Caffe's col2im: the image as the sum of the columns' values at each pixel (written over,
+ * not added to). */
+#define BLOBRT_MATH_COL2IM_PARAMETERS(P)                                          \
+  P(PRECISION, precision) BLOBRT_MATH_CONV_GEOMETRY_PARAMETERS(P) P(INPUT, col)    \
+  P(OFFSET, col_offset) P(OUTPUT, im) P(OFFSET, im_offset)
 
 /* Each kind's C type. */
 #define BLOBRT_MATH_C_TYPE_PRECISION int32_t

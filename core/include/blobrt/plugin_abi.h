@@ -196,7 +196,8 @@ enum { BLOBRT_NO_TRANS = 0, BLOBRT_TRANS = 1 };    /* as CBLAS_TRANSPOSE's NoTra
   BLOBRT_MATH_OPERATIONS_1_2(BLOBRT_PLUGIN_MATH_ENTRY_, X)                                      \
   X(OPTIONAL, 1_4, int, sync_host_alias,                                                          \
     (void* context, void* handle, size_t offset, size_t bytes, int32_t direction,                 \
-     blobrt_error* err))
+     blobrt_error* err))                                                                          \
+  BLOBRT_MATH_OPERATIONS_1_4(BLOBRT_PLUGIN_MATH_ENTRY_, X)
 
 /* sync_host_alias's direction. */
 enum {
@@ -251,7 +252,14 @@ enum {
  *   gemv: y = alpha * op(A) * x + beta * y, A m x n (lda = n); x and y have n and m
  *   elements without transposition, m and n with it.
  *   elementwise: one entry point for the element-wise family; op is a
- *   blobrt_elementwise_op. */
+ *   blobrt_elementwise_op.
+ * im2col, col2im (ABI 1.4, optional, as gemm): Caffe's im2col_cpu and col2im_cpu, in its
+ *   layout. The output is out_h x out_w with out_h = (height + 2 pad_h - (dilation_h
+ *   (kernel_h - 1) + 1)) / stride_h + 1 (C's division) and out_w likewise; col holds
+ *   channels kernel_h kernel_w rows of out_h out_w elements, zero where a patch lies in the
+ *   padding; col2im writes every element of im (channels height width), the sum of the
+ *   column elements that came from it. libblobrt has checked that kernel, stride and
+ *   dilation are at least 1; a call whose output has no elements never reaches the entry. */
 #define BLOBRT_PLUGIN_DECLARE_ENTRY_(presence, since, return_type, name, parameters) \
   return_type(*name) parameters;
 
@@ -267,7 +275,7 @@ typedef struct blobrt_plugin_v1 {
 /* The table's size in each minor version: a table's struct_size is at least
  * BLOBRT_PLUGIN_V1_0_SIZE (208 bytes on LP64), and a field added in 1.<m> exists when
  * struct_size >= BLOBRT_PLUGIN_V1_<m>_SIZE. Five header fields, then one function pointer
- * per entry (22 in 1.0, 24 in 1.1, 27 in 1.2 and 1.3, 28 in 1.4); checked against offsetof
+ * per entry (22 in 1.0, 24 in 1.1, 27 in 1.2 and 1.3, 30 in 1.4); checked against offsetof
  * below. */
 #define BLOBRT_PLUGIN_V1_HEADER_SIZE_ \
   (sizeof(size_t) + 2 * sizeof(uint32_t) + 2 * sizeof(const char*))
@@ -277,7 +285,7 @@ typedef struct blobrt_plugin_v1 {
 #define BLOBRT_PLUGIN_V1_2_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 27 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
 /* 1.3 added no entry (it added device-properties fields): its table is 1.2's size. */
 #define BLOBRT_PLUGIN_V1_3_SIZE BLOBRT_PLUGIN_V1_2_SIZE
-#define BLOBRT_PLUGIN_V1_4_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 28 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
+#define BLOBRT_PLUGIN_V1_4_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 30 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
 
 /* The size that ends with `field`, and whether `table` (a blobrt_plugin_v1*) has that field
  * and set it: what a reader asks before it calls an OPTIONAL entry. */
@@ -297,7 +305,7 @@ typedef struct blobrt_plugin_v1 {
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_0_SIZE == BLOBRT_PLUGIN_END_OF(synchronize), v1_0_size);
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_1_SIZE == BLOBRT_PLUGIN_END_OF(release_view), v1_1_size);
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_2_SIZE == BLOBRT_PLUGIN_END_OF(elementwise), v1_2_size);
-BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_4_SIZE == BLOBRT_PLUGIN_END_OF(sync_host_alias), v1_4_size);
+BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_4_SIZE == BLOBRT_PLUGIN_END_OF(col2im), v1_4_size);
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_4_SIZE == sizeof(blobrt_plugin_v1), v1_4_is_current);
 /* Every entry lies inside the size of the version that added it. */
 #define BLOBRT_PLUGIN_CHECK_SINCE_(presence, since, return_type, name, parameters) \

@@ -15,7 +15,11 @@
 //       the host kernel on pointers to each operand's first element; false for a code it
 //       does not know;
 //   static void routine(std::ostream&, const MathArgs<Op>&);
-//       the name errors use: "sgemm", "element-wise sqr (float)".
+//       the name errors use: "sgemm", "element-wise sqr (float)";
+// and, where the kinds' own checks (no negative size ...) do not say what a valid call is:
+//   static const char* invalid(const MathArgs<Op>&);
+//       nullptr for a call it computes, else why not ("the stride must be at least 1"):
+//       the core refuses such a call before operands() is asked (im2col.hpp).
 // Header-only: libblobrt, the plugin kit's host-memory device and plugins use it alike.
 #ifndef BLOBRT_KERNELS_MATH_OPERATION_HPP
 #define BLOBRT_KERNELS_MATH_OPERATION_HPP
@@ -23,6 +27,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 
 #include "blobrt/plugin_abi.h"
 #include "blobrt/plugin_error.h"
@@ -76,6 +82,22 @@ struct Operand {
 
 template <MathOp>
 struct MathSemantics;
+
+// MathSemantics<Op>::invalid(args) where the operation has one, else nullptr.
+template <MathOp Op, class = void>
+struct HasInvalid : std::false_type {};
+template <MathOp Op>
+struct HasInvalid<Op, std::void_t<decltype(MathSemantics<Op>::invalid(std::declval<const MathArgs<Op>&>()))>>
+    : std::true_type {};
+template <MathOp Op>
+const char* invalid_arguments(const MathArgs<Op>& args) {
+  if constexpr (HasInvalid<Op>::value) {
+    return MathSemantics<Op>::invalid(args);
+  } else {
+    (void)args;
+    return nullptr;
+  }
+}
 
 // The operand a call writes.
 template <std::size_t N>

@@ -91,7 +91,8 @@ inline void check_codes(const DeviceDescription& d, ParameterKind kind, std::int
 
 // The slow half of check(), out of line: finds the first bad argument, in this order,
 // and throws: an operation code, the precision, a transpose code, negative sizes,
-// negative offsets, a missing buffer (the output's first).
+// negative offsets, what the operation's own invalid() refuses, a missing buffer (the
+// output's first).
 template <MathOp Op>
 [[noreturn]] __attribute__((noinline, cold)) void fail_check(const DeviceDescription& d, const MathArgs<Op>& args) {
   const Routine<Op> what{args};
@@ -121,6 +122,9 @@ template <MathOp Op>
   if (negative_size) detail::fail(d.id(), ": ", what, " with negative sizes", values_of(args, ParameterKind::kSIZE));
   if (negative_offset) {
     detail::fail(d.id(), ": ", what, " with a negative offset", values_of(args, ParameterKind::kOFFSET));
+  }
+  if (const char* why = blobrt_kernels::invalid_arguments(args)) {
+    detail::fail(d.id(), ": ", what, values_of(args, ParameterKind::kSIZE), ": ", why);
   }
   const auto operands = MathSemantics<Op>::operands(args);
   const blobrt_kernels::Operand& output = blobrt_kernels::output_of(operands);
@@ -152,6 +156,7 @@ __attribute__((always_inline)) inline bool check(const DeviceDescription& d, con
     }
   });
   if (__builtin_expect(bad, 0)) fail_check(d, args);
+  if (__builtin_expect(blobrt_kernels::invalid_arguments(args) != nullptr, 0)) fail_check(d, args);
   const auto operands = MathSemantics<Op>::operands(args);
   if (blobrt_kernels::output_of(operands).count == 0) return false;
   for (const blobrt_kernels::Operand& o : operands) {
