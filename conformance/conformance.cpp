@@ -113,6 +113,10 @@ TEST_P(MathArguments, AreCheckedTheSameWayOnEveryDevice) {
          "scol2im channels=1 height=4 width=4 kernel_h=3 kernel_w=0");
   expect(error_of([&] { device->im2col(f32, 1, 4, 4, 3, 3, 1, 1, 1, 1, 1, 1, buffer, 0, nullptr, 0); }),
          "sim2col with no buffer for operand col");
+  expect(error_of([&] {
+           device->im2col(f32, std::int64_t(1) << 40, 1 << 20, 1 << 20, 3, 3, 1, 1, 1, 1, 1, 1, buffer, 0, buffer, 0);
+         }),
+         "the geometry's sizes overflow 64 bits");
   // Level 1 takes the same Precision: a code that is neither is refused before the plugin.
   expect(error_of([&] { device->axpy(static_cast<Precision>(7), 4, 1.0, buffer, 0, buffer, 0); }),
          "axpy with unknown precision code 7");
@@ -128,6 +132,15 @@ TEST_P(MathArguments, AreCheckedTheSameWayOnEveryDevice) {
     });
     EXPECT_EQ(e.rfind("unsupported: ", 0), 0u) << e;
     expect(e, "no double precision");
+  }
+  // A buffer smaller than the geometry needs: on a device whose handles are opaque (the
+  // core cannot see a buffer's size through them) the plugin or the copies of the host path
+  // refuse it; where handles are host pointers nothing can tell, as in Caffe.
+  if (!device->description().addressable_handles) {
+    const std::string e =
+        error_of([&] { device->im2col(f32, 4, 16, 16, 3, 3, 1, 1, 1, 1, 1, 1, buffer, 0, buffer, 0); });
+    EXPECT_NE(e, "(no error)");
+    EXPECT_NE(e.find(id), std::string::npos) << e;
   }
   device->release(buffer);
 }

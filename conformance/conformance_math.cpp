@@ -505,11 +505,14 @@ std::vector<Case> math_cases() {
     // im2col and col2im: (channels, height, width, kernel h x w, pad, stride, dilation) as
     // conv layers use them: 1x1, 3x3 same-size, rectangular with stride and dilation per
     // dimension, a strided 5x5 with dilation 2, a kernel that outgrows the padded image
-    // (no output: col2im writes zeros), and 64 channels of 28 x 28.
+    // (an output extent of 0: col2im writes zeros), one that outgrows it by less than the
+    // stride (Caffe's C division still gives one output, reaching past the image: zeros),
+    // and 64 channels of 28 x 28.
     const ConvShape shapes_conv[] = {
         {1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1},      {3, 7, 9, 3, 3, 1, 1, 1, 1, 1, 1},
         {2, 8, 5, 3, 2, 1, 0, 2, 1, 1, 2},      {4, 13, 11, 5, 5, 2, 2, 2, 2, 2, 2},
-        {1, 2, 2, 3, 3, 0, 0, 1, 1, 1, 1},      {64, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1}};
+        {1, 2, 2, 3, 3, 0, 0, 1, 1, 1, 1},      {1, 2, 2, 3, 3, 0, 0, 2, 2, 1, 1},
+        {64, 28, 28, 3, 3, 1, 1, 1, 1, 1, 1}};
     for (Operation op : {Operation::kIm2col, Operation::kCol2im}) {
       for (const ConvShape& shape : shapes_conv) {
         for (std::int64_t offset : {0, 3}) {

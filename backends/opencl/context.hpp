@@ -94,6 +94,9 @@ struct Context {
   cl_program ew_program = nullptr;
   cl_kernel ew_kernels[2][BLOBRT_EW_OP_COUNT] = {};
   bool ew_missing[2][BLOBRT_EW_OP_COUNT] = {};
+  // im2col.cpp's kernels, [0 im2col, 1 col2im][precision], made at the first call.
+  cl_program conv_program = nullptr;
+  cl_kernel conv_kernels[2][2] = {};
   cl_ulong cache_bytes = ~cl_ulong(0);  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: y beyond it is streamed
   std::unordered_map<void*, cl_mem> pinned;  // host pointer -> the buffer it maps
 };
@@ -186,6 +189,20 @@ inline char* in_place(Context* c, const void* handle, size_t offset) {
   return host ? host + offset : nullptr;
 }
 
+// The n elements from `offset` on must lie inside the buffer: the plugin's own kernels do
+// not check, and only the buffer knows its size (a handle the core did not allocate
+// included). `what` names the call in the message ("element-wise add", "im2col").
+inline int check_extent(const void* handle, int64_t offset, int64_t n, size_t element, const char* operand,
+                        const char* what, blobrt_error* err) {
+  size_t size = 0;
+  CL_CHECK(clGetMemObjectInfo(as_mem(handle), CL_MEM_SIZE, sizeof size, &size, nullptr), "clGetMemObjectInfo(CL_MEM_SIZE)");
+  if (offset < 0 || static_cast<uint64_t>(offset) + static_cast<uint64_t>(n) > size / element) {
+    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "%s: %s holds %zu elements, fewer than offset %lld + n %lld",
+                       what, operand, size / element, static_cast<long long>(offset), static_cast<long long>(n));
+  }
+  return BLOBRT_OK;
+}
+
 // Sets kernel arguments from `first` on: each value in turn (cl_mem, cl_ulong, T).
 template <typename... Args>
 cl_int set_kernel_args(cl_kernel kernel, cl_uint first, const Args&... args) {
@@ -222,6 +239,10 @@ BLOBRT_KIT_ENTRY_TYPE(gemv) gemv;
 BLOBRT_KIT_ENTRY_TYPE(elementwise) elementwise;
 // Releases the element-wise kernels (close_device).
 void release_elementwise(Context* c);
+// ABI 1.4: Caffe's im2col and col2im (im2col.cpp); release_conv frees their kernels.
+BLOBRT_KIT_ENTRY_TYPE(im2col) im2col;
+BLOBRT_KIT_ENTRY_TYPE(col2im) col2im;
+void release_conv(Context* c);
 
 }  // namespace blobrt_opencl
 

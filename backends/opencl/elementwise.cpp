@@ -54,19 +54,6 @@ int elementwise_kernel(Context* c, int op, int precision, cl_kernel* kernel, blo
   return BLOBRT_OK;
 }
 
-// The n elements from `offset` on must lie inside the buffer (our kernels do not check).
-int check_extent(const void* handle, int64_t offset, int64_t n, size_t element, const char* operand, const char* op,
-                 blobrt_error* err) {
-  size_t size = 0;
-  CL_CHECK(clGetMemObjectInfo(as_mem(handle), CL_MEM_SIZE, sizeof size, &size, nullptr), "clGetMemObjectInfo(CL_MEM_SIZE)");
-  if (offset < 0 || static_cast<uint64_t>(offset) + static_cast<uint64_t>(n) > size / element) {
-    return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT,
-                       "element-wise %s: %s holds %zu elements, fewer than offset %lld + n %lld", op, operand,
-                       size / element, static_cast<long long>(offset), static_cast<long long>(n));
-  }
-  return BLOBRT_OK;
-}
-
 // Whether the kernel stores y with streaming (non-temporal) stores: y larger than the
 // device's cache, not read by the operation (neither as y nor as a or b), and 8-element
 // aligned (the stores are whole vectors; every chunk starts at a multiple of 8).
@@ -86,12 +73,13 @@ int run(Context* c, int op, int64_t n, double alpha, double beta, const void* a,
         int64_t bo, void* y, int64_t yo, blobrt_error* err) {
   const bool ra = blobrt_kernels::reads_a(op), rb = blobrt_kernels::reads_b(op);
   const char* name = blobrt_kernels::elementwise_op_name(op);
-  if (int s = check_extent(y, yo, n, sizeof(T), "y", name, err)) return s;
+  const std::string what = std::string("element-wise ") + name;
+  if (int s = check_extent(y, yo, n, sizeof(T), "y", what.c_str(), err)) return s;
   if (ra) {
-    if (int s = check_extent(a, ao, n, sizeof(T), "a", name, err)) return s;
+    if (int s = check_extent(a, ao, n, sizeof(T), "a", what.c_str(), err)) return s;
   }
   if (rb) {
-    if (int s = check_extent(b, bo, n, sizeof(T), "b", name, err)) return s;
+    if (int s = check_extent(b, bo, n, sizeof(T), "b", what.c_str(), err)) return s;
   }
   const T alpha_t = static_cast<T>(alpha), beta_t = static_cast<T>(beta);
   // The small-n host path: every operand in place (docs/opencl.md, "Small operations").

@@ -1,7 +1,7 @@
 // The OpenCL backend: buffers are cl_mem, copies and memset go to the OpenCL API, level-1
 // BLAS (level1.cpp) to CLBlast on GPUs and accelerators and to the plugin's own kernels
 // on CPU devices, gemm/gemv to CLBlast (gemm_gemv.cpp), the element-wise family to the
-// plugin's kernels (elementwise.cpp). Every platform and device the ICD loader reports is one
+// plugin's kernels (elementwise.cpp), im2col and col2im to its kernels too (im2col.cpp). Every platform and device the ICD loader reports is one
 // blobrt device, numbered in platform order (BLOBRT_BACKEND=opencl:N).
 //
 // On devices whose memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY, e.g. PoCL)
@@ -68,6 +68,9 @@ struct OpenCl {
   static constexpr auto gemm = blobrt_opencl::gemm;
   static constexpr auto gemv = blobrt_opencl::gemv;
   static constexpr auto elementwise = blobrt_opencl::elementwise;
+  // Caffe's im2col and col2im (ABI 1.4: im2col.cpp).
+  static constexpr auto im2col = blobrt_opencl::im2col;
+  static constexpr auto col2im = blobrt_opencl::col2im;
 };
 
 struct DeviceEntry {
@@ -271,6 +274,7 @@ void OpenCl::close_device(void* context) {
   if (c->cpu_program) clReleaseProgram(c->cpu_program);
   if (c->partials) clReleaseMemObject(c->partials);
   release_elementwise(c);
+  release_conv(c);
   clReleaseMemObject(c->scratch);
   clReleaseCommandQueue(c->queue);
   clReleaseContext(c->context);

@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "blobrt/runtime.hpp"
 
@@ -26,6 +30,21 @@ class OnEveryDevice : public ::testing::TestWithParam<std::string> {
   Device& device() { return *current_device(); }
   bool unified() { return device().description().memory_model == blobrt::MemoryModel::kShared; }
 };
+
+// The devices a run was started for ($BLOBRT_TEST_EXPECT_DEVICES, ids separated by spaces)
+// must each be one this process can open: a run filtered to their names (tests/meson.build's
+// *_aliased) must not pass by selecting nothing. Skips where the variable is unset.
+inline void expect_requested_devices() {
+  const char* wanted = std::getenv("BLOBRT_TEST_EXPECT_DEVICES");
+  if (!wanted) GTEST_SKIP() << "BLOBRT_TEST_EXPECT_DEVICES is not set";
+  const std::vector<std::string> here = available_devices();
+  std::istringstream ids(wanted);
+  int count = 0;
+  for (std::string id; ids >> id; ++count) {
+    EXPECT_NE(std::find(here.begin(), here.end(), id), here.end()) << id << " was asked for and is not available";
+  }
+  EXPECT_GT(count, 0) << "BLOBRT_TEST_EXPECT_DEVICES names no device";
+}
 
 }  // namespace blobrt::testing
 

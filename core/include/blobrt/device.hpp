@@ -156,10 +156,11 @@ class Device {
   // (row-major; plugin_abi.h says each one's semantics). Not pure: the base class checks the
   // arguments and runs the call on the host through copies (logged once at
   // BLOBRT_LOG=info), so every device has all of Caffe's math.
+  // The operations of ABI 1.2 here; each later minor's group is declared at the end of the
+  // class (below sync_host_alias), so libblobrt.so.1's vtable only ever grows at its end.
 #define BLOBRT_DEVICE_MATH_VIRTUAL_(X, since, name, parameters) \
   virtual void name(BLOBRT_DEVICE_MATH_PARAMETERS(parameters));
-  BLOBRT_MATH_OPERATIONS(BLOBRT_DEVICE_MATH_VIRTUAL_, ~)
-#undef BLOBRT_DEVICE_MATH_VIRTUAL_
+  BLOBRT_MATH_OPERATIONS_1_2(BLOBRT_DEVICE_MATH_VIRTUAL_, ~)
 
   virtual void synchronize() = 0;
 
@@ -183,6 +184,11 @@ class Device {
   // to keep libblobrt.so.1's vtable.)
   enum class AliasSync { kToHost, kToDevice };
   virtual void sync_host_alias(DeviceBuffer buffer, std::size_t offset, std::size_t bytes, AliasSync direction);
+
+  // The math operations ABI 1.4 added (im2col, col2im), as the 1.2 ones above; a later
+  // minor's group goes after these, never between (libblobrt.so.1's vtable).
+  BLOBRT_MATH_OPERATIONS_1_4(BLOBRT_DEVICE_MATH_VIRTUAL_, ~)
+#undef BLOBRT_DEVICE_MATH_VIRTUAL_
 
   // Level 1 in Caffe's typed spelling (caffe_gpu_axpy<Dtype>), T float or double: the
   // precision is the scalar's or the result's type; one virtual call, to the typed slot

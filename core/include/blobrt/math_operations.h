@@ -33,8 +33,10 @@
  * the plugin table holds its fields in version order, after the other entries of earlier
  * minors (plugin_abi.h's BLOBRT_PLUGIN_V1_ENTRIES). A new operation goes into the group of
  * the next minor, with that minor as its `since`: a new group (BLOBRT_MATH_OPERATIONS_1_<m>)
- * appended to BLOBRT_MATH_OPERATIONS here and to the end of plugin_abi.h's list; the
- * compile-time checks there refuse an entry placed inside an older version's size. */
+ * appended to BLOBRT_MATH_OPERATIONS here, to the end of plugin_abi.h's list and to the end
+ * of class Device (device.hpp: libblobrt.so.1's vtable only grows at its end); the
+ * compile-time checks in plugin_abi.h refuse an entry placed inside an older version's size,
+ * and tests/core/device/device_vtable_test.cpp a virtual placed between older ones. */
 #ifndef BLOBRT_MATH_OPERATIONS_H
 #define BLOBRT_MATH_OPERATIONS_H
 

@@ -24,8 +24,9 @@ struct ConvGeometry {
     return {g.channels, g.height,   g.width,    g.kernel_h,   g.kernel_w,  g.pad_h,
             g.pad_w,    g.stride_h, g.stride_w, g.dilation_h, g.dilation_w};
   }
-  // Caffe's output extent, C's division included (a kernel larger than the padded image
-  // gives 0 or less: no output); only for a geometry valid() accepts.
+  // Caffe's output extent, C's division included: 0 or less is no output (a kernel that
+  // outgrows the padded image by less than the stride still gives 1, as in Caffe); only for
+  // a geometry invalid() accepts.
   static std::int64_t extent(std::int64_t size, std::int64_t pad, std::int64_t kernel, std::int64_t stride,
                              std::int64_t dilation) {
     const std::int64_t out = (size + 2 * pad - (dilation * (kernel - 1) + 1)) / stride + 1;
@@ -35,12 +36,32 @@ struct ConvGeometry {
   std::int64_t out_w() const { return extent(width, pad_w, kernel_w, stride_w, dilation_w); }
   std::int64_t image_count() const { return channels * height * width; }
   std::int64_t column_count() const { return channels * kernel_h * kernel_w * out_h() * out_w(); }
-  // nullptr when the geometry is one Caffe computes with; else why not.
+  // nullptr when the geometry is one Caffe computes with; else why not. Sizes are the
+  // caller's 64-bit values (never negative: the core checked): every product and sum
+  // above must fit before any of them is computed.
   const char* invalid() const {
     if (kernel_h < 1 || kernel_w < 1) return "the kernel must be at least 1 x 1";
     if (stride_h < 1 || stride_w < 1) return "the stride must be at least 1";
     if (dilation_h < 1 || dilation_w < 1) return "the dilation must be at least 1";
+    if (!fits()) return "the geometry's sizes overflow 64 bits";
     return nullptr;
+  }
+
+ private:
+  static bool fits_extent(std::int64_t size, std::int64_t pad, std::int64_t kernel, std::int64_t dilation) {
+    std::int64_t reach = 0, padded = 0;
+    return !__builtin_mul_overflow(dilation, kernel - 1, &reach) && !__builtin_add_overflow(reach, 1, &reach) &&
+           !__builtin_mul_overflow(pad, 2, &padded) && !__builtin_add_overflow(size, padded, &padded);
+  }
+  bool fits() const {
+    if (!fits_extent(height, pad_h, kernel_h, dilation_h) || !fits_extent(width, pad_w, kernel_w, dilation_w)) {
+      return false;
+    }
+    std::int64_t image = 0, columns = 0;
+    return !__builtin_mul_overflow(channels, height, &image) && !__builtin_mul_overflow(image, width, &image) &&
+           !__builtin_mul_overflow(channels, kernel_h, &columns) &&
+           !__builtin_mul_overflow(columns, kernel_w, &columns) &&
+           !__builtin_mul_overflow(columns, out_h(), &columns) && !__builtin_mul_overflow(columns, out_w(), &columns);
   }
 };
 
@@ -112,7 +133,7 @@ struct MathSemantics<MathOp::col2im> {
              {"im", a.im, a.im_offset, valid ? g.image_count() : 0, false, true}}};
   }
   static const char* invalid(const Args& a) { return ConvGeometry::of(a).invalid(); }
-  // No column element (the kernel outgrows the padded image): the image is zeros.
+  // No column element (an output extent of 0): the image is zeros.
   static bool only_scales(const Args& a, double* beta) {
     *beta = 0;
     return ConvGeometry::of(a).column_count() == 0;

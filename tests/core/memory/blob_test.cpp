@@ -518,5 +518,8 @@ TEST_P(BlobTest, SetCpuAndGpuData) {
 
 INSTANTIATE_ON_EVERY_DEVICE(BlobTest);
 
+// A run filtered to some devices' names sees them (tests/meson.build, *_aliased).
+TEST(RequestedDevices, ArePresent) { blobrt::testing::expect_requested_devices(); }
+
 }  // namespace
 }  // namespace blobrt

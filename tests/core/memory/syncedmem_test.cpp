@@ -417,5 +417,8 @@ TEST_P(SyncedMemoryTest, DeviceWithoutViewsSaysSo) {
   device().release(whole);
 }
 
+// A run filtered to some devices' names sees them (tests/meson.build, *_aliased).
+TEST(RequestedDevices, ArePresent) { blobrt::testing::expect_requested_devices(); }
+
 }  // namespace
 }  // namespace blobrt
