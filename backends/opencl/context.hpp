@@ -239,9 +239,13 @@ BLOBRT_KIT_ENTRY_TYPE(gemv) gemv;
 BLOBRT_KIT_ENTRY_TYPE(elementwise) elementwise;
 // Releases the element-wise kernels (close_device).
 void release_elementwise(Context* c);
-// ABI 1.4: Caffe's im2col and col2im (im2col.cpp); release_conv frees their kernels.
-BLOBRT_KIT_ENTRY_TYPE(im2col) im2col;
-BLOBRT_KIT_ENTRY_TYPE(col2im) col2im;
+// ABI 1.4: Caffe's im2col (conv_entry<false>) and col2im (conv_entry<true>), im2col.cpp;
+// release_conv frees their kernels.
+template <bool ToImage>
+int conv_entry(void* context, int32_t precision, int64_t channels, int64_t height, int64_t width, int64_t kernel_h,
+               int64_t kernel_w, int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w,
+               int64_t dilation_h, int64_t dilation_w, const void* from, int64_t from_offset, void* to,
+               int64_t to_offset, blobrt_error* err);
 void release_conv(Context* c);
 
 }  // namespace blobrt_opencl

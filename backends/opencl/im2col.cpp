@@ -24,12 +24,14 @@ const char* conv_kernel_source() {
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 
+/* The geometry, as plugin_abi.h's im2col takes it, then the output's extent. */
+#define BLOBRT_CONV_GEOMETRY                                                                      \
+  long channels, long height, long width, long kernel_h, long kernel_w, long pad_h, long pad_w,   \
+      long stride_h, long stride_w, long dilation_h, long dilation_w, long out_h, long out_w
+
 #define BLOBRT_CONV_KERNELS(T, S)                                                                 \
-__kernel void blobrt_im2col_##S(long channels, long height, long width, long kernel_h,           \
-                                long kernel_w, long pad_h, long pad_w, long stride_h,             \
-                                long stride_w, long dilation_h, long dilation_w, long out_h,      \
-                                long out_w, __global const T* im, long im_offset, __global T* col, \
-                                long col_offset) {                                                \
+__kernel void blobrt_im2col_##S(BLOBRT_CONV_GEOMETRY, __global const T* im, long im_offset,       \
+                                __global T* col, long col_offset) {                               \
   const long index = get_global_id(0);                                                            \
   const long plane = out_h * out_w;                                                               \
   if (index >= channels * plane) return;                                                          \
@@ -44,11 +46,8 @@ __kernel void blobrt_im2col_##S(long channels, long height, long width, long ker
     }                                                                                             \
   }                                                                                               \
 }                                                                                                 \
-__kernel void blobrt_col2im_##S(long channels, long height, long width, long kernel_h,           \
-                                long kernel_w, long pad_h, long pad_w, long stride_h,             \
-                                long stride_w, long dilation_h, long dilation_w, long out_h,      \
-                                long out_w, __global const T* col, long col_offset, __global T* im, \
-                                long im_offset) {                                                 \
+__kernel void blobrt_col2im_##S(BLOBRT_CONV_GEOMETRY, __global const T* col, long col_offset,     \
+                                __global T* im, long im_offset) {                                 \
   const long index = get_global_id(0);                                                            \
   if (index >= channels * height * width) return;                                                 \
   const long w = index % width, h = index / width % height, c = index / (width * height);         \
@@ -137,20 +136,22 @@ void release_conv(Context* c) {
   c->conv_program = nullptr;
 }
 
-int im2col(void* context, int32_t precision, int64_t channels, int64_t height, int64_t width, int64_t kernel_h,
-           int64_t kernel_w, int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t dilation_h,
-           int64_t dilation_w, const void* im, int64_t im_offset, void* col, int64_t col_offset, blobrt_error* err) {
+// im2col (ToImage false: im into col) and col2im (true: col into im): the two entries share
+// their parameters' types, the geometry then `from` and `to` with their offsets.
+template <bool ToImage>
+int conv_entry(void* context, int32_t precision, int64_t channels, int64_t height, int64_t width, int64_t kernel_h,
+               int64_t kernel_w, int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w,
+               int64_t dilation_h, int64_t dilation_w, const void* from, int64_t from_offset, void* to,
+               int64_t to_offset, blobrt_error* err) {
   const blobrt_kernels::ConvGeometry g{channels, height,   width,    kernel_h,   kernel_w,  pad_h,
                                        pad_w,    stride_h, stride_w, dilation_h, dilation_w};
-  return launch(as_context(context), false, precision, g, im, im_offset, col, col_offset, err);
+  return launch(as_context(context), ToImage, precision, g, from, from_offset, to, to_offset, err);
 }
-
-int col2im(void* context, int32_t precision, int64_t channels, int64_t height, int64_t width, int64_t kernel_h,
-           int64_t kernel_w, int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t dilation_h,
-           int64_t dilation_w, const void* col, int64_t col_offset, void* im, int64_t im_offset, blobrt_error* err) {
-  const blobrt_kernels::ConvGeometry g{channels, height,   width,    kernel_h,   kernel_w,  pad_h,
-                                       pad_w,    stride_h, stride_w, dilation_h, dilation_w};
-  return launch(as_context(context), true, precision, g, col, col_offset, im, im_offset, err);
-}
+template int conv_entry<false>(void*, int32_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                               int64_t, int64_t, int64_t, int64_t, const void*, int64_t, void*, int64_t,
+                               blobrt_error*);
+template int conv_entry<true>(void*, int32_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                              int64_t, int64_t, int64_t, int64_t, const void*, int64_t, void*, int64_t,
+                              blobrt_error*);
 
 }  // namespace blobrt_opencl

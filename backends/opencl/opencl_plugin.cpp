@@ -69,8 +69,8 @@ struct OpenCl {
   static constexpr auto gemv = blobrt_opencl::gemv;
   static constexpr auto elementwise = blobrt_opencl::elementwise;
   // Caffe's im2col and col2im (ABI 1.4: im2col.cpp).
-  static constexpr auto im2col = blobrt_opencl::im2col;
-  static constexpr auto col2im = blobrt_opencl::col2im;
+  static constexpr auto im2col = blobrt_opencl::conv_entry<false>;
+  static constexpr auto col2im = blobrt_opencl::conv_entry<true>;
 };
 
 struct DeviceEntry {
