@@ -27,6 +27,13 @@ cmake_policy(VERSION 3.23)
 
 find_package(blobrt 1.0 CONFIG REQUIRED COMPONENTS caffe OPTIONAL_COMPONENTS dist
              HINTS "${CMAKE_CURRENT_LIST_DIR}" NO_DEFAULT_PATH)
+include("${CMAKE_CURRENT_LIST_DIR}/caffe-portable-gpu.cmake")
+
+# The one build for every node (docs/caffe-on-blobrt.md): where Caffe's own files build no
+# CUDA (-DCPU_ONLY=ON, or no CUDA found), its GPU code is compiled all the same, over
+# blobrt: libcaffe links no CUDA or OpenCL library, and GPU mode runs on whichever device
+# the node's backend has. OFF gives Caffe's CPU_ONLY build (GPU methods are the CPU code).
+option(BLOBRT_CAFFE_PORTABLE "Compile Caffe's GPU code over blobrt where Caffe builds no CUDA" ON)
 
 # target_link_libraries(caffe <scope> ITEMS...) whichever signature Caffe's own files used:
 # CMake refuses to mix the keyword form (BVLC Caffe's) with the plain one (SSD's Caffe:
@@ -39,6 +46,13 @@ function(blobrt_link_caffe scope)
     set_property(TARGET caffe APPEND PROPERTY LINK_LIBRARIES "${item}")
     if(scope STREQUAL "PUBLIC")
       set_property(TARGET caffe APPEND PROPERTY INTERFACE_LINK_LIBRARIES "${item}")
+      # Under Caffe's old policies (CMP0022 OLD: BVLC's cmake_minimum_required(2.8.7)) the
+      # keyword form also fills LINK_INTERFACE_LIBRARIES, and that is what the targets
+      # linking caffe (the tools) read: without this they link no libblobrt.
+      get_target_property(old_interface caffe LINK_INTERFACE_LIBRARIES)
+      if(old_interface)
+        set_property(TARGET caffe APPEND PROPERTY LINK_INTERFACE_LIBRARIES "${item}")
+      endif()
     endif()
   endforeach()
 endfunction()
@@ -61,8 +75,26 @@ function(blobrt_adopt_caffe_library)
 
   # Ahead of Caffe's include/ for the library and, through its interface, for everything
   # that links it.
+  # The portable build: the GPU half of the tree as C++ (caffe-portable-gpu.cmake), and
+  # BLOBRT_CAFFE_PORTABLE for the library and what links it (the tools, pycaffe, the
+  # tests), which undoes CPU_ONLY in blobrt-caffe's device_alternate.hpp. A CUDA build
+  # (Caffe found CUDA and compiles its .cu files with nvcc) stays one.
+  if(BLOBRT_CAFFE_PORTABLE AND NOT HAVE_CUDA)
+    blobrt_caffe_portable_gpu_sources("${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}/blobrt-portable-gpu" gpu_sources)
+    target_sources(caffe PRIVATE ${gpu_sources})
+    target_compile_definitions(caffe PUBLIC BLOBRT_CAFFE_PORTABLE)
+    message(STATUS "blobrt: portable build: Caffe's GPU mode runs on the active backend's device, "
+                   "with no CUDA library linked (-DBLOBRT_CAFFE_PORTABLE=OFF: CPU_ONLY as Caffe's)")
+  endif()
+
   get_target_property(blobrt_caffe_include blobrt::caffe INTERFACE_INCLUDE_DIRECTORIES)
   target_include_directories(caffe BEFORE PUBLIC ${blobrt_caffe_include})
+  # blobrt's own headers, which blobrt-caffe's include, for the same targets: a Caffe tree
+  # under its old policies (BVLC's cmake_minimum_required(2.8.7)) does not pass on the
+  # include directories of what its library links, and blobrt's prefix need not be one
+  # the compiler searches by itself.
+  get_target_property(blobrt_include blobrt::blobrt INTERFACE_INCLUDE_DIRECTORIES)
+  target_include_directories(caffe SYSTEM PUBLIC ${blobrt_include})
   blobrt_link_caffe(PUBLIC blobrt::caffe)
   # blobrt's headers are C++17. A tree that writes an older standard into CMAKE_CXX_FLAGS
   # (OpenPose's Caffe: -std=c++11) would win over blobrt::caffe's compile feature, which

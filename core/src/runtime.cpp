@@ -138,6 +138,11 @@ class Runtime {
 
   const std::shared_ptr<Device>& host() { return registry_.host(); }
 
+  bool request_addressable() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return registry_.request_addressable();
+  }
+
   // host_math_device(): chosen once, under the lock that opening a device takes.
   const std::shared_ptr<Device>& host_math() {
     std::call_once(host_math_chosen_, [this] {
@@ -148,7 +153,9 @@ class Runtime {
   }
 
  private:
-  Runtime() : registry_(make_host_device()) {}
+  Runtime() : registry_(make_host_device()) {
+    if (environment::get("BLOBRT_ADDRESSABLE_HANDLES").value_or("") == "1") registry_.request_addressable();
+  }
 
   Discovery& discovery() {
     std::call_once(discovered_, [this] { discovery_ = discover_plugins(); });
@@ -297,6 +304,7 @@ std::shared_ptr<Device> open_device(const std::string& spec) {
   return *Runtime::get().entry_for(spec, Requester::kOpenDevice);
 }
 std::vector<std::string> available_devices() { return Runtime::get().available(); }
+bool request_addressable_handles() { return Runtime::get().request_addressable(); }
 
 // active_device() and active_backend() are inline aliases now (runtime.hpp); programs built
 // against an older runtime.hpp call them out of line, so libblobrt.so.1 keeps exporting them:

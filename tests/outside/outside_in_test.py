@@ -11,6 +11,7 @@ Prints one line per check and "outside-in: N passed, N failed"; writes the check
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -159,11 +160,40 @@ if has_caffe:
                  and (signature == "keyword" or "are compiled as c++17" in out),
                  f"a Caffe-layout CMake tree ({signature} target_link_libraries) configures with "
                  "-DCMAKE_PROJECT_Caffe_INCLUDE=caffe-on-blobrt.cmake", out):
+            # The portable build (the default where Caffe builds no CUDA): the tree's .cu
+            # files become C++ sources of the library, one kind each.
+            check("1 .cu files without kernels compiled as C++, 1 layers' kernels dispatched" in out
+                  and "portable build" in out, f"the Caffe-layout tree ({signature}) configures as the portable build",
+                  out)
             rc, out = run(["cmake", "--build", caffe_build], env=user_env)
             if check(rc == 0, f"the Caffe-layout tree ({signature}) builds: blobrt's files left out, blobrt-caffe's "
                      "headers first", out):
                 consumers[f"Caffe's CMake layout ({signature}): caffe_tool"] = os.path.join(caffe_build, "tools",
                                                                                              "caffe_tool")
+                consumers[f"Caffe's CMake layout ({signature}): caffe_portable"] = os.path.join(
+                    caffe_build, "tools", "caffe_portable")
+                # A .cu blobrt-caffe has no portable form of is named when its place compiles.
+                check("no portable form of src/caffe/fork_only.cu" in out,
+                      f"the portable build ({signature}) names the .cu it has no form of", out)
+                rc, out = run(["ldd", os.path.join(caffe_build, "src", "caffe", "libcaffe.so")], env=user_env)
+                check(rc == 0 and "libblobrt" in out and not re.search(r"libcuda|libcublas|libcurand|libOpenCL", out),
+                      f"the portable libcaffe ({signature}) links libblobrt and no CUDA or OpenCL library", out)
+    # Caffe's Makefile route runs the same generator as a script (docs/caffe-on-blobrt.md):
+    # one source per .cu of the tree's (test_*.cu and math_functions.cu have none).
+    generator = glob.glob(os.path.join(libdir, "cmake", "blobrt", "caffe-portable-gpu.cmake"))
+    if check(len(generator) == 1, "the prefix has cmake/blobrt/caffe-portable-gpu.cmake", str(generator)):
+        generated = os.path.join(work, "caffe-portable-gpu")
+        shutil.rmtree(generated, ignore_errors=True)
+        rc, out = run(["cmake", f"-DCAFFE_ROOT={caffe_tree}", f"-DOUTPUT_DIR={generated}", "-P", generator[0]],
+                      env=user_env)
+        made = sorted(os.listdir(generated)) if os.path.isdir(generated) else []
+        check(rc == 0 and made == ["fork_only.cu.cpp", "layers_double_layer.cu.cpp", "layers_square_layer.cu.cpp",
+                                   "solvers_sgd_solver.cu.cpp"],
+              "caffe-portable-gpu.cmake run as a script writes one source per .cu", out + str(made))
+        rc, out = run(["cmake", f"-DCAFFE_ROOT={work}", f"-DOUTPUT_DIR={generated}", "-P", generator[0]],
+                      env=user_env)
+        check(rc != 0 and "not a Caffe tree" in out, "caffe-portable-gpu.cmake refuses a folder with no src/caffe",
+              out)
     unhooked_build = os.path.join(work, "caffe-cmake-unhooked")
     shutil.rmtree(unhooked_build, ignore_errors=True)
     rc, out = run(["cmake", "-S", caffe_tree, "-B", unhooked_build, f"-DCMAKE_PREFIX_PATH={prefix}"], env=user_env)
@@ -199,6 +229,20 @@ for how, exe in sorted(consumers.items()):
             # fork-label-7: the tree's own io.hpp (a fork's API) was the one its files saw.
             check(rc == 0 and f"device={backend}:0 top=(3, 4) asum=180 fork-label-7" in out, f"{how} runs on {backend}",
                   out)
+    elif how.endswith(": caffe_portable"):
+        # GPU mode on every backend: 2x on the device by Caffe's own code, the square by the
+        # CPU code (no backend registered one) or by the registered implementation, the
+        # gradient (4x) and the SGD step (0.4x) on the device, a handle offset as Caffe's
+        # GPU code offsets them (x + 3: 4 + 5 + 6) on every device; the CUDA runtime's device
+        # count and a refused device number answer for the backend's devices.
+        for backend in backends:
+            for register, forward_ran in ((False, "CPU code"), (True, "device")):
+                rc, out = run([exe] + ["--register_square"] * register, env=dict(user_env, BLOBRT_BACKEND=backend))
+                check(rc == 0 and f"device={backend}:0 z=364 dy=84 sgd=8.4 offset_asum=15 cuda_devices=" in out
+                      and "'invalid device ordinal" in out
+                      and f"ran: SquareLayer Forward_gpu on {backend}:0: {forward_ran}" in out
+                      and f"ran: SquareLayer Backward_gpu on {backend}:0: CPU code" in out,
+                      f"{how} runs GPU mode on {backend} (square forward: {forward_ran})", out)
     elif how.endswith(": caffe_consumer"):
         # Caffe's 0.5 * (0 + 2 + ... + 46) with --scale=2: GlobalInit parsed the flag.
         for backend in backends:

@@ -134,6 +134,15 @@ std::shared_ptr<Device> open_device(const std::string& spec);
 // Every backend:index that can be opened here, host first.
 std::vector<std::string> available_devices();
 
+// From now on, a device whose buffer handles are not addresses (an OpenCL cl_mem) opens
+// behind handles that are, in a reserved range of the address space: `handle + n` is byte
+// n of the same buffer, as Caffe's GPU code takes gpu_data() to be (its description then
+// says addressable_handles). Each operation costs one lookup per buffer, and a handle
+// inside no live buffer is a blobrt::Error. BLOBRT_ADDRESSABLE_HANDLES=1 asks for it from
+// the start; blobrt-caffe's portable build asks when Caffe's library loads. Returns false
+// when such a device was opened before (it keeps its handles; devices opened later do not).
+bool request_addressable_handles();
+
 // The always-present built-in host device (the conformance reference).
 const std::shared_ptr<Device>& host_device();
 

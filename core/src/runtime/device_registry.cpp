@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "addressable_device.hpp"
 #include "plugin_device.hpp"
 #include "plugin_library.hpp"
 #include "selection.hpp"
@@ -40,6 +41,7 @@ const std::shared_ptr<Device>& DeviceRegistry::open(const BackendSpec& spec, Req
     } catch (const Error& e) {
       fail_unavailable(inv, spec, who, SkipCode::kOpenFailed, e.what());
     }
+    if (addressable_) device = make_addressable(std::move(device));
     return devices_[id] = std::move(device);
   }
   // Not usable: say why, from its report if there is one.
@@ -55,6 +57,14 @@ const std::shared_ptr<Device>* DeviceRegistry::find(const std::shared_ptr<Device
   if (!device) return nullptr;
   auto found = devices_.find(device->description().id());
   return found != devices_.end() && found->second == device ? &found->second : nullptr;
+}
+
+bool DeviceRegistry::request_addressable() {
+  addressable_ = true;
+  for (const auto& [id, device] : devices_) {
+    if (!device->description().addressable_handles) return false;
+  }
+  return true;
 }
 
 }  // namespace blobrt

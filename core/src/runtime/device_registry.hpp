@@ -34,8 +34,13 @@ class DeviceRegistry {
   // The entry holding `device`; null when the registry did not open it (or it is null).
   const std::shared_ptr<Device>* find(const std::shared_ptr<Device>& device) const;
 
+  // From now on a device whose handles are not addresses opens behind addressable ones
+  // (addressable_device.hpp). False when such a device is open already (it stays as it is).
+  bool request_addressable();
+
  private:
   std::map<std::string, std::shared_ptr<Device>> devices_;  // by id; never changed or removed
+  bool addressable_ = false;
   const std::shared_ptr<Device>* host_;
 };
 

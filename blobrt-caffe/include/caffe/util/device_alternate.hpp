@@ -1,6 +1,13 @@
 // caffe/util/device_alternate.hpp for Caffe's own sources built on blobrt (installed by
 // blobrt-caffe; docs/caffe-on-blobrt.md).
 //
+// BLOBRT_CAFFE_PORTABLE (the one build for every node, docs/caffe-on-blobrt.md): Caffe's
+// GPU code is compiled, whatever its build files said (they add CPU_ONLY where they find no
+// CUDA, and are told to here so that they run no nvcc and link no CUDA library): CPU_ONLY
+// is undone, and what Caffe's .cpp files use of the CUDA runtime comes from
+// <blobrt/caffe/portable/cuda_runtime.hpp>, over blobrt's devices. The .cu files' part is
+// caffe-portable-gpu.cmake's.
+//
 // CPU_ONLY: nothing here; <blobrt/caffe/common.hpp> defines NO_GPU and STUB_GPU*, whose
 // GPU-mode Forward/Backward run the CPU code (Caffe's would abort), so a layer built
 // without its .cu file works in GPU mode on every backend.
@@ -24,7 +31,10 @@
 
 #include <vector>
 
-#ifndef CPU_ONLY
+#ifdef BLOBRT_CAFFE_PORTABLE
+#undef CPU_ONLY
+#include <blobrt/caffe/portable/cuda_runtime.hpp>
+#elif !defined(CPU_ONLY)
 
 #include <cublas_v2.h>
 #include <cuda.h>
@@ -129,6 +139,6 @@ inline cudaError_t blobrt_caffe_cuda_set_device(int device) {
 #define cudaSetDevice(device) blobrt_caffe_cuda_set_device(device)
 #define BLOBRT_CAFFE_AFTER_SET_DEVICE() ::caffe::blobrt_cuda::runtime_follows()
 
-#endif  // CPU_ONLY
+#endif  // BLOBRT_CAFFE_PORTABLE, CPU_ONLY
 
 #endif  // CAFFE_UTIL_DEVICE_ALTERNATE_H_

@@ -1,0 +1,108 @@
+// Caffe's src/caffe/util/im2col.cu in the portable build: im2col_gpu and col2im_gpu are
+// blobrt's im2col/col2im operations on the calling thread's device (its plugin's kernels,
+// else the host kernels through copies); the n-d forms run Caffe's own im2col_nd_cpu /
+// col2im_nd_cpu (the tree's im2col.cpp) on host copies of the operands, shapes included
+// (Caffe hands them over in device memory).
+#ifndef BLOBRT_CAFFE_PORTABLE_CU_IM2COL_HPP
+#define BLOBRT_CAFFE_PORTABLE_CU_IM2COL_HPP
+
+#include <cstdint>
+#include <vector>
+
+#include <blobrt/caffe/portable/gpu_methods.hpp>
+#include <blobrt/runtime.hpp>
+
+#include "caffe/util/im2col.hpp"
+
+namespace caffe {
+
+template <typename Dtype>
+void im2col_gpu(const Dtype* data_im, const int channels, const int height, const int width, const int kernel_h,
+                const int kernel_w, const int pad_h, const int pad_w, const int stride_h, const int stride_w,
+                const int dilation_h, const int dilation_w, Dtype* data_col) {
+  blobrt::current_device()->im2col(blobrt_caffe_portable::precision_of<Dtype>(), channels, height, width, kernel_h,
+                                   kernel_w, pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w, data_im, 0,
+                                   data_col, 0);
+}
+
+template <typename Dtype>
+void col2im_gpu(const Dtype* data_col, const int channels, const int height, const int width, const int kernel_h,
+                const int kernel_w, const int pad_h, const int pad_w, const int stride_h, const int stride_w,
+                const int dilation_h, const int dilation_w, Dtype* data_im) {
+  blobrt::current_device()->col2im(blobrt_caffe_portable::precision_of<Dtype>(), channels, height, width, kernel_h,
+                                   kernel_w, pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w, data_col, 0,
+                                   data_im, 0);
+}
+
+namespace blobrt_portable_im2col {
+
+template <typename T>
+std::vector<T> to_host(const T* device_data, std::size_t n) {
+  std::vector<T> host(n);
+  if (n > 0) blobrt::current_device()->copy_to_host(device_data, 0, host.data(), n * sizeof(T));
+  return host;
+}
+
+inline std::size_t product(const std::vector<int>& shape) {
+  std::size_t n = 1;
+  for (int extent : shape) n *= static_cast<std::size_t>(extent);
+  return n;
+}
+
+// Runs `nd_cpu` on host copies: the image (or columns) read, the other side written back.
+template <typename Dtype, typename NdCpu>
+void nd_on_host(const Dtype* input, bool input_is_image, const int num_spatial_axes, const int* im_shape,
+                const int* col_shape, Dtype* output, NdCpu nd_cpu) {
+  const std::vector<int> im = to_host(im_shape, num_spatial_axes + 1), col = to_host(col_shape, num_spatial_axes + 1);
+  const std::size_t in_n = product(input_is_image ? im : col), out_n = product(input_is_image ? col : im);
+  std::vector<Dtype> in = to_host(input, in_n), out(out_n);
+  nd_cpu(in.data(), im.data(), col.data(), out.data());
+  if (out_n > 0) blobrt::current_device()->copy_to_device(out.data(), output, 0, out_n * sizeof(Dtype));
+}
+
+}  // namespace blobrt_portable_im2col
+
+template <typename Dtype>
+void im2col_nd_gpu(const Dtype* data_im, const int num_spatial_axes, const int /*num_kernels*/, const int* im_shape,
+                   const int* col_shape, const int* kernel_shape, const int* pad, const int* stride,
+                   const int* dilation, Dtype* data_col) {
+  using blobrt_portable_im2col::to_host;
+  const std::vector<int> kernel = to_host(kernel_shape, num_spatial_axes), p = to_host(pad, num_spatial_axes),
+                         s = to_host(stride, num_spatial_axes), d = to_host(dilation, num_spatial_axes);
+  blobrt_portable_im2col::nd_on_host(data_im, true, num_spatial_axes, im_shape, col_shape, data_col,
+                                     [&](const Dtype* in, const int* im, const int* col, Dtype* out) {
+                                       im2col_nd_cpu(in, num_spatial_axes, im, col, kernel.data(), p.data(), s.data(),
+                                                     d.data(), out);
+                                     });
+}
+
+template <typename Dtype>
+void col2im_nd_gpu(const Dtype* data_col, const int num_spatial_axes, const int /*im_size*/, const int* im_shape,
+                   const int* col_shape, const int* kernel_shape, const int* pad, const int* stride,
+                   const int* dilation, Dtype* data_im) {
+  using blobrt_portable_im2col::to_host;
+  const std::vector<int> kernel = to_host(kernel_shape, num_spatial_axes), p = to_host(pad, num_spatial_axes),
+                         s = to_host(stride, num_spatial_axes), d = to_host(dilation, num_spatial_axes);
+  blobrt_portable_im2col::nd_on_host(data_col, false, num_spatial_axes, im_shape, col_shape, data_im,
+                                     [&](const Dtype* in, const int* im, const int* col, Dtype* out) {
+                                       col2im_nd_cpu(in, num_spatial_axes, im, col, kernel.data(), p.data(), s.data(),
+                                                     d.data(), out);
+                                     });
+}
+
+#define BLOBRT_PORTABLE_IM2COL_INSTANTIATE(Dtype)                                                                    \
+  template void im2col_gpu<Dtype>(const Dtype*, const int, const int, const int, const int, const int, const int,    \
+                                  const int, const int, const int, const int, const int, Dtype*);                    \
+  template void col2im_gpu<Dtype>(const Dtype*, const int, const int, const int, const int, const int, const int,    \
+                                  const int, const int, const int, const int, const int, Dtype*);                    \
+  template void im2col_nd_gpu<Dtype>(const Dtype*, const int, const int, const int*, const int*, const int*,         \
+                                     const int*, const int*, const int*, Dtype*);                                    \
+  template void col2im_nd_gpu<Dtype>(const Dtype*, const int, const int, const int*, const int*, const int*,         \
+                                     const int*, const int*, const int*, Dtype*);
+BLOBRT_PORTABLE_IM2COL_INSTANTIATE(float)
+BLOBRT_PORTABLE_IM2COL_INSTANTIATE(double)
+#undef BLOBRT_PORTABLE_IM2COL_INSTANTIATE
+
+}  // namespace caffe
+
+#endif  // BLOBRT_CAFFE_PORTABLE_CU_IM2COL_HPP

@@ -1,0 +1,194 @@
+// What Caffe's non-.cu sources use of the CUDA runtime in a GPU build, over blobrt's
+// devices, for the portable build (BLOBRT_CAFFE_PORTABLE; docs/caffe-on-blobrt.md, "One
+// build for every node"): the tool's device count and properties, InternalThread's
+// cudaGetDevice/cudaSetDevice, the prefetch thread's stream, the Timer's events. No CUDA
+// header and no CUDA library: a device here is one of the active backend's devices, as
+// Caffe::SetDevice counts them ("opencl:1" is device 1), whatever its kind.
+//
+// Streams stand for the device's own queue: synchronizing one waits for the calling
+// thread's device. An event records the time once the device has finished what was sent
+// before it, so cudaEventElapsedTime measures what the device did between two records.
+#ifndef BLOBRT_CAFFE_PORTABLE_CUDA_RUNTIME_HPP
+#define BLOBRT_CAFFE_PORTABLE_CUDA_RUNTIME_HPP
+
+#include <chrono>
+#include <cstddef>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <glog/logging.h>
+
+#include <blobrt/caffe/portable/gpu_methods.hpp>
+#include <blobrt/error.hpp>
+#include <blobrt/runtime.hpp>
+
+// The codes Caffe's sources compare with or print.
+enum cudaError_t {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorNoDevice = 100,
+  cudaErrorInvalidDevice = 101,
+  cudaErrorUnknown = 999
+};
+typedef cudaError_t cudaError;
+
+enum cudaStreamFlags_ { cudaStreamDefault = 0, cudaStreamNonBlocking = 1 };
+
+struct blobrt_caffe_stream_;
+typedef blobrt_caffe_stream_* cudaStream_t;
+struct blobrt_caffe_event_ {
+  std::chrono::steady_clock::time_point at;
+  bool recorded = false;
+};
+typedef blobrt_caffe_event_* cudaEvent_t;
+
+// cuBLAS and cuRAND handles are never made here (blobrt's math has its own): the types are
+// for declarations Caffe's headers make.
+struct blobrt_caffe_cublas_;
+typedef blobrt_caffe_cublas_* cublasHandle_t;
+struct blobrt_caffe_curand_;
+typedef blobrt_caffe_curand_* curandGenerator_t;
+enum cublasStatus_t { CUBLAS_STATUS_SUCCESS = 0 };
+enum curandStatus_t { CURAND_STATUS_SUCCESS = 0 };
+
+// The fields of CUDA's cudaDeviceProp that Caffe's sources and tests read, filled from the
+// device's description: what blobrt does not know is 0.
+struct cudaDeviceProp {
+  char name[256];
+  std::size_t totalGlobalMem;
+  std::size_t sharedMemPerBlock;
+  int regsPerBlock;
+  int warpSize;
+  std::size_t memPitch;
+  int maxThreadsPerBlock;
+  int maxThreadsDim[3];
+  int maxGridSize[3];
+  int clockRate;
+  std::size_t totalConstMem;
+  int major;
+  int minor;
+  std::size_t textureAlignment;
+  int deviceOverlap;
+  int multiProcessorCount;
+  int kernelExecTimeoutEnabled;
+  int integrated;
+  int canMapHostMemory;
+  int unifiedAddressing;
+};
+
+namespace blobrt_caffe_portable {
+
+// The active backend's name ("opencl" of "opencl:0").
+inline std::string backend() {
+  const std::string id = blobrt::current_device_id();
+  return id.substr(0, id.find(':'));
+}
+
+inline int device_count() {
+  const std::string prefix = backend() + ":";
+  int count = 0;
+  for (const std::string& id : blobrt::available_devices()) count += id.compare(0, prefix.size(), prefix) == 0;
+  return count;
+}
+
+inline bool valid_device(int device) { return device >= 0 && device < device_count(); }
+
+// Asked for once when the program or library compiled with these headers starts, before
+// it opens a device (gpu_methods.hpp, request_addressable_handles).
+inline const bool addressable_handles_requested = request_addressable_handles();
+
+}  // namespace blobrt_caffe_portable
+
+inline const char* cudaGetErrorString(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorNoDevice: return "no device of the active blobrt backend";
+    case cudaErrorInvalidDevice: return "invalid device ordinal (not a device of the active blobrt backend)";
+    default: return "unknown error";
+  }
+}
+inline cudaError_t cudaGetLastError() { return cudaSuccess; }
+inline cudaError_t cudaPeekAtLastError() { return cudaSuccess; }
+
+inline cudaError_t cudaGetDeviceCount(int* count) {
+  if (count == nullptr) return cudaErrorInvalidValue;
+  *count = blobrt_caffe_portable::device_count();
+  return *count > 0 ? cudaSuccess : cudaErrorNoDevice;
+}
+inline cudaError_t cudaGetDevice(int* device) {
+  if (device == nullptr) return cudaErrorInvalidValue;
+  *device = blobrt::current_device()->description().index;
+  return cudaSuccess;
+}
+// As Caffe::SetDevice: the calling thread moves to device n of the active backend.
+inline cudaError_t cudaSetDevice(int device) {
+  if (!blobrt_caffe_portable::valid_device(device)) return cudaErrorInvalidDevice;
+  blobrt::select_thread_device(blobrt_caffe_portable::backend() + ":" + std::to_string(device));
+  return cudaSuccess;
+}
+inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  if (prop == nullptr) return cudaErrorInvalidValue;
+  if (!blobrt_caffe_portable::valid_device(device)) return cudaErrorInvalidDevice;
+  const auto opened = blobrt::open_device(blobrt_caffe_portable::backend() + ":" + std::to_string(device));
+  const blobrt::DeviceDescription& d = opened->description();
+  std::memset(prop, 0, sizeof(*prop));
+  std::strncpy(prop->name, d.name.c_str(), sizeof(prop->name) - 1);
+  prop->totalGlobalMem = static_cast<std::size_t>(d.memory_bytes);
+  prop->integrated = d.memory_model == blobrt::MemoryModel::kShared;
+  prop->canMapHostMemory = d.memory_model == blobrt::MemoryModel::kShared;
+  prop->unifiedAddressing = d.addressable_handles;
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceSynchronize() {
+  blobrt::current_device()->synchronize();
+  return cudaSuccess;
+}
+
+inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int /*flags*/) {
+  if (stream == nullptr) return cudaErrorInvalidValue;
+  *stream = nullptr;  // the device's own queue
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamCreate(cudaStream_t* stream) { return cudaStreamCreateWithFlags(stream, 0); }
+inline cudaError_t cudaStreamSynchronize(cudaStream_t /*stream*/) { return cudaDeviceSynchronize(); }
+inline cudaError_t cudaStreamDestroy(cudaStream_t /*stream*/) { return cudaSuccess; }
+
+inline cudaError_t cudaEventCreate(cudaEvent_t* event) {
+  if (event == nullptr) return cudaErrorInvalidValue;
+  *event = new blobrt_caffe_event_();
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  delete event;
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t /*stream*/ = nullptr) {
+  if (event == nullptr) return cudaErrorInvalidValue;
+  blobrt::current_device()->synchronize();
+  event->at = std::chrono::steady_clock::now();
+  event->recorded = true;
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  return event != nullptr && event->recorded ? cudaSuccess : cudaErrorInvalidValue;
+}
+inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop) {
+  if (ms == nullptr || start == nullptr || stop == nullptr || !start->recorded || !stop->recorded) {
+    return cudaErrorInvalidValue;
+  }
+  *ms = std::chrono::duration<float, std::milli>(stop->at - start->at).count();
+  return cudaSuccess;
+}
+
+#define CUDA_CHECK(condition)                                                            \
+  do {                                                                                   \
+    cudaError_t blobrt_cuda_error = condition;                                           \
+    CHECK_EQ(blobrt_cuda_error, cudaSuccess) << " " << cudaGetErrorString(blobrt_cuda_error); \
+  } while (0)
+#define CUBLAS_CHECK(condition) CHECK_EQ((condition), CUBLAS_STATUS_SUCCESS)
+#define CURAND_CHECK(condition) CHECK_EQ((condition), CURAND_STATUS_SUCCESS)
+#define CUDA_POST_KERNEL_CHECK CUDA_CHECK(cudaPeekAtLastError())
+
+#endif  // BLOBRT_CAFFE_PORTABLE_CUDA_RUNTIME_HPP

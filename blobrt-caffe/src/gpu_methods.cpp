@@ -1,0 +1,85 @@
+// The registry of layer GPU methods a backend provides, and the record of what ran how
+// (blobrt/caffe/portable/gpu_methods.hpp). One per process, in libblobrt-caffe.
+#include "blobrt/caffe/portable/gpu_methods.hpp"
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <tuple>
+
+#include <blobrt/log.hpp>
+
+namespace blobrt_caffe_portable {
+namespace {
+
+using Key = std::tuple<std::string, blobrt::Precision, blobrt::NativeDeviceType>;
+
+struct Registry {
+  std::mutex mutex;
+  std::map<Key, GpuLayerMethods> methods;
+  // "ReLULayer Forward_gpu on simgpu:0" -> "CPU code" / "device", in the order first seen.
+  std::vector<std::pair<std::string, std::string>> ran;
+  std::set<std::string> seen;
+};
+
+Registry& registry() {
+  static Registry* instance = new Registry();  // never destroyed: layers may run during exit
+  return *instance;
+}
+
+void note(const char* layer_class, const char* method, const blobrt::Device& device, const char* how) {
+  const std::string what = std::string(layer_class) + " " + method + " on " + device.description().id();
+  Registry& r = registry();
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    if (!r.seen.insert(what).second) return;
+    r.ran.emplace_back(what, how);
+  }
+  blobrt::log_message(blobrt::LogLevel::kInfo, "caffe: ", what, ": ", how,
+                      std::string(how) == "CPU code" ? " (the backend registered no GPU implementation for this layer)"
+                                                     : "");
+}
+
+}  // namespace
+
+void register_gpu_layer(const std::string& layer_class, blobrt::Precision precision, blobrt::NativeDeviceType memory,
+                        GpuLayerMethods methods) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.methods[Key{layer_class, precision, memory}] = methods;
+}
+
+const GpuLayerMethods* find_gpu_layer(const std::string& layer_class, blobrt::Precision precision,
+                                      const blobrt::Device& device) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  // Entries are never erased, so the pointer stays valid (a replacement writes in place).
+  const auto found = r.methods.find(Key{layer_class, precision, device.description().native_type});
+  return found == r.methods.end() ? nullptr : &found->second;
+}
+
+void note_cpu_fallback(const char* layer_class, const char* method, const blobrt::Device& device) {
+  note(layer_class, method, device, "CPU code");
+}
+
+void note_on_device(const char* layer_class, const char* method, const blobrt::Device& device) {
+  note(layer_class, method, device, "device");
+}
+
+bool request_addressable_handles() {
+  if (blobrt::request_addressable_handles()) return true;
+  blobrt::log_message(blobrt::LogLevel::kWarn,
+                      "caffe: a device whose buffer handles are not addresses was opened before Caffe's library "
+                      "loaded; Caffe's GPU mode offsets handles and cannot run on it (open no device before)");
+  return false;
+}
+
+std::vector<std::string> gpu_method_report() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::vector<std::string> lines;
+  for (const auto& [what, how] : r.ran) lines.push_back(what + ": " + how);
+  return lines;
+}
+
+}  // namespace blobrt_caffe_portable
