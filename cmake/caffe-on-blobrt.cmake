@@ -79,15 +79,34 @@ function(blobrt_adopt_caffe_library)
   # BLOBRT_CAFFE_PORTABLE for the library and what links it (the tools, pycaffe, the
   # tests), which undoes CPU_ONLY in blobrt-caffe's device_alternate.hpp. A CUDA build
   # (Caffe found CUDA and compiles its .cu files with nvcc) stays one.
+  # A tree with CUDA code of its own outside its layers (SSD's bbox_util.cu) that
+  # blobrt-caffe has no portable form of stays Caffe's CPU_ONLY build: its .cpp files would
+  # call those functions.
+  get_target_property(blobrt_caffe_include blobrt::caffe INTERFACE_INCLUDE_DIRECTORIES)
   if(BLOBRT_CAFFE_PORTABLE AND NOT HAVE_CUDA)
-    blobrt_caffe_portable_gpu_sources("${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}/blobrt-portable-gpu" gpu_sources)
-    target_sources(caffe PRIVATE ${gpu_sources})
-    target_compile_definitions(caffe PUBLIC BLOBRT_CAFFE_PORTABLE)
-    message(STATUS "blobrt: portable build: Caffe's GPU mode runs on the active backend's device, "
-                   "with no CUDA library linked (-DBLOBRT_CAFFE_PORTABLE=OFF: CPU_ONLY as Caffe's)")
+    blobrt_caffe_portable_gpu_sources("${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}/blobrt-portable-gpu" gpu_sources
+                                      others)
+    set(no_form)
+    foreach(other IN LISTS others)
+      string(REGEX REPLACE "\\.cu$" ".hpp" form "${other}")
+      if(NOT EXISTS "${blobrt_caffe_include}/blobrt/caffe/portable/cu/${form}")
+        list(APPEND no_form "src/caffe/${other}")
+      endif()
+    endforeach()
+    # A .cu added or changed (a kernel added to it) configures again.
+    file(GLOB_RECURSE cu_files "${CMAKE_SOURCE_DIR}/src/caffe/*.cu")
+    set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${cu_files})
+    if(no_form)
+      message(STATUS "blobrt: not the portable build: blobrt-caffe has no portable form of ${no_form} "
+                     "(CUDA functions of this tree's own outside its layers); Caffe's CPU_ONLY build instead")
+    else()
+      target_sources(caffe PRIVATE ${gpu_sources})
+      target_compile_definitions(caffe PUBLIC BLOBRT_CAFFE_PORTABLE)
+      message(STATUS "blobrt: portable build: Caffe's GPU mode runs on the active backend's device, "
+                     "with no CUDA library linked (-DBLOBRT_CAFFE_PORTABLE=OFF: CPU_ONLY as Caffe's)")
+    endif()
   endif()
 
-  get_target_property(blobrt_caffe_include blobrt::caffe INTERFACE_INCLUDE_DIRECTORIES)
   target_include_directories(caffe BEFORE PUBLIC ${blobrt_caffe_include})
   # blobrt's own headers, which blobrt-caffe's include, for the same targets: a Caffe tree
   # under its old policies (BVLC's cmake_minimum_required(2.8.7)) does not pass on the

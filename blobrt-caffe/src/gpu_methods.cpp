@@ -19,6 +19,9 @@ struct Registry {
   std::map<Key, GpuLayerMethods> methods;
   // "ReLULayer Forward_gpu on simgpu:0" -> "CPU code" / "device", in the order first seen.
   std::vector<std::pair<std::string, std::string>> ran;
+  // What was noted: by the call's own strings (a call site passes the same literals each
+  // time) and device, so that a call seen before builds no string; then by the text.
+  std::set<std::tuple<const char*, const char*, const blobrt::Device*, bool>> seen_calls;
   std::set<std::string> seen;
 };
 
@@ -27,17 +30,19 @@ Registry& registry() {
   return *instance;
 }
 
-void note(const char* layer_class, const char* method, const blobrt::Device& device, const char* how) {
-  const std::string what = std::string(layer_class) + " " + method + " on " + device.description().id();
+void note(const char* layer_class, const char* method, const blobrt::Device& device, bool on_device) {
   Registry& r = registry();
+  const char* how = on_device ? "device" : "CPU code";
+  std::string what;
   {
     std::lock_guard<std::mutex> lock(r.mutex);
-    if (!r.seen.insert(what).second) return;
+    if (!r.seen_calls.emplace(layer_class, method, &device, on_device).second) return;
+    what = std::string(layer_class) + " " + method + " on " + device.description().id();
+    if (!r.seen.insert(what + ": " + how).second) return;
     r.ran.emplace_back(what, how);
   }
   blobrt::log_message(blobrt::LogLevel::kInfo, "caffe: ", what, ": ", how,
-                      std::string(how) == "CPU code" ? " (the backend registered no GPU implementation for this layer)"
-                                                     : "");
+                      on_device ? "" : " (the backend registered no GPU implementation for this layer)");
 }
 
 }  // namespace
@@ -49,21 +54,20 @@ void register_gpu_layer(const std::string& layer_class, blobrt::Precision precis
   r.methods[Key{layer_class, precision, memory}] = methods;
 }
 
-const GpuLayerMethods* find_gpu_layer(const std::string& layer_class, blobrt::Precision precision,
-                                      const blobrt::Device& device) {
+GpuLayerMethods find_gpu_layer(const std::string& layer_class, blobrt::Precision precision,
+                               const blobrt::Device& device) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  // Entries are never erased, so the pointer stays valid (a replacement writes in place).
   const auto found = r.methods.find(Key{layer_class, precision, device.description().native_type});
-  return found == r.methods.end() ? nullptr : &found->second;
+  return found == r.methods.end() ? GpuLayerMethods{} : found->second;
 }
 
 void note_cpu_fallback(const char* layer_class, const char* method, const blobrt::Device& device) {
-  note(layer_class, method, device, "CPU code");
+  note(layer_class, method, device, false);
 }
 
 void note_on_device(const char* layer_class, const char* method, const blobrt::Device& device) {
-  note(layer_class, method, device, "device");
+  note(layer_class, method, device, true);
 }
 
 bool request_addressable_handles() {

@@ -163,8 +163,8 @@ if has_caffe:
             # The portable build (the default where Caffe builds no CUDA): the tree's .cu
             # files become C++ sources of the library, one kind each.
             check("1 .cu files without kernels compiled as C++, 1 layers' kernels dispatched" in out
-                  and "portable build" in out, f"the Caffe-layout tree ({signature}) configures as the portable build",
-                  out)
+                  and "blobrt: portable build" in out,
+                  f"the Caffe-layout tree ({signature}) configures as the portable build", out)
             rc, out = run(["cmake", "--build", caffe_build], env=user_env)
             if check(rc == 0, f"the Caffe-layout tree ({signature}) builds: blobrt's files left out, blobrt-caffe's "
                      "headers first", out):
@@ -172,27 +172,45 @@ if has_caffe:
                                                                                              "caffe_tool")
                 consumers[f"Caffe's CMake layout ({signature}): caffe_portable"] = os.path.join(
                     caffe_build, "tools", "caffe_portable")
-                # A .cu blobrt-caffe has no portable form of is named when its place compiles.
-                check("no portable form of src/caffe/fork_only.cu" in out,
-                      f"the portable build ({signature}) names the .cu it has no form of", out)
                 rc, out = run(["ldd", os.path.join(caffe_build, "src", "caffe", "libcaffe.so")], env=user_env)
                 check(rc == 0 and "libblobrt" in out and not re.search(r"libcuda|libcublas|libcurand|libOpenCL", out),
                       f"the portable libcaffe ({signature}) links libblobrt and no CUDA or OpenCL library", out)
+    # A fork with CUDA functions of its own outside its layers (as SSD's bbox_util.cu), which
+    # blobrt-caffe has no portable form of, stays Caffe's CPU_ONLY build, and says why.
+    fork_tree = os.path.join(work, "caffe-cmake-fork")
+    shutil.rmtree(fork_tree, ignore_errors=True)
+    shutil.copytree(caffe_tree, fork_tree)
+    with open(os.path.join(fork_tree, "src", "caffe", "fork_only.cu"), "w") as f:
+        f.write("namespace caffe {\n__global__ void ForkOnlyKernel(int n, float* x) {}\n}  // namespace caffe\n")
+    if hook:
+        fork_build = os.path.join(work, "caffe-cmake-fork-build")
+        shutil.rmtree(fork_build, ignore_errors=True)
+        rc, out = run(["cmake", "-S", fork_tree, "-B", fork_build, f"-DCMAKE_PROJECT_Caffe_INCLUDE={hook[0]}"],
+                      env=user_env)
+        if check(rc == 0 and "not the portable build: blobrt-caffe has no portable form of src/caffe/fork_only.cu"
+                 in out, "a tree with a .cu blobrt-caffe has no form of configures as CPU_ONLY, saying why", out):
+            rc, out = run(["cmake", "--build", fork_build], env=user_env)
+            if check(rc == 0, "that tree builds as CPU_ONLY", out):
+                rc, out = run([os.path.join(fork_build, "tools", "caffe_portable")], env=user_env)
+                check(rc == 1 and "not a portable build" in out, "its programs are not the portable build", out)
     # Caffe's Makefile route runs the same generator as a script (docs/caffe-on-blobrt.md):
-    # one source per .cu of the tree's (test_*.cu and math_functions.cu have none).
+    # one source per .cu of the tree's (test_*.cu and math_functions.cu have none), and a
+    # .cu blobrt-caffe has no portable form of named when its source compiles.
     generator = glob.glob(os.path.join(libdir, "cmake", "blobrt", "caffe-portable-gpu.cmake"))
     if check(len(generator) == 1, "the prefix has cmake/blobrt/caffe-portable-gpu.cmake", str(generator)):
         generated = os.path.join(work, "caffe-portable-gpu")
         shutil.rmtree(generated, ignore_errors=True)
-        rc, out = run(["cmake", f"-DCAFFE_ROOT={caffe_tree}", f"-DOUTPUT_DIR={generated}", "-P", generator[0]],
+        rc, out = run(["cmake", f"-DCAFFE_ROOT={fork_tree}", f"-DOUTPUT_DIR={generated}", "-P", generator[0]],
                       env=user_env)
         made = sorted(os.listdir(generated)) if os.path.isdir(generated) else []
-        check(rc == 0 and made == ["fork_only.cu.cpp", "layers_double_layer.cu.cpp", "layers_square_layer.cu.cpp",
-                                   "solvers_sgd_solver.cu.cpp"],
+        fork_source = os.path.join(generated, "fork_only.cu.cpp")
+        named = os.path.exists(fork_source) and "no portable form of src/caffe/fork_only.cu" in open(fork_source).read()
+        check(rc == 0 and named and made == ["fork_only.cu.cpp", "layers_double_layer.cu.cpp",
+                                             "layers_square_layer.cu.cpp", "solvers_sgd_solver.cu.cpp"],
               "caffe-portable-gpu.cmake run as a script writes one source per .cu", out + str(made))
         rc, out = run(["cmake", f"-DCAFFE_ROOT={work}", f"-DOUTPUT_DIR={generated}", "-P", generator[0]],
                       env=user_env)
-        check(rc != 0 and "not a Caffe tree" in out, "caffe-portable-gpu.cmake refuses a folder with no src/caffe",
+        check(rc != 0 and "has no src/caffe" in out, "caffe-portable-gpu.cmake refuses a folder with no src/caffe",
               out)
     unhooked_build = os.path.join(work, "caffe-cmake-unhooked")
     shutil.rmtree(unhooked_build, ignore_errors=True)

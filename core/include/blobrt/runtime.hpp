@@ -136,12 +136,16 @@ std::vector<std::string> available_devices();
 
 // From now on, a device whose buffer handles are not addresses (an OpenCL cl_mem) opens
 // behind handles that are, in a reserved range of the address space: `handle + n` is byte
-// n of the same buffer, as Caffe's GPU code takes gpu_data() to be (its description then
-// says addressable_handles). Each operation costs one lookup per buffer, and a handle
-// inside no live buffer is a blobrt::Error. BLOBRT_ADDRESSABLE_HANDLES=1 asks for it from
-// the start; blobrt-caffe's portable build asks when Caffe's library loads. Returns false
-// when such a device was opened before (it keeps its handles; devices opened later do not).
+// n of the same buffer, as Caffe's GPU code takes gpu_data() to be. Inside blobrt only:
+// its description still says addressable_handles false, so DLPack export and NCCL refuse
+// such handles. Each operation costs one lookup per buffer, and a handle inside no live
+// buffer is a blobrt::Error. BLOBRT_ADDRESSABLE_HANDLES=1 asks for it from the start;
+// blobrt-caffe's portable build asks when Caffe's library loads. Returns false when such a
+// device was opened before (it keeps its handles; devices opened later do not).
 bool request_addressable_handles();
+// Whether `handle + n` is byte n of the same buffer for blobrt's operations on `device`:
+// its handles are addresses, or it was opened behind addressable ones.
+bool handles_take_offsets(const Device& device) noexcept;
 
 // The always-present built-in host device (the conformance reference).
 const std::shared_ptr<Device>& host_device();

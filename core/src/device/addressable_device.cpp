@@ -2,7 +2,9 @@
 #include "addressable_device.hpp"
 
 #include <sys/mman.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <iterator>
 #include <map>
@@ -20,39 +22,49 @@ struct Located {
   std::size_t offset;   // bytes into it
 };
 
-// The reserved stretch, one per process and shared by every such device: PROT_NONE, never
-// touched, so it costs no memory, and a handle in it used as a pointer faults at once
-// instead of reaching some other object. Each live buffer has a range of it.
+// The device's stretch of reserved address space: PROT_NONE, never touched, so it costs
+// no memory, and a handle in it used as a pointer faults at once instead of reaching some
+// other object. Each live buffer has a range of it.
 class AddressSpace {
  public:
-  static AddressSpace& get() {
-    static AddressSpace* space = new AddressSpace();  // never unmapped: handles may outlive main
-    return *space;
+  explicit AddressSpace(std::size_t bytes) {
+    for (; bytes >= (std::size_t{1} << 30); bytes /= 2) {
+      void* base = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (base != MAP_FAILED) {
+        begin_ = next_ = reinterpret_cast<std::uintptr_t>(base);
+        end_ = begin_ + bytes;
+        return;
+      }
+    }
+    detail::fail("addressable handles: could not reserve address space for them (mmap PROT_NONE, down to 1 GiB)");
   }
+  ~AddressSpace() { munmap(reinterpret_cast<void*>(begin_), end_ - begin_); }
+  AddressSpace(const AddressSpace&) = delete;
+  AddressSpace& operator=(const AddressSpace&) = delete;
 
-  // A range for `bytes` of `owner`'s buffer `real`; 0 when the stretch has no room.
-  std::uintptr_t add(std::size_t bytes, DeviceBuffer real, const void* owner) {
+  // A range for `bytes` of the buffer `real`; 0 when the stretch has no room.
+  std::uintptr_t add(std::size_t bytes, DeviceBuffer real) {
     std::unique_lock<std::shared_mutex> lock(mutex_);
     const std::uintptr_t at = place(bytes);
-    if (at != 0) live_.emplace(at, Range{bytes, real, owner});
+    if (at != 0) live_.emplace(at, Range{bytes, real});
     return at;
   }
   // The device's own handle of the buffer at `at`, which leaves; null if there is none.
-  DeviceBuffer remove(std::uintptr_t at, const void* owner) {
+  DeviceBuffer remove(std::uintptr_t at) {
     std::unique_lock<std::shared_mutex> lock(mutex_);
     auto found = live_.find(at);
-    if (found == live_.end() || found->second.owner != owner) return nullptr;
+    if (found == live_.end()) return nullptr;
     DeviceBuffer real = found->second.real;
     live_.erase(found);
     return real;
   }
-  bool find(std::uintptr_t address, const void* owner, Located* out) const noexcept {
+  bool find(std::uintptr_t address, Located* out) const noexcept {
     std::shared_lock<std::shared_mutex> lock(mutex_);
     auto after = live_.upper_bound(address);
     if (after == live_.begin()) return false;
     const auto& [start, range] = *std::prev(after);
     // One past the end is still this buffer's (an empty operand there).
-    if (address - start > range.bytes || range.owner != owner) return false;
+    if (address - start > range.bytes) return false;
     *out = Located{range.real, static_cast<std::size_t>(address - start)};
     return true;
   }
@@ -62,27 +74,16 @@ class AddressSpace {
   struct Range {
     std::size_t bytes;
     DeviceBuffer real;
-    const void* owner;
   };
   // Ranges are kept at least this far apart, so that one past a buffer's end is never the
   // next buffer's start.
   static constexpr std::uintptr_t kGap = 4096;
   static std::uintptr_t round_up(std::uintptr_t v) { return (v + kGap - 1) / kGap * kGap; }
 
-  AddressSpace() {
-    for (std::size_t bytes = std::size_t{1} << 42; bytes >= (std::size_t{1} << 32); bytes >>= 2) {
-      void* base = mmap(nullptr, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-      if (base != MAP_FAILED) {
-        begin_ = next_ = reinterpret_cast<std::uintptr_t>(base);
-        end_ = begin_ + bytes;
-        return;
-      }
-    }
-    detail::fail("addressable handles: could not reserve address space for them (mmap PROT_NONE)");
-  }
-
-  // After the last range placed while there is room, then the first gap that fits.
+  // After the last range placed while there is room, then the first gap that fits (the
+  // bump mark moves past whatever that places, so the two never overlap).
   std::uintptr_t place(std::size_t bytes) {
+    if (bytes > end_ - begin_) return 0;
     const std::uintptr_t need = round_up(bytes) + kGap;
     if (end_ - next_ >= need) {
       const std::uintptr_t at = next_;
@@ -91,10 +92,12 @@ class AddressSpace {
     }
     std::uintptr_t at = begin_;
     for (const auto& [start, range] : live_) {
-      if (start >= at + need) return at;
+      if (start >= at + need) break;
       at = start + round_up(range.bytes) + kGap;
     }
-    return end_ - at >= need ? at : 0;
+    if (end_ - at < need) return 0;
+    next_ = std::max(next_, at + need);
+    return at;
   }
 
   mutable std::shared_mutex mutex_;
@@ -102,27 +105,40 @@ class AddressSpace {
   std::uintptr_t begin_ = 0, end_ = 0, next_ = 0;
 };
 
+// How much address space a device's handles get: four times its memory (64 GiB where it
+// does not say), and no more than a quarter of the process's address-space limit.
+std::size_t range_for(const DeviceDescription& d) {
+  std::size_t bytes = d.memory_bytes ? static_cast<std::size_t>(d.memory_bytes) * 4 : std::size_t{64} << 30;
+  bytes = std::max(bytes, std::size_t{1} << 32);
+  rlimit limit{};
+  if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+    bytes = std::min<std::size_t>(bytes, limit.rlim_cur / 4);
+  }
+  return bytes;
+}
+
 class AddressableDevice final : public Device {
  public:
-  explicit AddressableDevice(std::shared_ptr<Device> inner) : inner_(std::move(inner)) {
-    description_ = inner_->description();
-    description_.addressable_handles = true;
-  }
+  // `range_bytes`: the address space its handles get (0: range_for its description).
+  AddressableDevice(std::shared_ptr<Device> inner, std::size_t range_bytes)
+      : inner_(std::move(inner)),
+        description_(inner_->description()),
+        space_(range_bytes ? range_bytes : range_for(description_)) {}
 
   const DeviceDescription& description() const noexcept override { return description_; }
 
   DeviceBuffer allocate(std::size_t bytes) override {
     DeviceBuffer real = inner_->allocate(bytes);
-    const std::uintptr_t at = AddressSpace::get().add(bytes, real, this);
+    const std::uintptr_t at = space_.add(bytes, real);
     if (at == 0) {
       inner_->release(real);
-      detail::fail(description_.id(), ": no room for a buffer of ", bytes, " bytes in the addressable handles' ",
-                   AddressSpace::get().size(), "-byte range");
+      detail::fail(description_.id(), ": no room for a buffer of ", bytes, " bytes in its addressable handles' ",
+                   space_.size(), "-byte range of the address space");
     }
     return reinterpret_cast<DeviceBuffer>(at);
   }
   void release(DeviceBuffer buffer) noexcept override {
-    if (DeviceBuffer real = AddressSpace::get().remove(reinterpret_cast<std::uintptr_t>(buffer), this)) {
+    if (DeviceBuffer real = space_.remove(reinterpret_cast<std::uintptr_t>(buffer))) {
       inner_->release(real);
     }
   }
@@ -137,6 +153,19 @@ class AddressableDevice final : public Device {
   bool is_buffer(ConstDeviceBuffer handle) const noexcept override {
     Located at{};
     return find(handle, &at);
+  }
+  // A view is the handle at the offset, where the device offers views at all.
+  DeviceBuffer view(DeviceBuffer buffer, std::size_t offset, std::size_t bytes) override {
+    if (description_.view_alignment == 0) return Device::view(buffer, offset, bytes);  // says it has none
+    if (offset % description_.view_alignment) {
+      detail::fail(description_.id(), ": view offset ", offset, " is not a multiple of the device's view alignment ",
+                   description_.view_alignment);
+    }
+    char* at = static_cast<char*>(buffer) + offset;
+    if (locate(buffer, "view buffer").buffer != locate(at + bytes, "view end").buffer) {
+      detail::fail(description_.id(), ": a view of ", bytes, " bytes at offset ", offset, " runs past its buffer");
+    }
+    return at;
   }
 
   void copy_to_device(const void* host, DeviceBuffer dst, std::size_t dst_offset, std::size_t bytes) override {
@@ -217,7 +246,7 @@ class AddressableDevice final : public Device {
 
  private:
   bool find(ConstDeviceBuffer handle, Located* out) const noexcept {
-    return AddressSpace::get().find(reinterpret_cast<std::uintptr_t>(handle), this, out);
+    return space_.find(reinterpret_cast<std::uintptr_t>(handle), out);
   }
   // A null handle stays null (an operand the operation does not use, or one the device's
   // own checks refuse with their message).
@@ -239,14 +268,23 @@ class AddressableDevice final : public Device {
   }
 
   std::shared_ptr<Device> inner_;
+  // As the device's own: addressable_handles stays false, since a handle is no address
+  // outside blobrt (DLPack export and NCCL refuse it), though blobrt takes it offset.
   DeviceDescription description_;
+  AddressSpace space_;
 };
 
 }  // namespace
 
-std::shared_ptr<Device> make_addressable(std::shared_ptr<Device> device) {
-  if (!device || device->description().addressable_handles) return device;
-  return std::make_shared<AddressableDevice>(std::move(device));
+std::shared_ptr<Device> make_addressable(std::shared_ptr<Device> device, std::size_t range_bytes) {
+  if (!device || device->description().addressable_handles || dynamic_cast<AddressableDevice*>(device.get())) {
+    return device;
+  }
+  return std::make_shared<AddressableDevice>(std::move(device), range_bytes);
+}
+
+bool handles_take_offsets(const Device& device) noexcept {
+  return device.description().addressable_handles || dynamic_cast<const AddressableDevice*>(&device) != nullptr;
 }
 
 }  // namespace blobrt

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "addressable_device.hpp"
+#include "blobrt/runtime.hpp"
 #include "plugin_device.hpp"
 #include "plugin_library.hpp"
 #include "selection.hpp"
@@ -62,7 +63,7 @@ const std::shared_ptr<Device>* DeviceRegistry::find(const std::shared_ptr<Device
 bool DeviceRegistry::request_addressable() {
   addressable_ = true;
   for (const auto& [id, device] : devices_) {
-    if (!device->description().addressable_handles) return false;
+    if (!handles_take_offsets(*device)) return false;
   }
   return true;
 }

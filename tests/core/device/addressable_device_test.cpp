@@ -15,6 +15,7 @@
 #include "addressable_device.hpp"
 #include "blobrt/device.hpp"
 #include "blobrt/error.hpp"
+#include "blobrt/runtime.hpp"
 
 namespace {
 
@@ -34,7 +35,7 @@ class OpaqueDevice final : public blobrt::Device {
   const blobrt::DeviceDescription& description() const noexcept override { return description_; }
   DeviceBuffer allocate(std::size_t bytes) override {
     const std::uintptr_t id = ++last_;
-    buffers_[id].assign(bytes, 0);
+    buffers_[id] = Buffer{std::unique_ptr<char[]>(new char[bytes ? bytes : 1]), bytes};  // untouched: no memory yet
     return reinterpret_cast<DeviceBuffer>(id);
   }
   void release(DeviceBuffer buffer) noexcept override { buffers_.erase(reinterpret_cast<std::uintptr_t>(buffer)); }
@@ -78,17 +79,21 @@ class OpaqueDevice final : public blobrt::Device {
   // The bytes of a live buffer, or a test failure (a handle the adapter should have resolved).
   char* bytes_of(ConstDeviceBuffer handle, std::size_t off, std::size_t bytes) {
     auto found = buffers_.find(reinterpret_cast<std::uintptr_t>(handle));
-    if (found == buffers_.end() || off + bytes > found->second.size()) {
+    if (found == buffers_.end() || off + bytes > found->second.size) {
       blobrt::detail::fail("opaque device: handle ", handle, " at ", off, " for ", bytes, " bytes is not its own");
     }
-    return found->second.data() + off;
+    return found->second.bytes.get() + off;
   }
   float* floats(ConstDeviceBuffer handle, std::int64_t off, std::int64_t n) {
     return reinterpret_cast<float*>(bytes_of(handle, off * sizeof(float), n * sizeof(float)));
   }
 
   blobrt::DeviceDescription description_;
-  std::map<std::uintptr_t, std::vector<char>> buffers_;
+  struct Buffer {
+    std::unique_ptr<char[]> bytes;
+    std::size_t size;
+  };
+  std::map<std::uintptr_t, Buffer> buffers_;
   std::uintptr_t last_ = 0;
 };
 
@@ -99,16 +104,22 @@ struct Fixture : ::testing::Test {
 
 float* at(DeviceBuffer buffer, std::size_t elements) { return static_cast<float*>(buffer) + elements; }
 
-TEST_F(Fixture, SaysItsHandlesAreAddressesAndKeepsTheRest) {
-  EXPECT_TRUE(device->description().addressable_handles);
+TEST_F(Fixture, TakesOffsetHandlesAndTellsNoOtherLibrary) {
+  EXPECT_FALSE(blobrt::handles_take_offsets(*opaque));
+  EXPECT_TRUE(blobrt::handles_take_offsets(*device));
+  // DLPack export and NCCL read the description: a handle is still no address for them.
+  EXPECT_FALSE(device->description().addressable_handles);
   EXPECT_EQ(device->description().name, opaque->description().name);
-  EXPECT_EQ(blobrt::make_addressable(device), device) << "a device with addressable handles is left as it is";
+  EXPECT_EQ(blobrt::make_addressable(device), device) << "wrapped once";
+  EXPECT_TRUE(blobrt::handles_take_offsets(*blobrt::host_device()));
+  EXPECT_EQ(blobrt::make_addressable(blobrt::host_device()), blobrt::host_device()) << "host handles are addresses";
 }
 
 TEST_F(Fixture, AnOffsetHandleReachesThatByteInEveryKindOfCall) {
   DeviceBuffer x = device->allocate(8 * sizeof(float)), y = device->allocate(8 * sizeof(float));
   const std::vector<float> ones(8, 1.f), counting = {0, 1, 2, 3, 4, 5, 6, 7};
   device->copy_to_device(counting.data(), x, 0, 32);
+  device->memset(y, 0, 0, 8 * sizeof(float));
   device->copy_to_device(ones.data(), at(y, 2), 0, 4 * sizeof(float));  // y = 0 0 1 1 1 1 0 0
   device->axpy(Precision::kFloat32, 3, 2.0, at(x, 4), 1, at(y, 1), 2);    // y[3..5] += 2 x[5..7]
   EXPECT_DOUBLE_EQ(device->asum(Precision::kFloat32, 8, y, 0), 4 + 2 * (5 + 6 + 7));
@@ -170,15 +181,45 @@ TEST_F(Fixture, TwoDevicesNeverShareAHandle) {
   EXPECT_EQ(opaque->live() + other_opaque->live(), 0u);
 }
 
-TEST_F(Fixture, ReleasedRangesAreReused) {
-  // Many more buffers than fit between two reservations would not come back otherwise;
-  // here it is enough that a release and an allocation of the same size keep working.
-  for (int i = 0; i < 1000; ++i) {
-    DeviceBuffer x = device->allocate(1 << 20);
-    ASSERT_TRUE(device->is_buffer(at(x, (1 << 18) - 1)));
-    device->release(x);
+// In a range of 1 GiB (the smallest): once the bump mark reaches the end, released ranges
+// are found again, and a range placed in a gap never overlaps what the mark hands out next.
+TEST(AddressableRange, ReusesReleasedRangesAndNeverOverlaps) {
+  auto opaque = std::make_shared<OpaqueDevice>();
+  auto device = blobrt::make_addressable(opaque, std::size_t{1} << 30);
+  const std::size_t big = (std::size_t{1} << 30) / 4 - 8192;  // with its gap, four fill the range
+  std::vector<DeviceBuffer> held;
+  for (int i = 0; i < 3; ++i) held.push_back(device->allocate(big));
+  device->release(held[2]);  // the top one leaves: the mark stays past it
+  held.pop_back();
+  device->release(held[0]);  // a gap at the bottom
+  DeviceBuffer again = device->allocate(big);  // the mark still has room: the top quarter
+  DeviceBuffer gap = device->allocate(big);    // the mark has none: the bottom gap
+  DeviceBuffer middle = device->allocate(big);  // and then the one held[2] left
+  EXPECT_LT(gap, held[1]);
+  EXPECT_LT(held[1], middle);
+  EXPECT_LT(middle, again);
+  EXPECT_THROW(device->allocate(big), blobrt::Error) << "full";
+  // Every byte of each buffer is its own: a write through one is never another's.
+  for (DeviceBuffer b : {held[1], again, gap, middle}) {
+    const float mark = static_cast<float>(reinterpret_cast<std::uintptr_t>(b) % 1000);
+    device->copy_to_device(&mark, static_cast<char*>(b) + big - sizeof(float), 0, sizeof(float));
   }
+  for (DeviceBuffer b : {held[1], again, gap, middle}) {
+    float got = 0;
+    device->copy_to_host(static_cast<char*>(b) + big - sizeof(float), 0, &got, sizeof(float));
+    EXPECT_EQ(got, static_cast<float>(reinterpret_cast<std::uintptr_t>(b) % 1000));
+  }
+  for (DeviceBuffer b : {held[1], again, gap, middle}) device->release(b);
   EXPECT_EQ(opaque->live(), 0u);
+  for (int i = 0; i < 64; ++i) device->release(device->allocate(big));  // and again, after the wrap
+  EXPECT_EQ(opaque->live(), 0u);
+}
+
+TEST_F(Fixture, AViewIsTheHandleAtTheOffsetWithinItsBuffer) {
+  DeviceBuffer x = device->allocate(64);
+  // The opaque device offers no views (view_alignment 0): still none.
+  EXPECT_THROW(device->view(x, 16, 16), blobrt::UnsupportedError);
+  device->release(x);
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 // GPU code is compiled, whatever its build files said (they add CPU_ONLY where they find no
 // CUDA, and are told to here so that they run no nvcc and link no CUDA library): CPU_ONLY
 // is undone, and what Caffe's .cpp files use of the CUDA runtime comes from
-// <blobrt/caffe/portable/cuda_runtime.hpp>, over blobrt's devices. The .cu files' part is
+// <blobrt/caffe/portable/device_runtime.hpp>, over blobrt's devices. The .cu files' part is
 // caffe-portable-gpu.cmake's.
 //
 // CPU_ONLY: nothing here; <blobrt/caffe/common.hpp> defines NO_GPU and STUB_GPU*, whose
@@ -33,7 +33,7 @@
 
 #ifdef BLOBRT_CAFFE_PORTABLE
 #undef CPU_ONLY
-#include <blobrt/caffe/portable/cuda_runtime.hpp>
+#include <blobrt/caffe/portable/device_runtime.hpp>
 #elif !defined(CPU_ONLY)
 
 #include <cublas_v2.h>

@@ -199,7 +199,14 @@ class Caffe {
   }
 
   static Brew mode() { return Get().mode_; }
-  static void set_mode(Brew mode) { Get().mode_ = mode; }
+  static void set_mode(Brew mode) {
+#ifdef BLOBRT_CAFFE_CHECK_GPU_DEVICE
+    // Caffe's portable build (blobrt-caffe's portable/device_runtime.hpp): GPU mode's device must take
+    // the offset handles Caffe's GPU code makes.
+    if (mode == GPU) BLOBRT_CAFFE_CHECK_GPU_DEVICE();
+#endif
+    Get().mode_ = mode;
+  }
   static void set_random_seed(const unsigned int seed) { Get().random_generator_ = std::make_shared<RNG>(seed); }
 
   // Caffe's device ordinals are the indices of the current backend's devices ("opencl:1"
@@ -211,6 +218,9 @@ class Caffe {
     // A CUDA build of Caffe's sources (blobrt-caffe's device_alternate.hpp): the CUDA
     // runtime's current device, where Caffe's own kernels launch, follows.
     BLOBRT_CAFFE_AFTER_SET_DEVICE();
+#endif
+#ifdef BLOBRT_CAFFE_CHECK_GPU_DEVICE
+    if (mode() == GPU) BLOBRT_CAFFE_CHECK_GPU_DEVICE();
 #endif
   }
   static bool CheckDevice(const int device_id) {

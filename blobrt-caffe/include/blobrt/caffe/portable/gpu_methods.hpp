@@ -35,9 +35,9 @@ struct GpuLayerMethods {
 // plugin's kernels). A later registration for the same key replaces the earlier one.
 void register_gpu_layer(const std::string& layer_class, blobrt::Precision precision, blobrt::NativeDeviceType memory,
                         GpuLayerMethods methods);
-// What was registered for `device`, or null.
-const GpuLayerMethods* find_gpu_layer(const std::string& layer_class, blobrt::Precision precision,
-                                      const blobrt::Device& device);
+// What was registered for `device` (both members null where nothing was).
+GpuLayerMethods find_gpu_layer(const std::string& layer_class, blobrt::Precision precision,
+                               const blobrt::Device& device);
 // Records that `method` of `layer_class` ran its CPU code on `device` (logged at info the
 // first time for each class, method and device).
 void note_cpu_fallback(const char* layer_class, const char* method, const blobrt::Device& device);
@@ -58,31 +58,34 @@ constexpr blobrt::Precision precision_of() {
   return std::is_same<Dtype, double>::value ? blobrt::Precision::kFloat64 : blobrt::Precision::kFloat32;
 }
 
+// The registered implementation of one method (&GpuLayerMethods::forward or ::backward)
+// for the calling thread's device, or null; either way noted (note_on_device,
+// note_cpu_fallback).
+template <typename Dtype, typename Method>
+Method registered(const char* layer_class, const char* method, Method GpuLayerMethods::*member) {
+  const blobrt::Device& device = *blobrt::current_device();
+  const Method implementation = find_gpu_layer(layer_class, precision_of<Dtype>(), device).*member;
+  if (implementation) {
+    note_on_device(layer_class, method, device);
+  } else {
+    note_cpu_fallback(layer_class, method, device);
+  }
+  return implementation;
+}
+
 template <typename Dtype, typename Blobs>
 bool forward_on_device(const char* layer_class, void* layer, const Blobs& bottom, const Blobs& top) {
-  const blobrt::Device& device = *blobrt::current_device();
-  const GpuLayerMethods* methods = find_gpu_layer(layer_class, precision_of<Dtype>(), device);
-  if (methods == nullptr || methods->forward == nullptr) {
-    note_cpu_fallback(layer_class, "Forward_gpu", device);
-    return false;
-  }
-  note_on_device(layer_class, "Forward_gpu", device);
-  methods->forward(layer, &bottom, &top);
-  return true;
+  const auto forward = registered<Dtype>(layer_class, "Forward_gpu", &GpuLayerMethods::forward);
+  if (forward) forward(layer, &bottom, &top);
+  return forward != nullptr;
 }
 
 template <typename Dtype, typename Blobs>
 bool backward_on_device(const char* layer_class, void* layer, const Blobs& top, const std::vector<bool>& propagate_down,
                         const Blobs& bottom) {
-  const blobrt::Device& device = *blobrt::current_device();
-  const GpuLayerMethods* methods = find_gpu_layer(layer_class, precision_of<Dtype>(), device);
-  if (methods == nullptr || methods->backward == nullptr) {
-    note_cpu_fallback(layer_class, "Backward_gpu", device);
-    return false;
-  }
-  note_on_device(layer_class, "Backward_gpu", device);
-  methods->backward(layer, &top, propagate_down, &bottom);
-  return true;
+  const auto backward = registered<Dtype>(layer_class, "Backward_gpu", &GpuLayerMethods::backward);
+  if (backward) backward(layer, &top, propagate_down, &bottom);
+  return backward != nullptr;
 }
 
 }  // namespace blobrt_caffe_portable

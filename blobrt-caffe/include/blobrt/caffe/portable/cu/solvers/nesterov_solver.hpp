@@ -13,11 +13,11 @@ namespace caffe {
 // h' = momentum * h + local_rate * g; g = (1 + momentum) * h' - momentum * h
 template <typename Dtype>
 void nesterov_update_gpu(int N, Dtype* g, Dtype* h, Dtype momentum, Dtype local_rate) {
-  Dtype* h_before = blobrt_caffe_portable::scratch<Dtype>(0, N);
-  caffe_copy(N, h, h_before);
+  Dtype* update = blobrt_caffe_portable::scratch<Dtype>(0, N);
+  caffe_copy(N, h, update);
   caffe_gpu_axpby(N, local_rate, g, momentum, h);
-  caffe_copy(N, h, g);
-  caffe_gpu_axpby(N, -momentum, h_before, Dtype(1) + momentum, g);
+  caffe_gpu_axpby(N, Dtype(1) + momentum, h, -momentum, update);
+  caffe_copy(N, update, g);
 }
 template void nesterov_update_gpu<float>(int, float*, float*, float, float);
 template void nesterov_update_gpu<double>(int, double*, double*, double, double);

@@ -60,34 +60,40 @@ void nd_on_host(const Dtype* input, bool input_is_image, const int num_spatial_a
   if (out_n > 0) blobrt::current_device()->copy_to_device(out.data(), output, 0, out_n * sizeof(Dtype));
 }
 
+// The n-d geometry Caffe hands over in device memory, on the host.
+struct NdGeometry {
+  NdGeometry(int axes, const int* kernel_shape, const int* pad, const int* stride, const int* dilation)
+      : kernel(to_host(kernel_shape, axes)), pad(to_host(pad, axes)), stride(to_host(stride, axes)),
+        dilation(to_host(dilation, axes)) {}
+  std::vector<int> kernel, pad, stride, dilation;
+};
+
 }  // namespace blobrt_portable_im2col
 
 template <typename Dtype>
 void im2col_nd_gpu(const Dtype* data_im, const int num_spatial_axes, const int /*num_kernels*/, const int* im_shape,
                    const int* col_shape, const int* kernel_shape, const int* pad, const int* stride,
                    const int* dilation, Dtype* data_col) {
-  using blobrt_portable_im2col::to_host;
-  const std::vector<int> kernel = to_host(kernel_shape, num_spatial_axes), p = to_host(pad, num_spatial_axes),
-                         s = to_host(stride, num_spatial_axes), d = to_host(dilation, num_spatial_axes);
-  blobrt_portable_im2col::nd_on_host(data_im, true, num_spatial_axes, im_shape, col_shape, data_col,
-                                     [&](const Dtype* in, const int* im, const int* col, Dtype* out) {
-                                       im2col_nd_cpu(in, num_spatial_axes, im, col, kernel.data(), p.data(), s.data(),
-                                                     d.data(), out);
-                                     });
+  const blobrt_portable_im2col::NdGeometry g(num_spatial_axes, kernel_shape, pad, stride, dilation);
+  blobrt_portable_im2col::nd_on_host(
+      data_im, true, num_spatial_axes, im_shape, col_shape, data_col,
+      [&](const Dtype* in, const int* im, const int* col, Dtype* out) {
+        im2col_nd_cpu(in, num_spatial_axes, im, col, g.kernel.data(), g.pad.data(), g.stride.data(),
+                      g.dilation.data(), out);
+      });
 }
 
 template <typename Dtype>
 void col2im_nd_gpu(const Dtype* data_col, const int num_spatial_axes, const int /*im_size*/, const int* im_shape,
                    const int* col_shape, const int* kernel_shape, const int* pad, const int* stride,
                    const int* dilation, Dtype* data_im) {
-  using blobrt_portable_im2col::to_host;
-  const std::vector<int> kernel = to_host(kernel_shape, num_spatial_axes), p = to_host(pad, num_spatial_axes),
-                         s = to_host(stride, num_spatial_axes), d = to_host(dilation, num_spatial_axes);
-  blobrt_portable_im2col::nd_on_host(data_col, false, num_spatial_axes, im_shape, col_shape, data_im,
-                                     [&](const Dtype* in, const int* im, const int* col, Dtype* out) {
-                                       col2im_nd_cpu(in, num_spatial_axes, im, col, kernel.data(), p.data(), s.data(),
-                                                     d.data(), out);
-                                     });
+  const blobrt_portable_im2col::NdGeometry g(num_spatial_axes, kernel_shape, pad, stride, dilation);
+  blobrt_portable_im2col::nd_on_host(
+      data_col, false, num_spatial_axes, im_shape, col_shape, data_im,
+      [&](const Dtype* in, const int* im, const int* col, Dtype* out) {
+        col2im_nd_cpu(in, num_spatial_axes, im, col, g.kernel.data(), g.pad.data(), g.stride.data(),
+                      g.dilation.data(), out);
+      });
 }
 
 #define BLOBRT_PORTABLE_IM2COL_INSTANTIATE(Dtype)                                                                    \

@@ -8,8 +8,8 @@
 // Streams stand for the device's own queue: synchronizing one waits for the calling
 // thread's device. An event records the time once the device has finished what was sent
 // before it, so cudaEventElapsedTime measures what the device did between two records.
-#ifndef BLOBRT_CAFFE_PORTABLE_CUDA_RUNTIME_HPP
-#define BLOBRT_CAFFE_PORTABLE_CUDA_RUNTIME_HPP
+#ifndef BLOBRT_CAFFE_PORTABLE_DEVICE_RUNTIME_HPP
+#define BLOBRT_CAFFE_PORTABLE_DEVICE_RUNTIME_HPP
 
 #include <chrono>
 #include <cstddef>
@@ -33,7 +33,21 @@ enum cudaError_t {
 };
 typedef cudaError_t cudaError;
 
-enum cudaStreamFlags_ { cudaStreamDefault = 0, cudaStreamNonBlocking = 1 };
+// As CUDA's: plain numbers (cudaStreamSynchronize(cudaStreamDefault) passes one as a stream).
+#define cudaStreamDefault 0x00
+#define cudaStreamNonBlocking 0x01
+
+// CUDA's function qualifiers, which a fork's headers may declare functions with outside
+// CPU_ONLY: nothing here (no kernel is compiled).
+#ifndef __host__
+#define __host__
+#endif
+#ifndef __device__
+#define __device__
+#endif
+#ifndef __forceinline__
+#define __forceinline__ inline
+#endif
 
 struct blobrt_caffe_stream_;
 typedef blobrt_caffe_stream_* cudaStream_t;
@@ -98,6 +112,19 @@ inline bool valid_device(int device) { return device >= 0 && device < device_cou
 // it opens a device (gpu_methods.hpp, request_addressable_handles).
 inline const bool addressable_handles_requested = request_addressable_handles();
 
+// Caffe::set_mode(GPU) and Caffe::SetDevice in GPU mode: Caffe's GPU code will offset the
+// thread's device's handles, so that device must take offset handles; an Error naming it
+// otherwise (a device opened before the request above), never a wild handle later.
+inline void check_gpu_device() {
+  const blobrt::Device& device = *blobrt::current_device();
+  if (!blobrt::handles_take_offsets(device)) {
+    const blobrt::DeviceDescription& d = device.description();
+    blobrt::detail::fail("Caffe's GPU mode on ", d.id(), " (", d.name, "): its buffer handles are not addresses "
+                         "and it was opened before Caffe's library asked for addressable ones (open no device "
+                         "before loading Caffe, or set BLOBRT_ADDRESSABLE_HANDLES=1)");
+  }
+}
+
 }  // namespace blobrt_caffe_portable
 
 inline const char* cudaGetErrorString(cudaError_t error) {
@@ -136,6 +163,9 @@ inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   std::memset(prop, 0, sizeof(*prop));
   std::strncpy(prop->name, d.name.c_str(), sizeof(prop->name) - 1);
   prop->totalGlobalMem = static_cast<std::size_t>(d.memory_bytes);
+  // Caffe's tests run their double-precision GPU cases from compute capability 2 on: 2 where
+  // the device has fp64, 1 where it has not.
+  prop->major = d.supports_fp64 ? 2 : 1;
   prop->integrated = d.memory_model == blobrt::MemoryModel::kShared;
   prop->canMapHostMemory = d.memory_model == blobrt::MemoryModel::kShared;
   prop->unifiedAddressing = d.addressable_handles;
@@ -182,6 +212,8 @@ inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_
   return cudaSuccess;
 }
 
+#define BLOBRT_CAFFE_CHECK_GPU_DEVICE() ::blobrt_caffe_portable::check_gpu_device()
+
 #define CUDA_CHECK(condition)                                                            \
   do {                                                                                   \
     cudaError_t blobrt_cuda_error = condition;                                           \
@@ -191,4 +223,4 @@ inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_
 #define CURAND_CHECK(condition) CHECK_EQ((condition), CURAND_STATUS_SUCCESS)
 #define CUDA_POST_KERNEL_CHECK CUDA_CHECK(cudaPeekAtLastError())
 
-#endif  // BLOBRT_CAFFE_PORTABLE_CUDA_RUNTIME_HPP
+#endif  // BLOBRT_CAFFE_PORTABLE_DEVICE_RUNTIME_HPP
