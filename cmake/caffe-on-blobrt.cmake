@@ -57,6 +57,25 @@ function(blobrt_link_caffe scope)
   endforeach()
 endfunction()
 
+# Every target below `directory` whose include directories have the tree's include/ gets
+# `first` ahead of them.
+function(blobrt_caffe_headers_first directory first)
+  get_property(targets DIRECTORY "${directory}" PROPERTY BUILDSYSTEM_TARGETS)
+  foreach(target IN LISTS targets)
+    get_target_property(type ${target} TYPE)
+    if(type MATCHES "^(EXECUTABLE|SHARED_LIBRARY|STATIC_LIBRARY|MODULE_LIBRARY|OBJECT_LIBRARY)$")
+      get_target_property(includes ${target} INCLUDE_DIRECTORIES)
+      if(includes AND "${CMAKE_SOURCE_DIR}/include" IN_LIST includes)
+        target_include_directories(${target} BEFORE PRIVATE ${first})
+      endif()
+    endif()
+  endforeach()
+  get_property(subdirectories DIRECTORY "${directory}" PROPERTY SUBDIRECTORIES)
+  foreach(subdirectory IN LISTS subdirectories)
+    blobrt_caffe_headers_first("${subdirectory}" "${first}")
+  endforeach()
+endfunction()
+
 function(blobrt_adopt_caffe_library)
   if(NOT TARGET caffe)
     message(FATAL_ERROR "caffe-on-blobrt.cmake: this project defines no target 'caffe' (is it a Caffe tree?)")
@@ -108,6 +127,10 @@ function(blobrt_adopt_caffe_library)
   endif()
 
   target_include_directories(caffe BEFORE PUBLIC ${blobrt_caffe_include})
+  # A tree that puts its include/ on every target with the directory command (SSD's
+  # include_directories(${Caffe_INCLUDE_DIR})) has it ahead of what caffe passes on: those
+  # targets get blobrt-caffe's directory ahead of it too.
+  blobrt_caffe_headers_first("${CMAKE_SOURCE_DIR}" "${blobrt_caffe_include}")
   # blobrt's own headers, which blobrt-caffe's include, for the same targets: a Caffe tree
   # under its old policies (BVLC's cmake_minimum_required(2.8.7)) does not pass on the
   # include directories of what its library links, and blobrt's prefix need not be one
