@@ -112,9 +112,6 @@ function(blobrt_adopt_caffe_library)
         list(APPEND no_form "src/caffe/${other}")
       endif()
     endforeach()
-    # A .cu added or changed (a kernel added to it) configures again.
-    file(GLOB_RECURSE cu_files "${CMAKE_SOURCE_DIR}/src/caffe/*.cu")
-    set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${cu_files})
     if(no_form)
       message(STATUS "blobrt: not the portable build: blobrt-caffe has no portable form of ${no_form} "
                      "(CUDA functions of this tree's own outside its layers); Caffe's CPU_ONLY build instead")

@@ -25,6 +25,11 @@
 function(blobrt_caffe_portable_gpu_sources root output_dir out_var others_var)
   file(GLOB_RECURSE cu_files RELATIVE "${root}/src/caffe" "${root}/src/caffe/*.cu")
   list(SORT cu_files)
+  if(NOT CMAKE_SCRIPT_MODE_FILE)
+    # In a configure (caffe-on-blobrt.cmake): a .cu changed (a kernel added) configures again.
+    list(TRANSFORM cu_files PREPEND "${root}/src/caffe/" OUTPUT_VARIABLE cu_paths)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${cu_paths})
+  endif()
   file(MAKE_DIRECTORY "${output_dir}")
   set(sources)
   set(native 0)
