@@ -28,12 +28,38 @@ cmake_policy(VERSION 3.23)
 find_package(blobrt 1.0 CONFIG REQUIRED COMPONENTS caffe OPTIONAL_COMPONENTS dist
              HINTS "${CMAKE_CURRENT_LIST_DIR}" NO_DEFAULT_PATH)
 include("${CMAKE_CURRENT_LIST_DIR}/caffe-portable-gpu.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/caffe-layer-plugin.cmake")
 
 # The one build for every node (docs/caffe-on-blobrt.md): where Caffe's own files build no
 # CUDA (-DCPU_ONLY=ON, or no CUDA found), its GPU code is compiled all the same, over
 # blobrt: libcaffe links no CUDA or OpenCL library, and GPU mode runs on whichever device
 # the node's backend has. OFF gives Caffe's CPU_ONLY build (GPU methods are the CPU code).
 option(BLOBRT_CAFFE_PORTABLE "Compile Caffe's GPU code over blobrt where Caffe builds no CUDA" ON)
+
+# Caffe's own CUDA kernels as a plugin for GPU nodes (caffe-layer-plugin.cmake), in a
+# portable build: AUTO builds it where a CUDA compiler is found (CUDACXX, PATH, or
+# /usr/local/cuda/bin), ON requires one, OFF builds none. Looked for here, at file scope
+# (enable_language cannot be called from the function below), where the command line
+# asked for Caffe's CPU_ONLY build: without it Caffe's own files find CUDA and build it.
+set(BLOBRT_CAFFE_CUDA_LAYERS AUTO CACHE STRING "Build Caffe's CUDA kernels as a Caffe-layers plugin: AUTO, ON or OFF")
+set_property(CACHE BLOBRT_CAFFE_CUDA_LAYERS PROPERTY STRINGS AUTO ON OFF)
+if(BLOBRT_CAFFE_PORTABLE AND CPU_ONLY AND NOT BLOBRT_CAFFE_CUDA_LAYERS STREQUAL "OFF")
+  if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
+    find_program(blobrt_nvcc nvcc)
+    if(NOT blobrt_nvcc)
+      set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+    endif()
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    enable_language(CUDA)
+  elseif(BLOBRT_CAFFE_CUDA_LAYERS STREQUAL "ON")
+    message(FATAL_ERROR "BLOBRT_CAFFE_CUDA_LAYERS=ON: no working CUDA compiler (set CUDACXX or CMAKE_CUDA_COMPILER)")
+  else()
+    message(STATUS "blobrt: no Caffe-layers CUDA plugin: no CUDA compiler found (BLOBRT_CAFFE_CUDA_LAYERS=AUTO)")
+  endif()
+endif()
 
 # target_link_libraries(caffe <scope> ITEMS...) whichever signature Caffe's own files used:
 # CMake refuses to mix the keyword form (BVLC Caffe's) with the plain one (SSD's Caffe:
@@ -104,7 +130,7 @@ function(blobrt_adopt_caffe_library)
   get_target_property(blobrt_caffe_include blobrt::caffe INTERFACE_INCLUDE_DIRECTORIES)
   if(BLOBRT_CAFFE_PORTABLE AND NOT HAVE_CUDA)
     blobrt_caffe_portable_gpu_sources("${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}/blobrt-portable-gpu" gpu_sources
-                                      others)
+                                      others kernel_layers)
     set(no_form)
     foreach(other IN LISTS others)
       string(REGEX REPLACE "\\.cu$" ".hpp" form "${other}")
@@ -120,6 +146,10 @@ function(blobrt_adopt_caffe_library)
       target_compile_definitions(caffe PUBLIC BLOBRT_CAFFE_PORTABLE)
       message(STATUS "blobrt: portable build: Caffe's GPU mode runs on the active backend's device, "
                      "with no CUDA library linked (-DBLOBRT_CAFFE_PORTABLE=OFF: CPU_ONLY as Caffe's)")
+      if(CMAKE_CUDA_COMPILER_LOADED AND kernel_layers)
+        blobrt_caffe_build_id("${CMAKE_SOURCE_DIR}" build_id)
+        blobrt_caffe_add_cuda_layer_plugin("${kernel_layers}" "${build_id}" "${CMAKE_BINARY_DIR}/blobrt-cuda-layers")
+      endif()
     endif()
   endif()
 

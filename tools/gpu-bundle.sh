@@ -5,11 +5,16 @@
 #   tools/gpu-bundle.sh DIR          then, on a GPU node: DIR/run-on-gpu.sh OUTDIR
 # The NVIDIA driver, libcudart and libcublas are never bundled: the GPU node provides
 # them (run-on-gpu.sh finds them). BUNDLE_BUILD_DIR (default build-gpu-bundle),
-# CUDA_ARCH (default 90) and BUNDLE_MAX_MIB (default 48, 56 with CAFFE_CUDA_BUILD) may be set. docs/cuda.md says more.
+# CUDA_ARCH (default 90) and BUNDLE_MAX_MIB (default 48, 8 more for each Caffe build below) may be set. docs/cuda.md says more.
 # CAFFE_CUDA_BUILD: a BVLC Caffe checkout, built here for CUDA on the bundle's blobrt
 # (tools/gpu-bundle/build-caffe-cuda.sh; docs/caffe-on-blobrt.md, "A CUDA build"); its
 # `caffe` tool and libcaffe are bundled, and run-on-gpu.sh trains LeNet
 # with it in GPU mode (tools/gpu-bundle/caffe-lenet-gpu.sh). Without it that step is skipped.
+# CAFFE_PORTABLE_BUILD: a BVLC Caffe checkout (it may be the same one), built here the portable
+# way by its CMake build with the Caffe-layers CUDA plugin (tools/gpu-bundle/build-caffe-portable.sh;
+# docs/caffe-on-blobrt.md, "Caffe's own CUDA kernels on GPU nodes"): its `caffe`, libcaffe
+# and the plugin go to caffe-portable/, and run-on-gpu.sh trains LeNet in GPU mode through
+# the plugin and compares `caffe time` with the CUDA build's. Without it that step is skipped.
 set -euo pipefail
 
 [ $# -eq 1 ] || { echo "usage: tools/gpu-bundle.sh DIR" >&2; exit 2; }
@@ -18,15 +23,26 @@ build="${BUNDLE_BUILD_DIR:-build-gpu-bundle}"
 arch="${CUDA_ARCH:-90}"
 # With a Caffe build the bundle may be 8 MiB larger (libcaffe, HDF5): 56 MiB and the
 # repository's few MiB stay under the device tool's 64 MiB.
-max_mib="${BUNDLE_MAX_MIB:-$([ -n "${CAFFE_CUDA_BUILD:-}" ] && echo 56 || echo 48)}"
+# The portable build adds its libcaffe and the plugin (sm_ARCH code and PTX): 8 MiB more.
+# With both, the bundle and the checkout may pass the device tool's 64 MiB: check its size.
+caffe_mib=0
+[ -n "${CAFFE_CUDA_BUILD:-}" ] && caffe_mib=$((caffe_mib + 8))
+[ -n "${CAFFE_PORTABLE_BUILD:-}" ] && caffe_mib=$((caffe_mib + 8))
+max_mib="${BUNDLE_MAX_MIB:-$((48 + caffe_mib))}"
 mkdir -p "$1"
 dir="$(cd "$1" && pwd)"
 # Relative to where the script was started, not to the checkout it moves to below.
 [ -n "${CAFFE_CUDA_BUILD:-}" ] && CAFFE_CUDA_BUILD="$(cd "$CAFFE_CUDA_BUILD" && pwd)"
+[ -n "${CAFFE_PORTABLE_BUILD:-}" ] && CAFFE_PORTABLE_BUILD="$(cd "$CAFFE_PORTABLE_BUILD" && pwd)"
 cd "$root"
 
-# Caffe's Makefile build links Boost.Thread/System and HDF5 besides what blobrt needs.
-"$root/tools/install-deps.sh" ${CAFFE_CUDA_BUILD:+libhdf5-dev libboost-thread-dev libboost-system-dev}
+# Caffe's builds link Boost.Thread/System and HDF5 besides what blobrt needs (and its
+# CMake build looks for a BLAS, whose calls are blobrt's).
+caffe_deps=""
+[ -n "${CAFFE_CUDA_BUILD:-}${CAFFE_PORTABLE_BUILD:-}" ] && caffe_deps="libhdf5-dev libboost-thread-dev libboost-system-dev"
+[ -n "${CAFFE_PORTABLE_BUILD:-}" ] && caffe_deps="$caffe_deps libopenblas-dev"
+# shellcheck disable=SC2086
+"$root/tools/install-deps.sh" $caffe_deps
 if [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="/usr/local/cuda/bin:$PATH"
   export CUDA_PATH="${CUDA_PATH:-/usr/local/cuda}"
@@ -66,6 +82,23 @@ if [ -n "${CAFFE_CUDA_BUILD:-}" ]; then
   install -m 644 "$caffe_build/lib/libcaffe.so.1.0.0" "$dir/lib/deps/libcaffe.so.1.0.0"
   strip --strip-unneeded "$dir/caffe/caffe" "$dir/lib/deps/libcaffe.so.1.0.0"
 fi
+# The same Caffe built the portable way, with its Caffe-layers CUDA plugin: in a folder of
+# its own (its libcaffe has the CUDA build's name), the plugin beside libcaffe as installed.
+if [ -n "${CAFFE_PORTABLE_BUILD:-}" ]; then
+  echo "== building Caffe's portable build in $CAFFE_PORTABLE_BUILD on the bundle's blobrt"
+  "$root/tools/gpu-bundle/build-caffe-portable.sh" "$CAFFE_PORTABLE_BUILD" "$dir" "$arch" \
+    > "$build/caffe-portable-build.log" 2>&1 ||
+    { echo "gpu-bundle: Caffe's portable build failed; the end of $build/caffe-portable-build.log:" >&2; tail -n 20 "$build/caffe-portable-build.log" >&2; exit 1; }
+  portable_build="$CAFFE_PORTABLE_BUILD/build-blobrt-portable"
+  echo "== adding Caffe's portable build and its Caffe-layers CUDA plugin from $portable_build"
+  mkdir -p "$dir/caffe-portable/lib/blobrt-caffe-layers"
+  install -m 755 "$portable_build/tools/caffe" "$dir/caffe-portable/caffe"
+  install -m 644 "$portable_build/lib/libcaffe.so.1.0.0" "$dir/caffe-portable/lib/libcaffe.so.1.0.0"
+  install -m 644 "$portable_build/lib/blobrt-caffe-layers/libcaffe-layers-cuda.so" \
+    "$dir/caffe-portable/lib/blobrt-caffe-layers/libcaffe-layers-cuda.so"
+  strip --strip-unneeded "$dir/caffe-portable/caffe" "$dir/caffe-portable/lib/libcaffe.so.1.0.0" \
+    "$dir/caffe-portable/lib/blobrt-caffe-layers/libcaffe-layers-cuda.so"
+fi
 
 # Every shared library the bundle's programs and plugins need, except what any Linux with
 # an NVIDIA driver has (glibc) and what the GPU node must provide itself (CUDA, NCCL, the driver).
@@ -84,7 +117,9 @@ declare -A wanted=()
 for f in "${elves[@]}"; do
   # ldd resolves through the build's own libblobrt; the bundle's copy replaces it.
   while read -r name _ path _; do
-    [[ "$name" =~ $system_lib || "$name" =~ $gpu_lib || "$name" =~ $node_lib || "$name" == libblobrt* ]] && continue
+    # libcaffe: each Caffe build's own copy is bundled above, beside its programs.
+    [[ "$name" =~ $system_lib || "$name" =~ $gpu_lib || "$name" =~ $node_lib || "$name" == libblobrt* ||
+       "$name" == libcaffe.so* ]] && continue
     [ -n "$path" ] && [ -f "$path" ] && [[ "$path" != "$dir"/* ]] && wanted["$name"]="$path"
   done < <(LD_LIBRARY_PATH="$dir/lib" ldd "$f" 2>/dev/null | grep '=> /')
 done

@@ -1,6 +1,7 @@
 // The registry of layer GPU methods a backend provides, and the record of what ran how
 // (blobrt/caffe/portable/gpu_methods.hpp). One per process, in libblobrt-caffe.
 #include "blobrt/caffe/portable/gpu_methods.hpp"
+#include "blobrt/caffe/portable/layer_plugin.hpp"
 
 #include <map>
 #include <mutex>
@@ -56,6 +57,9 @@ void register_gpu_layer(const std::string& layer_class, blobrt::Precision precis
 
 GpuLayerMethods find_gpu_layer(const std::string& layer_class, blobrt::Precision precision,
                                const blobrt::Device& device) {
+  // The first call for a kind of device memory loads the Caffe-layers plugins for it (their
+  // registrations land below); outside the registry's lock, which registering takes.
+  load_layer_plugins(device.description().native_type);
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   const auto found = r.methods.find(Key{layer_class, precision, device.description().native_type});

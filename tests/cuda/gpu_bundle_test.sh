@@ -56,6 +56,11 @@ grep -q "^PASSED   benchmarks-smoke " "$out/summary.txt" || fail "the benchmarks
 # machine's Python, which has nanobind and numpy), and the package's tests pass with it.
 grep -q "^PASSED   python-build " "$out/summary.txt" || fail "the Python extension was not built against the bundle"
 grep -q "^PASSED   python-tests " "$out/summary.txt" || fail "the Python tests did not pass against the bundle"
+# CI's bundle holds no Caffe build: both Caffe steps say so.
+grep -q "^SKIPPED  caffe-lenet-gpu: the bundle holds no Caffe build" "$out/summary.txt" ||
+  fail "the CUDA build's Caffe step is not skipped with its reason"
+grep -q "^SKIPPED  caffe-lenet-portable: the bundle holds no portable Caffe build .*CAFFE_PORTABLE_BUILD" \
+  "$out/summary.txt" || fail "the portable Caffe step is not skipped with its reason"
 if ! command -v nvidia-smi >/dev/null; then
   grep -q "^SKIPPED  selftest-cuda: the CUDA backend is not usable here: .*cudaErrorInsufficientDriver" "$out/summary.txt" \
     || fail "CUDA's no-driver reason is not reported: $(cat "$out/summary.txt")"

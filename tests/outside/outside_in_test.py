@@ -140,6 +140,73 @@ if check(rc == 0, "a CMake project finds find_package(blobrt CONFIG)", out):
                                            f"blobrt::caffe found: {has_caffe})"):
                 consumers["cmake: " + program] = path
 
+def check_cuda_layer_plugin(caffe_build):
+    """The Caffe-layers CUDA plugin of a portable build (cmake/caffe-layer-plugin.cmake): built
+    beside libcaffe, linking libcudart where libcaffe links none, its calls of the layers' GPU
+    methods bound to its own definitions, installed by its component alone. Returns its path."""
+    plugin = os.path.join(caffe_build, "src", "caffe", "blobrt-caffe-layers", "libcaffe-layers-cuda.so")
+    if not check(os.path.exists(plugin), "the portable build with nvcc builds the Caffe-layers CUDA plugin "
+                 "beside libcaffe", plugin):
+        return None
+    rc, out = run(["ldd", plugin], env=user_env)
+    check(rc == 0 and "libcudart.so" in out and "not found" not in out,
+          "the Caffe-layers plugin links libcudart (shared, as blobrt's cuda plugin)", out)
+    # -Bsymbolic-functions: no relocation of the plugin names SquareLayer's GPU methods, which
+    # libcaffe defines too (its dispatching ones: calling those would call the plugin again).
+    rc, out = run(["readelf", "-rW", plugin])
+    check(rc == 0 and "JUMP_SLOT" in out and not re.search(r"SquareLayer.*_gpu", out),
+          "the plugin's calls of the layers' GPU methods are bound to its own .cu code", out[-2000:])
+    installed = os.path.join(work, "caffe-cmake-install")
+    shutil.rmtree(installed, ignore_errors=True)
+    rc, out = run(["cmake", "--install", caffe_build, "--prefix", installed], env=user_env)
+    everything = [os.path.relpath(os.path.join(d, f), installed) for d, _, fs in os.walk(installed) for f in fs]
+    check(rc == 0 and not any("layers-cuda" in f for f in everything),
+          "cmake --install (a CPU node's) installs no Caffe-layers CUDA plugin", out + str(everything))
+    rc, out = run(["cmake", "--install", caffe_build, "--prefix", installed, "--component", "blobrt_cuda_layers"],
+                  env=user_env)
+    check(rc == 0 and os.path.exists(os.path.join(installed, "lib", "blobrt-caffe-layers",
+                                                  "libcaffe-layers-cuda.so")),
+          "cmake --install --component blobrt_cuda_layers (a GPU node's) installs it beside Caffe's library", out)
+    return plugin
+
+
+def check_layer_plugin_loading(exe, plugin):
+    """What the portable libcaffe does with the plugin on a node without a GPU: leaves it
+    unloaded saying why, loads it when asked for CUDA memory (no driver needed to load), and
+    skips a broken file and another build's plugin with the reason."""
+    for backend in backends:
+        rc, out = run([exe], env=dict(user_env, BLOBRT_BACKEND=backend))
+        check(rc == 0 and f"plugin: {plugin}: not loaded: no GPU method ran on a device with cuda memory" in out,
+              f"on {backend} the Caffe-layers CUDA plugin is not loaded, and the report says why", out)
+    rc, out = run([exe, "--load_layer_plugins=cuda"], env=dict(user_env, BLOBRT_BACKEND="host"))
+    check(rc == 0 and "plugins loaded: 1" in out and f"plugin: {plugin}: loaded: 1 layer classes (CUDA " in out
+          and "z=364 dy=84" in out, "asked for CUDA memory's plugins, libcaffe loads it and registers its layer", out)
+    strange = os.path.join(work, "strange-layer-plugins")
+    shutil.rmtree(strange, ignore_errors=True)
+    os.makedirs(strange)
+    with open(os.path.join(strange, "libcaffe-layers-cuda.so"), "w") as f:
+        f.write("not a library\n")
+    other = os.path.join(work, "other-build-layer-plugins")
+    shutil.rmtree(other, ignore_errors=True)
+    os.makedirs(other)
+    # The same plugin carrying another build's id (the hash of other headers): refused.
+    with open(plugin, "rb") as f:
+        image = f.read()
+    with open(os.path.join(work, "caffe-cmake-keyword", "blobrt-portable-gpu", "layer_plugins_folder.cpp")) as f:
+        build_id = re.search(r'"blobrt-caffe-layers", "([0-9a-f]{16})"', f.read()).group(1)
+    with open(os.path.join(other, "libcaffe-layers-cuda.so"), "wb") as f:
+        f.write(image.replace(build_id.encode(), b"0123456789abcdef"))
+    for what, folder, said in (("a file that is no library", strange, "skipped: cannot be loaded: "),
+                               ("another build's plugin", other,
+                                f"skipped: built for another Caffe build (its id 0123456789abcdef, "
+                                f"this libcaffe's {build_id})")):
+        rc, out = run([exe, "--load_layer_plugins=cuda"],
+                      env=dict(user_env, BLOBRT_BACKEND="host", BLOBRT_CAFFE_LAYER_PLUGIN_PATH=folder))
+        check(rc == 0 and f"plugin: {os.path.join(folder, 'libcaffe-layers-cuda.so')}: {said}" in out
+              and "z=364 dy=84" in out, f"{what} in BLOBRT_CAFFE_LAYER_PLUGIN_PATH is skipped with the reason, "
+              "and GPU mode runs on", out)
+
+
 # Caffe's own CMake build (a tree laid out as BVLC Caffe's: tests/outside/caffe-cmake) with
 # nothing edited but one -D: caffe-on-blobrt.cmake leaves blobrt's four files out of
 # target caffe and puts blobrt-caffe's headers ahead of Caffe's include/. Without that -D
@@ -149,7 +216,12 @@ if has_caffe:
     hook = glob.glob(os.path.join(libdir, "cmake", "blobrt", "caffe-on-blobrt.cmake"))
     # Both signatures of target_link_libraries, as BVLC Caffe (keyword) and SSD's Caffe (plain);
     # the second also with -std=c++11 in CMAKE_CXX_FLAGS, as OpenPose's Caffe.
-    for signature, flags in (("keyword", []), ("plain", ["-DCAFFE_PLAIN_LINK=ON", "-DCAFFE_CXX11_FLAGS=ON"])):
+    # The keyword one with -DCPU_ONLY=ON, as the recipe says: where nvcc is (/usr/local/cuda),
+    # its .cu kernels also become the Caffe-layers CUDA plugin.
+    nvcc = shutil.which("nvcc") or ("/usr/local/cuda/bin/nvcc" if os.path.exists("/usr/local/cuda/bin/nvcc") else None)
+    layer_plugin = None
+    for signature, flags in (("keyword", ["-DCPU_ONLY=ON"]),
+                             ("plain", ["-DCAFFE_PLAIN_LINK=ON", "-DCAFFE_CXX11_FLAGS=ON"])):
         if not check(len(hook) == 1, "the prefix has cmake/blobrt/caffe-on-blobrt.cmake", str(hook)):
             break
         caffe_build = os.path.join(work, f"caffe-cmake-{signature}")
@@ -175,6 +247,8 @@ if has_caffe:
                 rc, out = run(["ldd", os.path.join(caffe_build, "src", "caffe", "libcaffe.so")], env=user_env)
                 check(rc == 0 and "libblobrt" in out and not re.search(r"libcuda|libcublas|libcurand|libOpenCL", out),
                       f"the portable libcaffe ({signature}) links libblobrt and no CUDA or OpenCL library", out)
+                if signature == "keyword" and nvcc:
+                    layer_plugin = check_cuda_layer_plugin(caffe_build)
     # A fork with CUDA functions of its own outside its layers (as SSD's bbox_util.cu), which
     # blobrt-caffe has no portable form of, stays Caffe's CPU_ONLY build, and says why.
     fork_tree = os.path.join(work, "caffe-cmake-fork")
@@ -205,8 +279,9 @@ if has_caffe:
         made = sorted(os.listdir(generated)) if os.path.isdir(generated) else []
         fork_source = os.path.join(generated, "fork_only.cu.cpp")
         named = os.path.exists(fork_source) and "no portable form of src/caffe/fork_only.cu" in open(fork_source).read()
-        check(rc == 0 and named and made == ["fork_only.cu.cpp", "layers_double_layer.cu.cpp",
-                                             "layers_square_layer.cu.cpp", "solvers_sgd_solver.cu.cpp"],
+        check(rc == 0 and named and made == ["fork_only.cu.cpp", "layer_plugins_folder.cpp",
+                                             "layers_double_layer.cu.cpp", "layers_square_layer.cu.cpp",
+                                             "solvers_sgd_solver.cu.cpp"],
               "caffe-portable-gpu.cmake run as a script writes one source per .cu", out + str(made))
         rc, out = run(["cmake", f"-DCAFFE_ROOT={work}", f"-DOUTPUT_DIR={generated}", "-P", generator[0]],
                       env=user_env)
@@ -248,6 +323,8 @@ for how, exe in sorted(consumers.items()):
             check(rc == 0 and f"device={backend}:0 top=(3, 4) asum=180 fork-label-7" in out, f"{how} runs on {backend}",
                   out)
     elif how.endswith(": caffe_portable"):
+        if layer_plugin and "(keyword)" in how:
+            check_layer_plugin_loading(exe, layer_plugin)
         # GPU mode on every backend: 2x on the device by Caffe's own code, the square by the
         # CPU code (no backend registered one) or by the registered implementation, the
         # gradient (4x) and the SGD step (0.4x) on the device, a handle offset as Caffe's

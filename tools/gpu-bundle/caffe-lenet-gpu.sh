@@ -4,16 +4,23 @@
 # LeNet in CPU mode and in GPU mode (Caffe's .cu layers on blobrt's CUDA memory) from the same
 # seed, on DummyData (no data set to carry); the GPU run's losses must follow the CPU run's.
 # Then `caffe time` of LeNet in GPU mode.
-#   caffe-lenet-gpu.sh CAFFE OUTDIR     (exit 0 passed, 1 failed, 77 no usable CUDA device)
+#   caffe-lenet-gpu.sh CAFFE OUTDIR [--layer-plugin]   (exit 0 passed, 1 failed, 77 no usable CUDA device)
+# --layer-plugin: CAFFE is a portable build (docs/caffe-on-blobrt.md, "Caffe's own CUDA kernels
+# on GPU nodes"); its GPU run must load the Caffe-layers CUDA plugin beside its libcaffe and
+# run every layer's GPU methods on the device (none of LeNet's layers on its CPU code).
 # The losses: the first equal to 1e-5 relative (same data, same initial weights), each later
 # one within 5 % relative or 0.02 absolute (cuBLAS and BLIS sum in different orders, and
 # 100 SGD steps carry the differences forward). OUTDIR gets the prototxts, both logs,
 # losses-cpu.txt, losses-gpu.txt and time-gpu.txt.
 set -uo pipefail
 
-[ $# -eq 2 ] || { echo "usage: caffe-lenet-gpu.sh CAFFE OUTDIR" >&2; exit 2; }
+[ $# -eq 2 ] || { [ $# -eq 3 ] && [ "$3" = --layer-plugin ]; } ||
+  { echo "usage: caffe-lenet-gpu.sh CAFFE OUTDIR [--layer-plugin]" >&2; exit 2; }
 caffe=$1
 out=$2
+layer_plugin=${3:-}
+# With --layer-plugin, blobrt's log says which plugin loaded and where each GPU method ran.
+log_level=${layer_plugin:+info}
 mkdir -p "$out"
 missing=$(ldd "$caffe" 2>/dev/null | awk '/not found/ { print $1 }' | xargs)
 if [ -n "$missing" ]; then
@@ -60,8 +67,8 @@ max_iter: 100
 random_seed: 1701
 solver_mode: $mode
 EOF
-  (cd "$out" && GLOG_logtostderr=1 BLOBRT_BACKEND=cuda "$caffe" train --solver="$out/solver-$mode.prototxt" \
-    > "$out/train-$mode.log" 2>&1)
+  (cd "$out" && GLOG_logtostderr=1 BLOBRT_BACKEND=cuda BLOBRT_LOG=${log_level:-${BLOBRT_LOG:-warn}} "$caffe" train \
+    --solver="$out/solver-$mode.prototxt" > "$out/train-$mode.log" 2>&1)
   local status=$?
   # A loss of nan or inf is kept as such (and then differs from any number).
   sed -n 's/.*Iteration \([0-9]*\).*, loss = \([-+0-9.eEnaifNAIF]*\).*/\1 \2/p' "$out/train-$mode.log" \
@@ -80,9 +87,22 @@ if [ "$status" -eq 0 ]; then
       printf "iteration %4d  CPU %-10s GPU %-10s %s\n", $1, $2, $4, ok ? "ok" : "DIFFERS"; if (!ok || $1 != $3) bad = 1 }
     END { if (n < 10) { print "too few losses: " n; bad = 1 }; exit bad }' || status=1
 fi
+if [ -n "$layer_plugin" ] && [ "$status" -eq 0 ]; then
+  if ! grep -q "Caffe-layers plugin .*libcaffe-layers-cuda.so: loaded: " "$out/train-GPU.log"; then
+    echo "FAIL: the GPU run did not load the Caffe-layers CUDA plugin:"
+    grep -E "Caffe-layers plugin|no Caffe-layers" "$out/train-GPU.log" | head -n 5
+    status=1
+  elif grep -q "_gpu on cuda:[0-9]*: CPU code" "$out/train-GPU.log"; then
+    echo "FAIL: layers ran their CPU code in GPU mode:"
+    grep "_gpu on cuda:[0-9]*: CPU code" "$out/train-GPU.log" | sed 's/.*caffe: /  /' | sort -u
+    status=1
+  else
+    grep -m 1 -o "Caffe-layers plugin .*" "$out/train-GPU.log"
+  fi
+fi
 (cd "$out" && GLOG_logtostderr=1 BLOBRT_BACKEND=cuda "$caffe" time --model="$out/lenet.prototxt" --gpu=0 \
   --iterations=50 > "$out/time-GPU.log" 2>&1) || { echo "FAIL: caffe time --gpu=0"; status=1; }
 grep -E "Average Forward pass|Average Backward pass|Average Forward-Backward" "$out/time-GPU.log" | sed 's/.*\] //' \
   | tee "$out/time-gpu.txt"
-[ "$status" -eq 0 ] && echo "passed: Caffe's LeNet in GPU mode follows the CPU run on blobrt's cuda backend"
+[ "$status" -eq 0 ] && echo "passed: Caffe's LeNet in GPU mode follows the CPU run on blobrt's cuda backend${layer_plugin:+, through the Caffe-layers CUDA plugin}"
 exit "$status"

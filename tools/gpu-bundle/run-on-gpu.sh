@@ -174,6 +174,30 @@ checks() {
   else
     skip caffe-lenet-gpu "the bundle holds no Caffe build (tools/gpu-bundle.sh with CAFFE_CUDA_BUILD)"
   fi
+  # The same Caffe built the portable way (no CUDA library in libcaffe), its layers' kernels
+  # from the Caffe-layers CUDA plugin beside its libcaffe; then its `caffe time` against the
+  # CUDA build's (issue 45's target: within 5 %).
+  if [ -x "$here/caffe-portable/caffe" ]; then
+    step_or_skip caffe-lenet-portable env "${suite_env[@]}" LD_LIBRARY_PATH="$here/caffe-portable/lib:$LD_LIBRARY_PATH" \
+      "$here/libexec/blobrt/caffe-lenet-gpu.sh" "$here/caffe-portable/caffe" "$logs/caffe-portable" --layer-plugin
+    direct="$logs/caffe-lenet/time-gpu.txt"
+    portable="$logs/caffe-portable/time-gpu.txt"
+    if [ -s "$direct" ] && [ -s "$portable" ]; then
+      python3 - "$direct" "$portable" <<'PY' | sed 's/^/         /' | tee -a "$summary"
+import re, sys
+def forward_backward(path):
+    for line in open(path):
+        if "Forward-Backward" in line:
+            return float(re.search(r"([0-9.]+) ms", line).group(1))
+direct, portable = forward_backward(sys.argv[1]), forward_backward(sys.argv[2])
+verdict = "met" if portable <= 1.05 * direct else "MISSED"
+print(f"caffe time --gpu=0 LeNet forward-backward: portable build + plugin {portable} ms, "
+      f"CUDA build {direct} ms, ratio {portable / direct:.3f} (target 1.05: {verdict})")
+PY
+    fi
+  else
+    skip caffe-lenet-portable "the bundle holds no portable Caffe build (tools/gpu-bundle.sh with CAFFE_PORTABLE_BUILD)"
+  fi
 
   # Python on this node (issue 27, step 4): the extension built here against the bundle
   # (the node's Python is not the build machine's), the package's tests where pytest is, and

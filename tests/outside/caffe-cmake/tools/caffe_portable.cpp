@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <blobrt/caffe/portable/gpu_methods.hpp>
+#include <blobrt/caffe/portable/layer_plugin.hpp>
 
 #include "caffe/common.hpp"
 #include "caffe/layers/double_layer.hpp"
@@ -20,6 +21,8 @@ void sgd_update_gpu(int N, Dtype* g, Dtype* h, Dtype momentum, Dtype local_rate)
 }  // namespace caffe
 
 DEFINE_bool(register_square, false, "register a device implementation of SquareLayer's forward pass");
+DEFINE_string(load_layer_plugins, "", "load the Caffe-layers plugins for this kind of device memory first (\"cuda\"), "
+              "as a GPU method on such a device would");
 
 using caffe::Blob;
 
@@ -37,6 +40,9 @@ int main(int argc, char** argv) {
   std::printf("not a portable build\n");
   return 1;
 #else
+  if (FLAGS_load_layer_plugins == "cuda") {
+    std::printf("plugins loaded: %zu\n", blobrt_caffe_portable::load_layer_plugins(blobrt::NativeDeviceType::kCuda));
+  }
   caffe::Caffe::set_mode(caffe::Caffe::GPU);
   if (FLAGS_register_square) {
     blobrt_caffe_portable::GpuLayerMethods methods;
@@ -65,6 +71,7 @@ int main(int argc, char** argv) {
               blobrt::current_device_id().c_str(), z.asum_data(), dy, y.asum_diff(), tail, count, device, count,
               cudaGetErrorString(cudaSetDevice(count)));
   for (const std::string& line : blobrt_caffe_portable::gpu_method_report()) std::printf("ran: %s\n", line.c_str());
+  for (const std::string& line : blobrt_caffe_portable::layer_plugin_report()) std::printf("plugin: %s\n", line.c_str());
   return 0;
 #endif
 }

@@ -7,7 +7,7 @@ namespace caffe {
 
 template <typename Dtype>
 __global__ void SquareForward(const int n, const Dtype* in, Dtype* out) {
-  CUDA_KERNEL_LOOP(index, n) { out[index] = in[index] * in[index]; }
+  CUDA_KERNEL_LOOP(index, n) { out[index] = caffe_gpu_square(in[index]); }
 }
 
 template <typename Dtype>
