@@ -44,11 +44,17 @@ option(BLOBRT_CAFFE_PORTABLE "Compile Caffe's GPU code over blobrt where Caffe b
 set(BLOBRT_CAFFE_CUDA_LAYERS AUTO CACHE STRING "Build Caffe's CUDA kernels as a Caffe-layers plugin: AUTO, ON or OFF")
 set_property(CACHE BLOBRT_CAFFE_CUDA_LAYERS PROPERTY STRINGS AUTO ON OFF)
 if(BLOBRT_CAFFE_PORTABLE AND CPU_ONLY AND NOT BLOBRT_CAFFE_CUDA_LAYERS STREQUAL "OFF")
-  if(NOT CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
+  if(NOT DEFINED CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
     find_program(blobrt_nvcc nvcc)
     if(NOT blobrt_nvcc)
-      set(CMAKE_CUDA_COMPILER /usr/local/cuda/bin/nvcc)
+      # Through CUDACXX, so that check_language still tries it (an nvcc that cannot use
+      # this host compiler is then no plugin, not a failed configure).
+      set(ENV{CUDACXX} /usr/local/cuda/bin/nvcc)
     endif()
+  endif()
+  # nvcc's host compiler: Caffe's own C++ compiler.
+  if(NOT DEFINED CMAKE_CUDA_HOST_COMPILER AND NOT DEFINED ENV{CUDAHOSTCXX} AND CMAKE_CXX_COMPILER)
+    set(ENV{CUDAHOSTCXX} "${CMAKE_CXX_COMPILER}")
   endif()
   include(CheckLanguage)
   check_language(CUDA)
@@ -59,6 +65,9 @@ if(BLOBRT_CAFFE_PORTABLE AND CPU_ONLY AND NOT BLOBRT_CAFFE_CUDA_LAYERS STREQUAL 
   else()
     message(STATUS "blobrt: no Caffe-layers CUDA plugin: no CUDA compiler found (BLOBRT_CAFFE_CUDA_LAYERS=AUTO)")
   endif()
+elseif(BLOBRT_CAFFE_CUDA_LAYERS STREQUAL "ON")
+  message(FATAL_ERROR "BLOBRT_CAFFE_CUDA_LAYERS=ON needs the portable build: -DCPU_ONLY=ON on the command line "
+                      "(and BLOBRT_CAFFE_PORTABLE ON)")
 endif()
 
 # target_link_libraries(caffe <scope> ITEMS...) whichever signature Caffe's own files used:
@@ -129,6 +138,13 @@ function(blobrt_adopt_caffe_library)
   # call those functions.
   get_target_property(blobrt_caffe_include blobrt::caffe INTERFACE_INCLUDE_DIRECTORIES)
   if(BLOBRT_CAFFE_PORTABLE AND NOT HAVE_CUDA)
+    # The build's id (libcaffe's and its Caffe-layers plugin's) also covers blobrt's version
+    # and the library's compile definitions (USE_CUDNN, ... change classes too).
+    get_target_property(definitions caffe COMPILE_DEFINITIONS)
+    get_target_property(interface_definitions caffe INTERFACE_COMPILE_DEFINITIONS)
+    get_directory_property(directory_definitions DIRECTORY "${CMAKE_SOURCE_DIR}" COMPILE_DEFINITIONS)
+    set(BLOBRT_CAFFE_BUILD_ID_EXTRA
+        "blobrt ${blobrt_VERSION}; ${definitions}; ${interface_definitions}; ${directory_definitions}")
     blobrt_caffe_portable_gpu_sources("${CMAKE_SOURCE_DIR}" "${CMAKE_BINARY_DIR}/blobrt-portable-gpu" gpu_sources
                                       others kernel_layers)
     set(no_form)
@@ -138,7 +154,10 @@ function(blobrt_adopt_caffe_library)
         list(APPEND no_form "src/caffe/${other}")
       endif()
     endforeach()
-    if(no_form)
+    if(no_form AND BLOBRT_CAFFE_CUDA_LAYERS STREQUAL "ON")
+      message(FATAL_ERROR "BLOBRT_CAFFE_CUDA_LAYERS=ON, but this tree is not a portable build: blobrt-caffe has no "
+                          "portable form of ${no_form}")
+    elseif(no_form)
       message(STATUS "blobrt: not the portable build: blobrt-caffe has no portable form of ${no_form} "
                      "(CUDA functions of this tree's own outside its layers); Caffe's CPU_ONLY build instead")
     else()
@@ -146,9 +165,15 @@ function(blobrt_adopt_caffe_library)
       target_compile_definitions(caffe PUBLIC BLOBRT_CAFFE_PORTABLE)
       message(STATUS "blobrt: portable build: Caffe's GPU mode runs on the active backend's device, "
                      "with no CUDA library linked (-DBLOBRT_CAFFE_PORTABLE=OFF: CPU_ONLY as Caffe's)")
-      if(CMAKE_CUDA_COMPILER_LOADED AND kernel_layers)
+      get_target_property(caffe_type caffe TYPE)
+      if(CMAKE_CUDA_COMPILER_LOADED AND kernel_layers AND caffe_type STREQUAL "SHARED_LIBRARY")
         blobrt_caffe_build_id("${CMAKE_SOURCE_DIR}" build_id)
         blobrt_caffe_add_cuda_layer_plugin("${kernel_layers}" "${build_id}" "${CMAKE_BINARY_DIR}/blobrt-cuda-layers")
+      elseif(CMAKE_CUDA_COMPILER_LOADED AND kernel_layers)
+        # A static libcaffe is linked into each program: a plugin beside it would hold a
+        # second copy of Caffe.
+        message(STATUS "blobrt: no Caffe-layers CUDA plugin: Caffe's library is a ${caffe_type} "
+                       "(the plugin needs a shared libcaffe: -DBUILD_SHARED_LIBS=ON)")
       endif()
     endif()
   endif()

@@ -32,7 +32,8 @@ endfunction()
 
 # The id of a Caffe tree's build in `out_var`: a hash of its headers and caffe.proto, the
 # layer classes' declarations, which a Caffe-layers plugin must have been compiled with
-# (blobrt/caffe/portable/layer_plugin.hpp).
+# (blobrt/caffe/portable/layer_plugin.hpp), and of BLOBRT_CAFFE_BUILD_ID_EXTRA where set
+# (caffe-on-blobrt.cmake: blobrt's version and the library's compile definitions).
 function(blobrt_caffe_build_id root out_var)
   file(GLOB_RECURSE declarations RELATIVE "${root}" "${root}/include/*.hpp" "${root}/include/*.h"
        "${root}/include/*.cuh" "${root}/src/caffe/proto/*.proto")
@@ -42,7 +43,7 @@ function(blobrt_caffe_build_id root out_var)
     file(SHA256 "${root}/${declaration}" hash)
     string(APPEND all "${declaration} ${hash}\n")
   endforeach()
-  string(SHA256 id "${all}")
+  string(SHA256 id "${all}${BLOBRT_CAFFE_BUILD_ID_EXTRA}")
   string(SUBSTRING "${id}" 0 16 id)
   set(${out_var} "${id}" PARENT_SCOPE)
 endfunction()

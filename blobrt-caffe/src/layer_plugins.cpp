@@ -89,6 +89,10 @@ Outcome load_one(Plugins& p, const std::string& path, blobrt::NativeDeviceType m
             std::to_string(BLOBRT_CAFFE_LAYER_PLUGIN_ABI) + ", struct_size " +
             std::to_string(sizeof(blobrt_caffe_layer_plugin)) + ")"};
   }
+  if (descriptor->name == nullptr || descriptor->caffe_build == nullptr || descriptor->toolkit == nullptr ||
+      descriptor->register_layers == nullptr) {
+    return {"skipped: its descriptor leaves a name, the Caffe build's id, the toolkit or register_layers null"};
+  }
   if (descriptor->memory != static_cast<std::int32_t>(memory)) {
     return {std::string("skipped: its kernels are for ") +
             blobrt::to_string(static_cast<blobrt::NativeDeviceType>(descriptor->memory)) +
@@ -144,7 +148,7 @@ std::size_t load_layer_plugins(blobrt::NativeDeviceType memory) {
                         ": ", outcome.text);
     p.outcomes[path] = std::move(outcome);
   }
-  if (found == 0 && !p.folders.empty()) {
+  if (found == 0 && !p.folders.empty() && memory != blobrt::NativeDeviceType::kCpu) {
     blobrt::log_message(blobrt::LogLevel::kInfo, "caffe: no Caffe-layers plugin for ", blobrt::to_string(memory),
                         " memory (", file_name_for(memory), ") in ", where);
   }

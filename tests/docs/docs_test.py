@@ -98,7 +98,8 @@ for path, text in [("README.md", readme)] + list(docs.items()):
 table = set(re.findall(r"^\| `(BLOBRT_[A-Z0-9_]+)`", readme, re.M))
 read_in_code = set()
 for pattern in ("core/**/*.[ch]pp", "core/**/*.h", "backends/**/*.[ch]pp", "backends/**/*.cu", "blobrt-dist/**/*.[ch]pp",
-                "python/src/*.cpp", "cli/*.cpp", "report/*.cpp", "conformance/*.cpp", "core/kernels/**/*.hpp"):
+                "blobrt-caffe/**/*.[ch]pp", "python/src/*.cpp", "cli/*.cpp", "report/*.cpp", "conformance/*.cpp",
+                "core/kernels/**/*.hpp"):
     for path in glob.glob(os.path.join(root, pattern), recursive=True):
         text = read(path)
         read_in_code |= set(re.findall(r'"(BLOBRT_[A-Z0-9_]+)"', text))

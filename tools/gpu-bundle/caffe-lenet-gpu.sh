@@ -90,7 +90,7 @@ fi
 if [ -n "$layer_plugin" ] && [ "$status" -eq 0 ]; then
   if ! grep -q "Caffe-layers plugin .*libcaffe-layers-cuda.so: loaded: " "$out/train-GPU.log"; then
     echo "FAIL: the GPU run did not load the Caffe-layers CUDA plugin:"
-    grep -E "Caffe-layers plugin|no Caffe-layers" "$out/train-GPU.log" | head -n 5
+    grep -m 5 -E "Caffe-layers plugin|no Caffe-layers" "$out/train-GPU.log"
     status=1
   elif grep -q "_gpu on cuda:[0-9]*: CPU code" "$out/train-GPU.log"; then
     echo "FAIL: layers ran their CPU code in GPU mode:"

@@ -188,10 +188,9 @@ class Caffe {
     std::shared_ptr<rng_t> generator_;
   };
 
-  static Caffe& Get() {
-    thread_local Caffe instance;
-    return instance;
-  }
+  // The calling thread's (one per process and thread, in libblobrt: every library of a
+  // process sees the same).
+  static Caffe& Get();
 
   static RNG& rng_stream() {
     if (!Get().random_generator_) Get().random_generator_ = std::make_shared<RNG>();

@@ -89,12 +89,31 @@ inline bool add_plugin_layer(const PluginLayer& layer) {
   }();                                                                                               \
   }
 
+// The plugin's kernels launch on the CUDA device of the calling thread's blobrt device
+// (Caffe::SetDevice in the portable libcaffe selects blobrt's device only, and blobrt's
+// cuda backend restores the runtime's device after each call): set where it differs.
+#ifdef __CUDACC__
+namespace blobrt_caffe_portable {
+inline void cuda_follows_thread_device() {
+  const int wanted = blobrt::current_device()->description().native_index;
+  int current = -1;
+  if ((::cudaGetDevice)(&current) != cudaSuccess || current != wanted) (::cudaSetDevice)(wanted);
+}
+}  // namespace blobrt_caffe_portable
+#define BLOBRT_CAFFE_LAYER_PLUGIN_ENTER() ::blobrt_caffe_portable::cuda_follows_thread_device()
+#else
+#define BLOBRT_CAFFE_LAYER_PLUGIN_ENTER() (void)0
+#endif
+
 // In the plugin, inside namespace caffe after the layer's .cu: its GPU methods, as that .cu
 // defined them, for the registry. The call is qualified, so it runs the .cu's definition
 // in this plugin (linked -Bsymbolic-functions: libcaffe's dispatching one of the same name
-// is not seen) and not the virtual method, which is libcaffe's. Forward_gpu is protected:
-// the call is made from a class derived from the layer's (never constructed; the layer
-// pointer is the Layer<Dtype>* the registry hands over, cast down to it).
+// is not seen) and not the virtual method, which is libcaffe's. A method the .cu does not
+// define is not referred to at all (if constexpr): a reference would bind to libcaffe's,
+// which dispatches here. Forward_gpu is protected: the call is made from a class derived
+// from the layer's, never constructed; the Layer<Dtype>* the registry hands over is cast
+// down to it. That cast is to a type the object is not (formally undefined; the class adds
+// no member, and every compiler Caffe builds with calls the method on the same address).
 #define BLOBRT_CAFFE_LAYER_PLUGIN_METHODS(classname, with_forward, with_backward)                                \
   template <typename Dtype>                                                                                      \
   struct BlobrtPluginCall_##classname : classname<Dtype> {                                                       \
@@ -103,17 +122,19 @@ inline bool add_plugin_layer(const PluginLayer& layer) {
       return static_cast<BlobrtPluginCall_##classname*>(static_cast<Layer<Dtype>*>(layer));                       \
     }                                                                                                            \
     static void forward(void* layer, const void* bottom, const void* top) {                                      \
+      BLOBRT_CAFFE_LAYER_PLUGIN_ENTER();                                                                         \
       self(layer)->classname<Dtype>::Forward_gpu(*static_cast<const Blobs*>(bottom), *static_cast<const Blobs*>(top)); \
     }                                                                                                            \
     static void backward(void* layer, const void* top, const std::vector<bool>& propagate_down,                  \
                          const void* bottom) {                                                                   \
+      BLOBRT_CAFFE_LAYER_PLUGIN_ENTER();                                                                         \
       self(layer)->classname<Dtype>::Backward_gpu(*static_cast<const Blobs*>(top), propagate_down,               \
                                                   *static_cast<const Blobs*>(bottom));                           \
     }                                                                                                            \
     static ::blobrt_caffe_portable::GpuLayerMethods methods() {                                                  \
       ::blobrt_caffe_portable::GpuLayerMethods m;                                                                \
-      if (with_forward) m.forward = &forward;                                                                    \
-      if (with_backward) m.backward = &backward;                                                                 \
+      if constexpr (with_forward) m.forward = &forward;                                                          \
+      if constexpr (with_backward) m.backward = &backward;                                                       \
       return m;                                                                                                  \
     }                                                                                                            \
   };                                                                                                             \
