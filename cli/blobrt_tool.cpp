@@ -10,6 +10,7 @@
 #include "blobrt/blob.hpp"
 #include "blobrt/io.hpp"
 #include "blobrt/runtime.hpp"
+#include "caffe_layers.hpp"
 #include "info_report.hpp"
 #include "info_text.hpp"
 #include "inspect_report.hpp"
@@ -25,12 +26,14 @@ constexpr const char* kExitCodes =
     "     read the file, selftest found a wrong result\n"
     "  2  usage error: an unknown command or option, a missing or bad value\n";
 
-int cmd_info(bool as_json, bool brief) {
+int cmd_info(bool as_json, bool brief, const std::string& caffe) {
+  // Caffe's library first: it asks for addressable handles before any device opens.
+  const std::string caffe_section = caffe.empty() ? std::string() : blobrt::tools::caffe_layers_text(caffe);
   const blobrt::tools::json report = blobrt::tools::info_report();
   if (as_json) {
     std::cout << blobrt::tools::dump_json(report) << "\n";
   } else {
-    std::cout << (brief ? blobrt::tools::info_brief(report) : blobrt::tools::info_text(report));
+    std::cout << (brief ? blobrt::tools::info_brief(report) : blobrt::tools::info_text(report)) << caffe_section;
   }
   // Selection may fail (a named backend that cannot be used): reported after what was found.
   const blobrt::tools::json& error = report["selection"]["error"];
@@ -62,6 +65,12 @@ int run(int argc, char** argv) {
   info->add_flag("--json", info_json, "JSON (docs/blobrt-info.schema.json)");
   info->add_flag("--brief", info_brief, "one line per device, like clinfo -l")->excludes("--json");
   info->add_flag("--rescan", rescan, "probe every plugin again, not from the cache");
+  std::string caffe;
+  info->add_option("--caffe", caffe,
+                   "LIBCAFFE: a Caffe library built the portable way; adds which of its layers run on each device "
+                   "and its Caffe-layers plugins")
+      ->excludes("--json")
+      ->excludes("--brief");
   info->footer(kExitCodes);
 
   CLI::App* inspect = app.add_subcommand("inspect", "Shape, precision and statistics of a BlobProto file, or the layers and blob shapes of a Caffe model file (.caffemodel)");
@@ -101,7 +110,7 @@ int run(int argc, char** argv) {
   if (info->parsed()) {
     // Read before discovery, which has not run yet (verdict_cache.hpp).
     if (rescan) ::setenv("BLOBRT_PLUGIN_CACHE", "refresh", 1);
-    return cmd_info(info_json, info_brief);
+    return cmd_info(info_json, info_brief, caffe);
   }
   if (inspect->parsed()) return cmd_inspect(file, inspect_json);
   return blobrt::tools::selftest(backend, std::cout) ? 0 : 1;

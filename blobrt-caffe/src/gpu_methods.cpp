@@ -24,6 +24,7 @@ struct Registry {
   // time) and device, so that a call seen before builds no string; then by the text.
   std::set<std::tuple<const char*, const char*, const blobrt::Device*, bool>> seen_calls;
   std::set<std::string> seen;
+  std::set<std::string> dispatched;  // the classes whose GPU methods dispatch here
 };
 
 Registry& registry() {
@@ -80,6 +81,19 @@ bool request_addressable_handles() {
                       "caffe: a device whose buffer handles are not addresses was opened before Caffe's library "
                       "loaded; Caffe's GPU mode offsets handles and cannot run on it (open no device before)");
   return false;
+}
+
+bool note_dispatched_layer(const char* layer_class) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.dispatched.insert(layer_class);
+  return true;
+}
+
+std::vector<std::string> dispatched_layers() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return {r.dispatched.begin(), r.dispatched.end()};
 }
 
 std::vector<std::string> gpu_method_report() {

@@ -114,7 +114,10 @@ Outcome load_one(Plugins& p, const std::string& path, blobrt::NativeDeviceType m
 void add_layer_plugin_folder_of(const void* address, const char* subdirectory, const char* caffe_build) {
   std::string folder;
   try {
-    folder = (boost::dll::symbol_location_ptr(address).parent_path() / subdirectory).string();
+    // Absolute now: the library may have been loaded by a relative path, and the process
+    // may change directory before a GPU method first runs.
+    const std::string library = boost::dll::symbol_location_ptr(address).string();
+    folder = (std::filesystem::absolute(library).parent_path() / subdirectory).lexically_normal().string();
   } catch (const std::exception& error) {
     blobrt::log_message(blobrt::LogLevel::kWarn, "caffe: the folder of Caffe's library is unknown (", error.what(),
                         "): its Caffe-layers plugins are not looked for");
@@ -178,8 +181,7 @@ std::vector<std::string> layer_plugin_report() {
       } else {
         const std::string stem = std::filesystem::path(file).stem().string();  // libcaffe-layers-cuda
         const std::string memory = stem.substr(std::string("libcaffe-layers-").size());
-        lines.push_back(file + ": not loaded: no GPU method ran on a device with " + memory +
-                        " memory in this process");
+        lines.push_back(file + ": not loaded: no device with " + memory + " memory needed it in this process");
       }
     }
   }

@@ -174,9 +174,23 @@ def check_layer_plugin_loading(exe, plugin):
     """What the portable libcaffe does with the plugin on a node without a GPU: leaves it
     unloaded saying why, loads it when asked for CUDA memory (no driver needed to load), and
     skips a broken file and another build's plugin with the reason."""
+    # How a user checks a node: `blobrt info --caffe LIBCAFFE`.
+    libcaffe = os.path.join(os.path.dirname(os.path.dirname(plugin)), "libcaffe.so")
+    rc, out = run([blobrt_cmd, "info", "--caffe", libcaffe], env=user_env)
+    memory = {"host": "cpu", "blis": "cpu", "opencl": "opencl"}
+    check(rc == 0 and "Caffe layers:\n  1 layer classes with kernels: SquareLayer" in out
+          and f"{plugin}: not loaded: no device with cuda memory needed it" in out
+          and all(f"{b}:0 ({memory.get(b, '')} memory): 0 of 1 on the device (none); CPU code in GPU mode: SquareLayer"
+                  in out for b in backends),
+          "blobrt info --caffe lists the library's layers per device, and its Caffe-layers plugin", out)
+    rc, out = run([blobrt_cmd, "info", "--caffe", os.path.join(work, "no-such-libcaffe.so")], env=user_env)
+    check(rc == 1 and "--caffe " in out and "cannot be loaded" in out, "blobrt info --caffe of a missing file: "
+          "exit 1 naming it", out)
+    rc, out = run([blobrt_cmd, "info", "--caffe", libcaffe, "--json"], env=user_env)
+    check(rc == 2, "blobrt info --caffe with --json is a usage error", out)
     for backend in backends:
         rc, out = run([exe], env=dict(user_env, BLOBRT_BACKEND=backend))
-        check(rc == 0 and f"plugin: {plugin}: not loaded: no GPU method ran on a device with cuda memory" in out,
+        check(rc == 0 and f"plugin: {plugin}: not loaded: no device with cuda memory needed it" in out,
               f"on {backend} the Caffe-layers CUDA plugin is not loaded, and the report says why", out)
     rc, out = run([exe, "--load_layer_plugins=cuda"], env=dict(user_env, BLOBRT_BACKEND="host"))
     check(rc == 0 and "plugins loaded: 1" in out and f"plugin: {plugin}: loaded: 1 layer classes (CUDA " in out
@@ -267,6 +281,13 @@ if has_caffe:
             if check(rc == 0, "that tree builds as CPU_ONLY", out):
                 rc, out = run([os.path.join(fork_build, "tools", "caffe_portable")], env=user_env)
                 check(rc == 1 and "not a portable build" in out, "its programs are not the portable build", out)
+                rc, out = run([blobrt_cmd, "info", "--caffe", os.path.join(fork_build, "src", "caffe", "libcaffe.so")],
+                              env=user_env)
+                # (The test tree's CPU_ONLY library uses nothing of libblobrt-caffe: --as-needed drops it.)
+                check(rc == 0 and ("this Caffe library dispatches no layer's GPU methods (not a portable build" in out
+                                   or "libcaffe.so is not a portable Caffe build (it does not link libblobrt-caffe)"
+                                   in out),
+                      "blobrt info --caffe says a CPU_ONLY libcaffe is not the portable build", out)
     # Caffe's Makefile route runs the same generator as a script (docs/caffe-on-blobrt.md):
     # one source per .cu of the tree's (test_*.cu and math_functions.cu have none), and a
     # .cu blobrt-caffe has no portable form of named when its source compiles.

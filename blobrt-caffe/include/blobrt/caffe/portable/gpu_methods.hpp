@@ -47,6 +47,11 @@ void note_on_device(const char* layer_class, const char* method, const blobrt::D
 // simgpu:0: CPU code" or "...: device".
 std::vector<std::string> gpu_method_report();
 
+// The layer classes whose GPU methods dispatch (each BLOBRT_CAFFE_GPU_FORWARD/BACKWARD notes
+// its class when Caffe's library loads), sorted: what `blobrt info --caffe` lists per device.
+bool note_dispatched_layer(const char* layer_class);
+std::vector<std::string> dispatched_layers();
+
 // Caffe's GPU code offsets the handles gpu_data() returns (`bottom_data + n * dim_`): on a
 // device whose handles are not addresses (an OpenCL cl_mem) that takes blobrt's
 // addressable handles (blobrt::request_addressable_handles), which this asks for. False,
@@ -102,6 +107,9 @@ bool backward_on_device(const char* layer_class, void* layer, const Blobs& top, 
       this->Forward_cpu(bottom, top);                                                                             \
     }                                                                                                             \
   }                                                                                                               \
+  namespace {                                                                                                     \
+  const bool blobrt_dispatched_forward_##classname = ::blobrt_caffe_portable::note_dispatched_layer(#classname);  \
+  }                                                                                                               \
   INSTANTIATE_LAYER_GPU_FORWARD(classname)
 #define BLOBRT_CAFFE_GPU_BACKWARD(classname)                                                                      \
   template <typename Dtype>                                                                                       \
@@ -111,6 +119,9 @@ bool backward_on_device(const char* layer_class, void* layer, const Blobs& top, 
                                                             propagate_down, bottom)) {                            \
       this->Backward_cpu(top, propagate_down, bottom);                                                            \
     }                                                                                                             \
+  }                                                                                                               \
+  namespace {                                                                                                     \
+  const bool blobrt_dispatched_backward_##classname = ::blobrt_caffe_portable::note_dispatched_layer(#classname); \
   }                                                                                                               \
   INSTANTIATE_LAYER_GPU_BACKWARD(classname)
 #define BLOBRT_CAFFE_GPU_METHODS(classname) \

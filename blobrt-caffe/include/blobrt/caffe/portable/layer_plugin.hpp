@@ -47,6 +47,14 @@ struct blobrt_caffe_layer_plugin {
 }
 #define BLOBRT_CAFFE_LAYER_PLUGIN_ENTRY "blobrt_caffe_layer_plugin_descriptor"
 
+// What `blobrt info --caffe LIBCAFFE` prints (libblobrt-caffe; the command loads the given
+// libcaffe, which brings this library, and calls it by name): the Caffe-layers plugins for
+// the memory of every device this node has, loaded, and for each device which of the
+// library's dispatching layer classes run on it and which run their CPU code in GPU mode.
+// The text stays valid until the next call.
+extern "C" const char* blobrt_caffe_layer_report(void);
+#define BLOBRT_CAFFE_LAYER_REPORT_ENTRY "blobrt_caffe_layer_report"
+
 namespace blobrt_caffe_portable {
 
 // libcaffe's side: plugins for this Caffe build (`caffe_build`) are in `subdirectory` of
@@ -59,8 +67,8 @@ void add_layer_plugin_folder_of(const void* address, const char* subdirectory, c
 std::size_t load_layer_plugins(blobrt::NativeDeviceType memory);
 
 // One line per plugin file found in those folders: its path, then "loaded: N layer
-// classes (toolkit)", "skipped: REASON", or "not loaded: no GPU method ran on a device
-// with MEMORY memory in this process"; a line saying so where the folders hold none.
+// classes (toolkit)", "skipped: REASON", or "not loaded: no device with MEMORY memory
+// needed it in this process"; a line saying so where the folders hold none.
 std::vector<std::string> layer_plugin_report();
 
 // The plugin's side (generated sources; blobrt/caffe/portable/layer_plugin.hpp's macros).
