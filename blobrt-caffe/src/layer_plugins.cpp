@@ -21,23 +21,14 @@
 namespace blobrt_caffe_portable {
 namespace {
 
-struct Folder {
-  std::string path;
-  std::string caffe_build;  // empty: BLOBRT_CAFFE_LAYER_PLUGIN_PATH's (checked against libcaffe's)
-};
-
-struct Outcome {
-  std::string text;  // "loaded: ..." / "skipped: ..."
-};
-
 struct Plugins {
   // The memory kinds looked for already, one bit per DLPack type: the GPU methods ask on
   // every call, and only the first may take the lock.
   std::atomic<std::uint64_t> looked_for_bits{0};
   std::mutex mutex;
-  std::vector<Folder> folders;
-  std::set<blobrt::NativeDeviceType> looked_for;
-  std::map<std::string, Outcome> outcomes;            // by file path
+  std::vector<std::string> folders;  // libcaffe's
+  std::string caffe_build;           // libcaffe's build id; empty where no portable libcaffe is loaded
+  std::map<std::string, std::string> outcomes;        // by file path: "loaded: ..." / "skipped: ...".
   std::vector<boost::dll::shared_library> libraries;  // kept loaded: their methods are registered
 };
 
@@ -51,25 +42,21 @@ std::string file_name_for(blobrt::NativeDeviceType memory) {
 }
 
 // Every folder to look in: the environment's first, then libcaffe's.
-std::vector<Folder> search_folders(const Plugins& p) {
-  std::vector<Folder> folders;
+std::vector<std::string> search_folders(const Plugins& p) {
+  std::vector<std::string> folders;
   if (const char* path = std::getenv("BLOBRT_CAFFE_LAYER_PLUGIN_PATH")) {
     std::stringstream list(path);
     std::string entry;
     while (std::getline(list, entry, ':')) {
-      if (!entry.empty()) folders.push_back({entry, ""});
+      if (!entry.empty()) folders.push_back(entry);
     }
   }
   folders.insert(folders.end(), p.folders.begin(), p.folders.end());
   return folders;
 }
 
-std::string expected_build(const Plugins& p) {
-  return p.folders.empty() ? std::string() : p.folders.front().caffe_build;
-}
-
 // Loads and registers one plugin file; the outcome's text says how it went.
-Outcome load_one(Plugins& p, const std::string& path, blobrt::NativeDeviceType memory) {
+std::string load_one(Plugins& p, const std::string& path, blobrt::NativeDeviceType memory) {
   boost::dll::shared_library library;
   try {
     library.load(path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
@@ -98,7 +85,7 @@ Outcome load_one(Plugins& p, const std::string& path, blobrt::NativeDeviceType m
             blobrt::to_string(static_cast<blobrt::NativeDeviceType>(descriptor->memory)) +
             " memory, its file name says " + blobrt::to_string(memory)};
   }
-  const std::string want = expected_build(p);
+  const std::string& want = p.caffe_build;
   if (want.empty() || want != descriptor->caffe_build) {
     return {std::string("skipped: built for another Caffe build (its id ") + descriptor->caffe_build +
             ", this libcaffe's " + (want.empty() ? std::string("none: no portable libcaffe is loaded") : want) +
@@ -125,30 +112,31 @@ void add_layer_plugin_folder_of(const void* address, const char* subdirectory, c
   }
   Plugins& p = plugins();
   std::lock_guard<std::mutex> lock(p.mutex);
-  p.folders.push_back({folder, caffe_build});
+  p.folders.push_back(folder);
+  if (p.caffe_build.empty()) p.caffe_build = caffe_build;
 }
 
 std::size_t load_layer_plugins(blobrt::NativeDeviceType memory) {
   Plugins& p = plugins();
-  const auto code = static_cast<std::uint32_t>(memory);
-  const std::uint64_t bit = code < 64 ? std::uint64_t{1} << code : 0;
-  if (bit && (p.looked_for_bits.load(std::memory_order_acquire) & bit)) return 0;
+  // DLPack's device types are all below 64.
+  const std::uint64_t bit = std::uint64_t{1} << (static_cast<std::uint32_t>(memory) & 63);
+  if (p.looked_for_bits.load(std::memory_order_acquire) & bit) return 0;
   std::lock_guard<std::mutex> lock(p.mutex);
-  if (!p.looked_for.insert(memory).second) return 0;
+  if (p.looked_for_bits.load(std::memory_order_relaxed) & bit) return 0;
   std::size_t loaded = 0;
   std::size_t found = 0;
   std::string where;
-  for (const Folder& folder : search_folders(p)) {
-    const std::string path = (std::filesystem::path(folder.path) / file_name_for(memory)).string();
-    where += (where.empty() ? "" : ", ") + folder.path;
+  for (const std::string& folder : search_folders(p)) {
+    const std::string path = (std::filesystem::path(folder) / file_name_for(memory)).string();
+    where += (where.empty() ? "" : ", ") + folder;
     std::error_code error;
     if (!std::filesystem::exists(path, error) || p.outcomes.count(path)) continue;
     ++found;
-    Outcome outcome = load_one(p, path, memory);
-    const bool ok = outcome.text.rfind("loaded", 0) == 0;
+    std::string outcome = load_one(p, path, memory);
+    const bool ok = outcome.rfind("loaded", 0) == 0;
     loaded += ok;
     blobrt::log_message(ok ? blobrt::LogLevel::kInfo : blobrt::LogLevel::kWarn, "caffe: Caffe-layers plugin ", path,
-                        ": ", outcome.text);
+                        ": ", outcome);
     p.outcomes[path] = std::move(outcome);
   }
   if (found == 0 && !p.folders.empty() && memory != blobrt::NativeDeviceType::kCpu) {
@@ -164,11 +152,11 @@ std::vector<std::string> layer_plugin_report() {
   std::lock_guard<std::mutex> lock(p.mutex);
   std::vector<std::string> lines;
   std::set<std::string> listed;
-  const std::vector<Folder> folders = search_folders(p);
-  for (const Folder& folder : folders) {
+  const std::vector<std::string> folders = search_folders(p);
+  for (const std::string& folder : folders) {
     std::error_code error;
     std::vector<std::string> files;
-    for (std::filesystem::directory_iterator it(folder.path, error), end; !error && it != end; it.increment(error)) {
+    for (std::filesystem::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
       const std::string name = it->path().filename().string();
       if (name.rfind("libcaffe-layers-", 0) == 0 && it->path().extension() == ".so") files.push_back(it->path().string());
     }
@@ -177,7 +165,7 @@ std::vector<std::string> layer_plugin_report() {
       if (!listed.insert(file).second) continue;
       const auto outcome = p.outcomes.find(file);
       if (outcome != p.outcomes.end()) {
-        lines.push_back(file + ": " + outcome->second.text);
+        lines.push_back(file + ": " + outcome->second);
       } else {
         const std::string stem = std::filesystem::path(file).stem().string();  // libcaffe-layers-cuda
         const std::string memory = stem.substr(std::string("libcaffe-layers-").size());
@@ -187,7 +175,7 @@ std::vector<std::string> layer_plugin_report() {
   }
   if (lines.empty()) {
     std::string where;
-    for (const Folder& folder : folders) where += (where.empty() ? "" : ", ") + folder.path;
+    for (const std::string& folder : folders) where += (where.empty() ? "" : ", ") + folder;
     lines.push_back("no Caffe-layers plugin in " + (where.empty() ? std::string("any folder (no portable libcaffe is loaded)") : where));
   }
   return lines;
