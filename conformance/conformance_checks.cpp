@@ -27,6 +27,10 @@ const char* to_string(Operation op) {
     case Operation::kElementwise: return "elementwise";
     case Operation::kIm2col: return "im2col";
     case Operation::kCol2im: return "col2im";
+    case Operation::kMaxPool: return "max_pool";
+    case Operation::kMaxPoolBackward: return "max_pool_backward";
+    case Operation::kAvePool: return "ave_pool";
+    case Operation::kAvePoolBackward: return "ave_pool_backward";
   }
   return "?";
 }
@@ -37,7 +41,11 @@ bool is_math(Operation op) {
     case Operation::kGemv:
     case Operation::kElementwise:
     case Operation::kIm2col:
-    case Operation::kCol2im: return true;
+    case Operation::kCol2im:
+    case Operation::kMaxPool:
+    case Operation::kMaxPoolBackward:
+    case Operation::kAvePool:
+    case Operation::kAvePoolBackward: return true;
     default: return false;
   }
 }
@@ -45,7 +53,8 @@ bool is_math(Operation op) {
 std::vector<Operation> all_operations() {
   return {Operation::kMemset, Operation::kCopyRoundTrip, Operation::kCopyDevice, Operation::kAxpy, Operation::kDot,
           Operation::kAsum,   Operation::kScal,          Operation::kGemm,       Operation::kGemv, Operation::kElementwise,
-          Operation::kIm2col, Operation::kCol2im};
+          Operation::kIm2col, Operation::kCol2im, Operation::kMaxPool, Operation::kMaxPoolBackward,
+          Operation::kAvePool, Operation::kAvePoolBackward};
 }
 
 const char* to_string(Precision p) { return p == Precision::kFloat32 ? "float" : "double"; }

@@ -12,8 +12,13 @@
 //   element-wise:     set, abs, sgnbit exact (bitwise: abs(−0) is +0), sign exact by value;
 //                     add_scalar, scale, add, sub, mul, sqr (one rounding) ε·|ref|;
 //                     axpby 2ε·(|α·a| + |β·y|); div, sqrt, exp, log 4ε·|ref| (OpenCL allows
-//                     2.5 to 3 ulp); powx 16ε·|ref| (OpenCL's pow: 16 ulp)
+//                     2.5 to 3 ulp); powx 16ε·|ref| (OpenCL's pow: 16 ulp); relu and
+//                     relu_backward ε·|ref|; tanh 8ε·|ref| (OpenCL: 5 ulp); sigmoid
+//                     4ε + 2ε·|ref| (tanh's error is absolute there); sigmoid_backward
+//                     3ε·|b a|·(1 + |a|), tanh_backward 3ε·|b|·(1 + a²)
 //   im2col:           exact (a copy, +0 in the padding); col2im as a sum of its terms
+//   pooling:          max exact (the first maximum in row order); average and both
+//                     backward operations as sums of their terms
 // Every element outside the operation's range (offsets, and guard elements after the end)
 // must be untouched, bitwise.
 #ifndef BLOBRT_CONFORMANCE_CHECKS_HPP
@@ -29,7 +34,8 @@
 namespace blobrt::conformance {
 
 enum class Operation {
-  kMemset, kCopyRoundTrip, kCopyDevice, kAxpy, kDot, kAsum, kScal, kGemm, kGemv, kElementwise, kIm2col, kCol2im
+  kMemset, kCopyRoundTrip, kCopyDevice, kAxpy, kDot, kAsum, kScal, kGemm, kGemv, kElementwise, kIm2col, kCol2im,
+  kMaxPool, kMaxPoolBackward, kAvePool, kAvePoolBackward
 };
 const char* to_string(Operation op);
 std::vector<Operation> all_operations();
@@ -40,6 +46,21 @@ bool is_math(Operation op);
 struct ConvShape {
   std::int64_t channels = 1, height = 1, width = 1, kernel_h = 1, kernel_w = 1, pad_h = 0, pad_w = 0,
                stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+};
+
+// A pooling's geometry (the pooling operations); the pooled extents are Caffe's
+// PoolingLayer's (pooled()).
+struct PoolShape {
+  std::int64_t planes = 1, height = 1, width = 1, kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, pad_h = 0,
+               pad_w = 0;
+  std::int64_t pooled_h() const { return pooled(height, kernel_h, stride_h, pad_h); }
+  std::int64_t pooled_w() const { return pooled(width, kernel_w, stride_w, pad_w); }
+  // Caffe's: rounded up, less a last window that would start in the padding.
+  static std::int64_t pooled(std::int64_t size, std::int64_t kernel, std::int64_t stride, std::int64_t pad) {
+    std::int64_t out = (size + 2 * pad - kernel + stride - 1) / stride + 1;
+    if (pad > 0 && (out - 1) * stride >= size + pad) --out;
+    return out;
+  }
 };
 
 // The core's precision (blobrt::Precision, device.hpp) is the one enum; its name in a case
@@ -64,6 +85,7 @@ struct Case {
   ElementwiseOp elementwise = ElementwiseOp::kSet;
   Alias alias = Alias::kNone;
   ConvShape conv;  // im2col, col2im
+  PoolShape pool;  // the pooling operations
   std::string name() const;
 };
 // How GoogleTest prints a case (the test name's parameter; else it dumps the struct's bytes,

@@ -10,6 +10,7 @@
 #include "conformance_math.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -114,6 +115,10 @@ class MathChecker {
       case Operation::kGemv: return gemv();
       case Operation::kIm2col: return im2col();
       case Operation::kCol2im: return col2im();
+      case Operation::kMaxPool:
+      case Operation::kAvePool: return pool_forward();
+      case Operation::kMaxPoolBackward:
+      case Operation::kAvePoolBackward: return pool_backward();
       default: return elementwise();
     }
   }
@@ -321,6 +326,135 @@ class MathChecker {
     return untouched_outside(got, im.before(), offsets_.y, pixels, "col2im im");
   }
 
+  // Pooling, checked against a reference written here from Caffe's pooling_layer.cpp (its
+  // CPU code: windows over the padded image, a mask of the first maximum, the backward as a
+  // scatter over windows). Inputs are multiples of 0.5 in [-2, 2]: many ties, which the
+  // first-maximum rule decides.
+  struct PoolWindow {
+    std::vector<std::int64_t> elements;  // indices in the plane, row order
+    std::int64_t padded_size = 0;
+  };
+  std::vector<PoolWindow> pool_windows() const {
+    const PoolShape& s = c_.pool;
+    std::vector<PoolWindow> windows;
+    for (std::int64_t ph = 0; ph < s.pooled_h(); ++ph) {
+      for (std::int64_t pw = 0; pw < s.pooled_w(); ++pw) {
+        PoolWindow w;
+        const std::int64_t h0 = ph * s.stride_h - s.pad_h, w0 = pw * s.stride_w - s.pad_w;
+        const std::int64_t h1 = std::min(h0 + s.kernel_h, s.height + s.pad_h);
+        const std::int64_t w1 = std::min(w0 + s.kernel_w, s.width + s.pad_w);
+        w.padded_size = (h1 - h0) * (w1 - w0);
+        for (std::int64_t r = h0; r < h1; ++r) {
+          for (std::int64_t q = w0; q < w1; ++q) {
+            if (r >= 0 && r < s.height && q >= 0 && q < s.width) w.elements.push_back(r * s.width + q);
+          }
+        }
+        windows.push_back(w);
+      }
+    }
+    return windows;
+  }
+  std::vector<T> pool_input(std::int64_t offset, std::int64_t count, unsigned seed) {
+    std::vector<T> v = values(offset, count, -2, 2, seed);
+    for (std::int64_t i = 0; i < count; ++i) v[offset + i] = std::round(v[offset + i] * 2) / 2;
+    return v;
+  }
+  // The index of the window's first maximum in its plane (-1: none above -FLT_MAX).
+  static std::int64_t first_max(const PoolWindow& w, const T* plane) {
+    std::int64_t at = -1;
+    T best = T(-FLT_MAX);
+    for (std::int64_t e : w.elements) {
+      if (plane[e] > best) best = plane[e], at = e;
+    }
+    return at;
+  }
+  void pool_call(DeviceBuffer bottom, DeviceBuffer top_diff, DeviceBuffer out) {
+    const PoolShape& s = c_.pool;
+#define BLOBRT_CONF_POOL_GEOMETRY_                                                                                \
+  precision, s.planes, s.height, s.width, s.pooled_h(), s.pooled_w(), s.kernel_h, s.kernel_w, s.stride_h, s.stride_w, \
+      s.pad_h, s.pad_w
+    switch (c_.op) {
+      case Operation::kMaxPool: device_.max_pool(BLOBRT_CONF_POOL_GEOMETRY_, bottom, offsets_.a, out, offsets_.y); break;
+      case Operation::kAvePool: device_.ave_pool(BLOBRT_CONF_POOL_GEOMETRY_, bottom, offsets_.a, out, offsets_.y); break;
+      case Operation::kMaxPoolBackward:
+        device_.max_pool_backward(BLOBRT_CONF_POOL_GEOMETRY_, bottom, offsets_.a, top_diff, offsets_.b, out, offsets_.y);
+        break;
+      default:
+        device_.ave_pool_backward(BLOBRT_CONF_POOL_GEOMETRY_, top_diff, offsets_.b, out, offsets_.y);
+        break;
+    }
+#undef BLOBRT_CONF_POOL_GEOMETRY_
+  }
+
+  // top: each window's first maximum exactly, or its average within the sum's rounding; top
+  // full of NaN before (each element written).
+  Result pool_forward() {
+    const PoolShape& s = c_.pool;
+    const std::vector<PoolWindow> windows = pool_windows();
+    const std::int64_t plane = s.height * s.width, pooled = static_cast<std::int64_t>(windows.size());
+    Operand<T> bottom(device_, pool_input(offsets_.a, s.planes * plane, 41));
+    Operand<T> top(device_, filled(offsets_.y, s.planes * pooled, std::numeric_limits<T>::quiet_NaN()));
+    pool_call(bottom.get(), nullptr, top.get());
+    const std::vector<T> got = top.after();
+    for (std::int64_t p = 0; p < s.planes; ++p) {
+      const T* in = bottom.before().data() + offsets_.a + p * plane;
+      for (std::int64_t i = 0; i < pooled; ++i) {
+        const PoolWindow& w = windows[i];
+        const T g = got[offsets_.y + p * pooled + i];
+        if (c_.op == Operation::kMaxPool) {
+          const std::int64_t at = first_max(w, in);
+          const T want = at >= 0 ? in[at] : T(-FLT_MAX);
+          if (!same_bits(g, want)) return fail("max_pool: plane ", p, " top[", i, "] is ", g, ", expected ", want);
+        } else {
+          double sum = 0, magnitude = 0;
+          for (std::int64_t e : w.elements) sum += in[e], magnitude += std::fabs(static_cast<double>(in[e]));
+          const double want = sum / static_cast<double>(w.padded_size);
+          const double tol = eps * (8 + std::sqrt(static_cast<double>(w.elements.size()))) * magnitude;
+          if (!(std::fabs(g - want) <= tol)) {
+            return fail("ave_pool: plane ", p, " top[", i, "] is ", g, ", expected ", want, " ± ", tol);
+          }
+        }
+      }
+    }
+    return untouched_outside(got, top.before(), offsets_.y, s.planes * pooled, (to_string(c_.op) + std::string(" top")).c_str());
+  }
+
+  // bottom_diff: Caffe's scatter of each window's top_diff (to its first maximum, or divided
+  // by its size over its elements), within the sum's rounding; full of NaN before (written
+  // over, not added to).
+  Result pool_backward() {
+    const PoolShape& s = c_.pool;
+    const std::vector<PoolWindow> windows = pool_windows();
+    const std::int64_t plane = s.height * s.width, pooled = static_cast<std::int64_t>(windows.size());
+    Operand<T> bottom(device_, pool_input(offsets_.a, s.planes * plane, 42));
+    Operand<T> top_diff(device_, values(offsets_.b, s.planes * pooled, -1, 1, 43));
+    Operand<T> bottom_diff(device_, filled(offsets_.y, s.planes * plane, std::numeric_limits<T>::quiet_NaN()));
+    pool_call(bottom.get(), top_diff.get(), bottom_diff.get());
+    const std::vector<T> got = bottom_diff.after();
+    const bool max = c_.op == Operation::kMaxPoolBackward;
+    for (std::int64_t p = 0; p < s.planes; ++p) {
+      const T* in = bottom.before().data() + offsets_.a + p * plane;
+      const T* diff = top_diff.before().data() + offsets_.b + p * pooled;
+      std::vector<double> sum(static_cast<std::size_t>(plane)), magnitude(sum.size()), terms(sum.size());
+      for (std::int64_t i = 0; i < pooled; ++i) {
+        const PoolWindow& w = windows[i];
+        std::vector<std::int64_t> to = w.elements;
+        if (max) to = first_max(w, in) >= 0 ? std::vector<std::int64_t>{first_max(w, in)} : std::vector<std::int64_t>{};
+        const double term = max ? static_cast<double>(diff[i]) : static_cast<double>(diff[i]) / w.padded_size;
+        for (std::int64_t e : to) sum[e] += term, magnitude[e] += std::fabs(term), terms[e] += 1;
+      }
+      for (std::int64_t e = 0; e < plane; ++e) {
+        const double g = got[offsets_.y + p * plane + e];
+        const double tol = eps * (8 + std::sqrt(terms[e])) * magnitude[e];
+        if (!(std::fabs(g - sum[e]) <= tol)) {
+          return fail(to_string(c_.op), ": plane ", p, " bottom_diff[", e, "] is ", g, ", expected ", sum[e], " ± ", tol);
+        }
+      }
+    }
+    return untouched_outside(got, bottom_diff.before(), offsets_.y, s.planes * plane,
+                             (to_string(c_.op) + std::string(" bottom_diff")).c_str());
+  }
+
   // Inputs on the operation's domain; sign, sgnbit and abs also get -0.0, +0.0 and
   // negatives at fixed places.
   std::vector<T> elementwise_input(std::int64_t offset, std::int64_t n, unsigned seed) {
@@ -355,6 +489,17 @@ class MathChecker {
       case ElementwiseOp::kSqrt:
       case ElementwiseOp::kExp:
       case ElementwiseOp::kLog: *tol = 4 * eps * std::fabs(*ref); return;
+      // tanh: OpenCL allows 5 ulp; sigmoid is 0.5 tanh(a / 2) + 0.5, Caffe's GPU form, whose
+      // tanh error is absolute (it cancels where the sigmoid is near 0).
+      case ElementwiseOp::kTanh: *tol = 8 * eps * std::fabs(*ref) + std::numeric_limits<T>::min(); return;
+      case ElementwiseOp::kSigmoid: *tol = 4 * eps + 2 * eps * std::fabs(*ref); return;
+      // b a (1 - a) and b (1 - a a): three roundings, each relative to its own term's size.
+      case ElementwiseOp::kSigmoidBackward:
+        *tol = 3 * eps * std::fabs(b * a) * (1 + std::fabs(a)) + std::numeric_limits<T>::min();
+        return;
+      case ElementwiseOp::kTanhBackward:
+        *tol = 3 * eps * std::fabs(b) * (1 + a * a) + std::numeric_limits<T>::min();
+        return;
       default: break;
     }
     // One correctly rounded operation; results below the smallest normal number may be
@@ -431,6 +576,14 @@ std::string math_case_name(const Case& c) {
     s << to_string(c.op) << "_" << to_string(c.precision) << "_c" << g.channels << "h" << g.height << "w" << g.width
       << "_k" << g.kernel_h << "x" << g.kernel_w << "_p" << g.pad_h << "x" << g.pad_w << "_s" << g.stride_h << "x"
       << g.stride_w << "_d" << g.dilation_h << "x" << g.dilation_w << "_off" << c.offset;
+    return s.str();
+  }
+  if (c.op == Operation::kMaxPool || c.op == Operation::kMaxPoolBackward || c.op == Operation::kAvePool ||
+      c.op == Operation::kAvePoolBackward) {
+    const PoolShape& g = c.pool;
+    s << to_string(c.op) << "_" << to_string(c.precision) << "_c" << g.planes << "h" << g.height << "w" << g.width
+      << "_k" << g.kernel_h << "x" << g.kernel_w << "_s" << g.stride_h << "x" << g.stride_w << "_p" << g.pad_h << "x"
+      << g.pad_w << "_off" << c.offset;
     return s.str();
   }
   s << to_string(c.op) << "_" << to_string(c.precision) << "_" << (c.trans_a ? "T" : "N");
@@ -518,6 +671,24 @@ std::vector<Case> math_cases() {
         for (std::int64_t offset : {0, 3}) {
           Case c{op, p, 0, offset};
           c.conv = shape;
+          cases.push_back(c);
+        }
+      }
+    }
+    // Pooling: (planes, height, width, kernel h x w, stride, pad): LeNet's 2 x 2 / 2 over 40
+    // planes, CaffeNet's overlapping 3 x 3 / 2, padded with a window cut by the image's end,
+    // rectangular with per-dimension stride and padding, global (kernel = image), 1 x 1, no
+    // plane, and 64 planes of 56 x 56 (ResNet's first pooling).
+    const PoolShape shapes_pool[] = {{40, 24, 24, 2, 2, 2, 2, 0, 0}, {3, 13, 13, 3, 3, 2, 2, 0, 0},
+                                     {2, 7, 9, 3, 3, 2, 2, 1, 1},    {2, 8, 5, 3, 2, 1, 2, 1, 0},
+                                     {5, 6, 7, 6, 7, 1, 1, 0, 0},    {1, 4, 4, 1, 1, 1, 1, 0, 0},
+                                     {0, 4, 4, 2, 2, 2, 2, 0, 0},    {64, 56, 56, 3, 3, 2, 2, 1, 1}};
+    for (Operation op :
+         {Operation::kMaxPool, Operation::kMaxPoolBackward, Operation::kAvePool, Operation::kAvePoolBackward}) {
+      for (const PoolShape& shape : shapes_pool) {
+        for (std::int64_t offset : {0, 3}) {
+          Case c{op, p, 0, offset};
+          c.pool = shape;
           cases.push_back(c);
         }
       }

@@ -1,6 +1,6 @@
 // The CUDA plugin's element-wise entry point (plugin ABI 1.2): Caffe's caffe_gpu_set,
 // add_scalar, scale, axpby, add, sub, mul, div, powx, sqr, sqrt, exp, log, abs, sign and
-// sgnbit, one kernel per operation and precision (the operation is a template argument, so
+// sgnbit, and the neuron layers' relu, sigmoid, tanh and their backward codes, one kernel per operation and precision (the operation is a template argument, so
 // each kernel's loop holds only its own arithmetic), launched on the plugin's stream.
 //
 // Grid-stride loops over 16-byte packs (float4 / double2 loads and stores) when every
@@ -29,6 +29,8 @@ __device__ __forceinline__ float log_(float a) { return logf(a); }
 __device__ __forceinline__ double log_(double a) { return log(a); }
 __device__ __forceinline__ float abs_(float a) { return fabsf(a); }
 __device__ __forceinline__ double abs_(double a) { return fabs(a); }
+__device__ __forceinline__ float tanh_(float a) { return tanhf(a); }
+__device__ __forceinline__ double tanh_(double a) { return tanh(a); }
 
 // Which operands operation Op reads, from the list (blobrt/elementwise_operations.h).
 #define BLOBRT_CUDA_EW_A_(CODE, Cxx, name, number, A, B, Y, ...) A,
@@ -83,6 +85,12 @@ BLOBRT_CUDA_EW_(LOG, log_(a))
 BLOBRT_CUDA_EW_(ABS, abs_(a))
 BLOBRT_CUDA_EW_(SIGN, static_cast<T>((T(0) < a) - (a < T(0))))
 BLOBRT_CUDA_EW_(SGNBIT, static_cast<T>(signbit(a) ? 1 : 0))
+BLOBRT_CUDA_EW_(RELU, a > T(0) ? a : a * alpha)
+BLOBRT_CUDA_EW_(RELU_BACKWARD, b * (T(a > T(0)) + T(a <= T(0)) * alpha))
+BLOBRT_CUDA_EW_(SIGMOID, T(0.5) * tanh_(T(0.5) * a) + T(0.5))
+BLOBRT_CUDA_EW_(SIGMOID_BACKWARD, b * a * (T(1) - a))
+BLOBRT_CUDA_EW_(TANH, tanh_(a))
+BLOBRT_CUDA_EW_(TANH_BACKWARD, b * (T(1) - a * a))
 #undef BLOBRT_CUDA_EW_
 
 // 16 bytes of T: one 128-bit load or store.

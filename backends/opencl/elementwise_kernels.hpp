@@ -80,7 +80,17 @@ inline const char* elementwise_kernel_source() {
   EW_KERNEL(S, log, log(VA), log(a[i]))                                                                \
   EW_KERNEL(S, abs, fabs(VA), fabs(a[i]))                                                              \
   EW_KERNEL(S, sign, sign(VA) + (REAL8)(0), (REAL)((0 < a[i]) - (a[i] < 0)))                           \
-  EW_KERNEL(S, sgnbit, CONVERT8(AS_BITS8(VA) >> SIGN_SHIFT), (REAL)(signbit(a[i]) != 0))
+  EW_KERNEL(S, sgnbit, CONVERT8(AS_BITS8(VA) >> SIGN_SHIFT), (REAL)(signbit(a[i]) != 0))          \
+  EW_KERNEL(S, relu, select(VA * alpha, VA, VA > (REAL8)(0)), a[i] > 0 ? a[i] : a[i] * alpha)          \
+  EW_KERNEL(S, relu_backward,                                                                          \
+            VB * (select((REAL8)(0), (REAL8)(1), VA > (REAL8)(0)) +                                    \
+                  select((REAL8)(0), (REAL8)(alpha), VA <= (REAL8)(0))),                               \
+            b[i] * ((REAL)(a[i] > 0) + (REAL)(a[i] <= 0) * alpha))                                     \
+  EW_KERNEL(S, sigmoid, (REAL)0.5 * tanh((REAL)0.5 * VA) + (REAL)0.5,                                  \
+            (REAL)0.5 * tanh((REAL)0.5 * a[i]) + (REAL)0.5)                                            \
+  EW_KERNEL(S, sigmoid_backward, VB * VA * ((REAL)1 - VA), b[i] * a[i] * ((REAL)1 - a[i]))            \
+  EW_KERNEL(S, tanh, tanh(VA), tanh(a[i]))                                                             \
+  EW_KERNEL(S, tanh_backward, VB * ((REAL)1 - VA * VA), b[i] * ((REAL)1 - a[i] * a[i]))
 
 #define REAL float
 #define REAL8 float8

@@ -150,6 +150,7 @@ using Form_ALPHA_A_Y = void (*)(int, float, const float*, float*);
 using Form_ALPHA_A_BETA_Y = void (*)(int, float, const float*, float, float*);
 using Form_A_ALPHA_Y = void (*)(int, const float*, float, float*);
 using Form_A_B_Y = void (*)(int, const float*, const float*, float*);
+using Form_A_B_ALPHA_Y = void (*)(int, const float*, const float*, float, float*);  // no Caffe function has it yet
 using Form_A_Y = void (*)(int, const float*, float*);
 void call(Form_Y_ALPHA f, int n, Operands<float>&, std::vector<float>& y) { f(n, static_cast<float>(kAlpha), y.data()); }
 void call(Form_ALPHA_A_Y f, int n, Operands<float>& in, std::vector<float>& y) {
@@ -178,8 +179,8 @@ TEST(ElementwiseOperations, CaffeFunctionsComputeTheFormula) {
 #define BLOBRT_EW_CAFFE(function) check(e, #function, static_cast<Form>(&::caffe::function<float>));
 #define CAFFE_(CODE, Cxx, name, number, A, B, Y, ALPHA, BETA, HEAVY, FORM, CAFFE, FORMULA) \
   {                                                                                         \
-    using Form = Form_##FORM;                                                               \
-    const Entry& e = kEntries[number];                                                      \
+    using Form [[maybe_unused]] = Form_##FORM;  /* a code without Caffe functions: unused */ \
+    [[maybe_unused]] const Entry& e = kEntries[number];                                     \
     CAFFE                                                                                   \
   }
   BLOBRT_ELEMENTWISE_OPS(CAFFE_)

@@ -26,7 +26,7 @@
  *   HEAVY    1 where an element costs tens of cycles (a libm call: compute-bound, shared
  *            across cores from a smaller n)
  *   FORM     the argument order of the Caffe functions it serves, after N:
- *            Y_ALPHA (N, alpha, y), ALPHA_A_Y, ALPHA_A_BETA_Y, A_ALPHA_Y, A_B_Y, A_Y
+ *            Y_ALPHA (N, alpha, y), ALPHA_A_Y, ALPHA_A_BETA_Y, A_ALPHA_Y, A_B_Y, A_B_ALPHA_Y, A_Y
  *   CAFFE    the Caffe functions it serves, each as BLOBRT_EW_CAFFE(function) (a consumer
  *            that wants them defines BLOBRT_EW_CAFFE first); nothing where none
  *   FORMULA  y's new value, as a C expression of a, b, y, alpha, beta (<math.h> names):
@@ -85,7 +85,28 @@
     ((0 < a) - (a < 0)))                                                                             \
   X(SGNBIT,     Sgnbit,    sgnbit,     15, 1, 0, 0, 0, 0, 0, A_Y,                                     \
     BLOBRT_EW_CAFFE(caffe_cpu_sgnbit) BLOBRT_EW_CAFFE(caffe_gpu_sgnbit),                            \
-    (signbit(a) ? 1 : 0))
+    (signbit(a) ? 1 : 0))                                                                            \
+  /* ABI 1.5: the activations of Caffe's neuron layers, as their GPU code computes them      \
+   * (the layers' glue: blobrt/caffe/portable/cu/layers/); a backward code's a is the layer's \
+   * bottom (ReLU) or top (Sigmoid, TanH) data, b the top's diff, y the bottom's diff. */      \
+  X(RELU,       Relu,      relu,       16, 1, 0, 0, 1, 0, 0, A_ALPHA_Y,                               \
+    ,                                                                                               \
+    (a > 0 ? a : a * alpha))                                                                         \
+  X(RELU_BACKWARD, ReluBackward, relu_backward, 17, 1, 1, 0, 1, 0, 0, A_B_ALPHA_Y,                  \
+    ,                                                                                               \
+    (b * ((a > 0) + (a <= 0) * alpha)))                                                              \
+  X(SIGMOID,    Sigmoid,   sigmoid,    18, 1, 0, 0, 0, 0, 1, A_Y,                                     \
+    ,                                                                                               \
+    (0.5 * tanh(0.5 * a) + 0.5))                                                                     \
+  X(SIGMOID_BACKWARD, SigmoidBackward, sigmoid_backward, 19, 1, 1, 0, 0, 0, 0, A_B_Y,               \
+    ,                                                                                               \
+    (b * a * (1 - a)))                                                                               \
+  X(TANH,       Tanh,      tanh,       20, 1, 0, 0, 0, 0, 1, A_Y,                                     \
+    ,                                                                                               \
+    (tanh(a)))                                                                                       \
+  X(TANH_BACKWARD, TanhBackward, tanh_backward, 21, 1, 1, 0, 0, 0, 0, A_B_Y,                        \
+    ,                                                                                               \
+    (b * (1 - a * a)))
 /* clang-format on */
 
 /* The enum: BLOBRT_EW_<CODE> = number, and BLOBRT_EW_OP_COUNT, the number of entries. */

@@ -42,7 +42,8 @@
 
 #include <stdint.h>
 
-#define BLOBRT_MATH_OPERATIONS(M, X) BLOBRT_MATH_OPERATIONS_1_2(M, X) BLOBRT_MATH_OPERATIONS_1_4(M, X)
+#define BLOBRT_MATH_OPERATIONS(M, X) \
+  BLOBRT_MATH_OPERATIONS_1_2(M, X) BLOBRT_MATH_OPERATIONS_1_4(M, X) BLOBRT_MATH_OPERATIONS_1_5(M, X)
 /* The operations ABI 1.2 added. */
 #define BLOBRT_MATH_OPERATIONS_1_2(M, X)                    \
   M(X, 1_2, gemm, BLOBRT_MATH_GEMM_PARAMETERS)              \
@@ -53,6 +54,13 @@
 #define BLOBRT_MATH_OPERATIONS_1_4(M, X)                    \
   M(X, 1_4, im2col, BLOBRT_MATH_IM2COL_PARAMETERS)          \
   M(X, 1_4, col2im, BLOBRT_MATH_COL2IM_PARAMETERS)
+
+/* The operations ABI 1.5 added: Caffe's max and average pooling (pooling_layer.cu's kernels). */
+#define BLOBRT_MATH_OPERATIONS_1_5(M, X)                              \
+  M(X, 1_5, max_pool, BLOBRT_MATH_POOL_PARAMETERS)                    \
+  M(X, 1_5, max_pool_backward, BLOBRT_MATH_MAX_POOL_BACKWARD_PARAMETERS) \
+  M(X, 1_5, ave_pool, BLOBRT_MATH_POOL_PARAMETERS)                    \
+  M(X, 1_5, ave_pool_backward, BLOBRT_MATH_AVE_POOL_BACKWARD_PARAMETERS)
 
 /* C = alpha * op(A) * op(B) + beta * C (plugin_abi.h says the layout). */
 #define BLOBRT_MATH_GEMM_PARAMETERS(P)                                                              \
@@ -83,6 +91,31 @@
 #define BLOBRT_MATH_COL2IM_PARAMETERS(P)                                          \
   P(PRECISION, precision) BLOBRT_MATH_CONV_GEOMETRY_PARAMETERS(P) P(INPUT, col)    \
   P(OFFSET, col_offset) P(OUTPUT, im) P(OFFSET, im_offset)
+
+/* A pooling's geometry, as Caffe's PoolingLayer holds it: `planes` images (num x channels) of
+ * height x width, pooled to pooled_h x pooled_w (the caller's: Caffe rounds up and drops a
+ * last window that starts in the padding), windows of kernel_h x kernel_w every stride_h,
+ * stride_w from -pad_h, -pad_w. */
+#define BLOBRT_MATH_POOL_GEOMETRY_PARAMETERS(P)                                                       \
+  P(SIZE, planes) P(SIZE, height) P(SIZE, width) P(SIZE, pooled_h) P(SIZE, pooled_w) P(SIZE, kernel_h) \
+  P(SIZE, kernel_w) P(SIZE, stride_h) P(SIZE, stride_w) P(SIZE, pad_h) P(SIZE, pad_w)
+/* Pooling forward: top = each window's maximum (the first in row order; -FLT_MAX for a window
+ * with no number above it) or its average (the sum over the window inside the image,
+ * divided by the window's size counted into the padding). */
+#define BLOBRT_MATH_POOL_PARAMETERS(P)                                            \
+  P(PRECISION, precision) BLOBRT_MATH_POOL_GEOMETRY_PARAMETERS(P) P(INPUT, bottom) \
+  P(OFFSET, bottom_offset) P(OUTPUT, top) P(OFFSET, top_offset)
+/* Max pooling backward: bottom_diff (written over) = at each window's maximum, found again
+ * in bottom as max_pool found it, the sum of the windows' top_diff; 0 elsewhere. */
+#define BLOBRT_MATH_MAX_POOL_BACKWARD_PARAMETERS(P)                                  \
+  P(PRECISION, precision) BLOBRT_MATH_POOL_GEOMETRY_PARAMETERS(P) P(INPUT, bottom)    \
+  P(OFFSET, bottom_offset) P(INPUT, top_diff) P(OFFSET, top_diff_offset) P(OUTPUT, bottom_diff) \
+  P(OFFSET, bottom_diff_offset)
+/* Average pooling backward: bottom_diff (written over) = the sum, over the windows holding
+ * the element, of top_diff divided by the window's size. */
+#define BLOBRT_MATH_AVE_POOL_BACKWARD_PARAMETERS(P)                                    \
+  P(PRECISION, precision) BLOBRT_MATH_POOL_GEOMETRY_PARAMETERS(P) P(INPUT, top_diff)    \
+  P(OFFSET, top_diff_offset) P(OUTPUT, bottom_diff) P(OFFSET, bottom_diff_offset)
 
 /* Each kind's C type. */
 #define BLOBRT_MATH_C_TYPE_PRECISION int32_t

@@ -137,6 +137,39 @@ inline void ew_sgnbit(std::int64_t n, T, T, const T* a, const T*, T* y) {
   for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(sign_bit(a[i]));
 }
 
+// The neuron layers' activations (ABI 1.5), as Caffe's GPU kernels compute them: ReLU's
+// `a > 0 ? a : a * negative_slope` (its CPU code's max + slope * min differs in the sign
+// of a zero), sigmoid through tanh as Caffe's sigmoid(); the backward codes take the data
+// the layer's Backward reads (a) and the top's diff (b).
+template <typename T>
+inline void ew_relu(std::int64_t n, T alpha, T, const T* a, const T*, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] > T(0) ? a[i] : a[i] * alpha;
+}
+template <typename T>
+inline void ew_relu_backward(std::int64_t n, T alpha, T, const T* a, const T* b, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = b[i] * (T(a[i] > T(0)) + T(a[i] <= T(0)) * alpha);
+}
+template <typename T>
+inline void ew_sigmoid(std::int64_t n, T, T, const T* a, const T*, T* y) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = T(0.5) * std::tanh(T(0.5) * a[i]) + T(0.5);
+}
+template <typename T>
+inline void ew_sigmoid_backward(std::int64_t n, T, T, const T* a, const T* b, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = b[i] * a[i] * (T(1) - a[i]);
+}
+template <typename T>
+inline void ew_tanh(std::int64_t n, T, T, const T* a, const T*, T* y) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = std::tanh(a[i]);
+}
+template <typename T>
+inline void ew_tanh_backward(std::int64_t n, T, T, const T* a, const T* b, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = b[i] * (T(1) - a[i] * a[i]);
+}
+
 // y[0..n) = f(a, b) for one operation, chosen once (never per element): the list's
 // ew_<name>. Returns false for an unknown operation code. A list entry without its
 // ew_<name> does not compile: every code has a host kernel, which the core runs for a
