@@ -124,6 +124,11 @@ function(blobrt_caffe_portable_gpu_sources root output_dir out_var others_var)
           endif()
         endforeach()
         string(APPEND out "}  // namespace caffe\n")
+        # blobrt's own GPU methods for the layer, in its device operations, where blobrt-caffe
+        # has them (blobrt/caffe/portable/layers/): used on devices no backend registered the
+        # layer for.
+        string(REGEX REPLACE "\\.cu$" ".hpp" glue "blobrt/caffe/portable/${rel}")
+        string(APPEND out "#if __has_include(<${glue}>)\n#include <${glue}>\n#endif\n")
         math(EXPR dispatched "${dispatched} + 1")
       else()
         string(REGEX REPLACE "\\.cu$" ".hpp" header "blobrt/caffe/portable/cu/${rel}")

@@ -97,6 +97,10 @@ struct Context {
   // im2col.cpp's kernels, [0 im2col, 1 col2im][precision], made at the first call.
   cl_program conv_program = nullptr;
   cl_kernel conv_kernels[2][2] = {};
+  // pooling.cpp's kernels, [max_pool, max_pool_backward, ave_pool, ave_pool_backward][precision],
+  // made at the first call.
+  cl_program pool_program = nullptr;
+  cl_kernel pool_kernels[4][2] = {};
   cl_ulong cache_bytes = ~cl_ulong(0);  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: y beyond it is streamed
   std::unordered_map<void*, cl_mem> pinned;  // host pointer -> the buffer it maps
 };
@@ -247,6 +251,16 @@ int conv_entry(void* context, int32_t precision, int64_t channels, int64_t heigh
                int64_t dilation_h, int64_t dilation_w, const void* from, int64_t from_offset, void* to,
                int64_t to_offset, blobrt_error* err);
 void release_conv(Context* c);
+// ABI 1.5: Caffe's max and average pooling (pool_entry<true>, pool_entry<false>) and their
+// backward operations, pooling.cpp; release_pool frees their kernels.
+template <bool Max>
+int pool_entry(void* context, int32_t precision, int64_t planes, int64_t height, int64_t width, int64_t pooled_h,
+               int64_t pooled_w, int64_t kernel_h, int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t pad_h,
+               int64_t pad_w, const void* bottom, int64_t bottom_offset, void* top, int64_t top_offset,
+               blobrt_error* err);
+BLOBRT_KIT_ENTRY_TYPE(max_pool_backward) max_pool_backward;
+BLOBRT_KIT_ENTRY_TYPE(ave_pool_backward) ave_pool_backward;
+void release_pool(Context* c);
 
 }  // namespace blobrt_opencl
 

@@ -18,6 +18,7 @@ using Key = std::tuple<std::string, blobrt::Precision, blobrt::NativeDeviceType>
 struct Registry {
   std::mutex mutex;
   std::map<Key, GpuLayerMethods> methods;
+  std::map<std::pair<std::string, blobrt::Precision>, PortableLayerMethods> portable;
   // "ReLULayer Forward_gpu on simgpu:0" -> "CPU code" / "device", in the order first seen.
   std::vector<std::pair<std::string, std::string>> ran;
   // What was noted: by the call's own strings (a call site passes the same literals each
@@ -44,7 +45,7 @@ void note(const char* layer_class, const char* method, const blobrt::Device& dev
     r.ran.emplace_back(what, how);
   }
   blobrt::log_message(blobrt::LogLevel::kInfo, "caffe: ", what, ": ", how,
-                      on_device ? "" : " (the backend registered no GPU implementation for this layer)");
+                      on_device ? "" : " (no GPU implementation for this layer on this device, or it declined the layer)");
 }
 
 }  // namespace
@@ -65,6 +66,20 @@ GpuLayerMethods find_gpu_layer(const std::string& layer_class, blobrt::Precision
   std::lock_guard<std::mutex> lock(r.mutex);
   const auto found = r.methods.find(Key{layer_class, precision, device.description().native_type});
   return found == r.methods.end() ? GpuLayerMethods{} : found->second;
+}
+
+void register_portable_gpu_layer(const std::string& layer_class, blobrt::Precision precision,
+                                 PortableLayerMethods methods) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.portable[{layer_class, precision}] = methods;
+}
+
+PortableLayerMethods find_portable_gpu_layer(const std::string& layer_class, blobrt::Precision precision) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  const auto found = r.portable.find({layer_class, precision});
+  return found == r.portable.end() ? PortableLayerMethods{} : found->second;
 }
 
 void note_cpu_fallback(const char* layer_class, const char* method, const blobrt::Device& device) {

@@ -48,7 +48,14 @@ std::string layer_report() {
     std::vector<std::string> native, cpu;
     for (const std::string& layer : layers) {
       const GpuLayerMethods methods = find_gpu_layer(layer, blobrt::Precision::kFloat32, *device);
-      (methods.forward || methods.backward ? native : cpu).push_back(layer);
+      const PortableLayerMethods portable = find_portable_gpu_layer(layer, blobrt::Precision::kFloat32);
+      if (methods.forward || methods.backward) {
+        native.push_back(layer);
+      } else if (portable.forward || portable.backward) {
+        native.push_back(layer + " (blobrt)");  // blobrt's operations, on this device's kernels
+      } else {
+        cpu.push_back(layer);
+      }
     }
     const auto& description = device->description();
     out << "  " << description.id() << " (" << blobrt::to_string(description.native_type) << " memory): "

@@ -11,8 +11,8 @@
 // -FLT_MAX or below (or NaN) has no maximum: its top is -FLT_MAX, as in Caffe, and its
 // gradient goes nowhere (Caffe's mask of -1 would write before the buffer).
 //
-// Backward runs per bottom element over the windows holding it, in window order, which adds
-// the same terms in the same order as Caffe's scatter over windows: the same bits.
+// Backward adds each element's terms in window order, Caffe's scatter order: the same bits
+// as Caffe's CPU code, here and on a device that gathers per element (OpenCL).
 #ifndef BLOBRT_KERNELS_POOLING_HPP
 #define BLOBRT_KERNELS_POOLING_HPP
 
@@ -23,6 +23,7 @@
 #include <ostream>
 
 #include "blobrt_kernels/math_operation.hpp"
+#include "blobrt_kernels/parallel.hpp"
 
 namespace blobrt_kernels {
 
@@ -65,15 +66,6 @@ struct PoolGeometry {
     return {std::max<std::int64_t>(h0, 0), std::min(h1, height), std::max<std::int64_t>(w0, 0), std::min(w1, width),
             padded_size};
   }
-  // The windows holding image element (h, w): rows [ph0, ph1), columns [pw0, pw1) of the
-  // pooled grid (Caffe's backward kernels' bounds).
-  void windows_of(std::int64_t h, std::int64_t w, std::int64_t* ph0, std::int64_t* ph1, std::int64_t* pw0,
-                  std::int64_t* pw1) const {
-    *ph0 = h + pad_h < kernel_h ? 0 : (h + pad_h - kernel_h) / stride_h + 1;
-    *ph1 = std::min((h + pad_h) / stride_h + 1, pooled_h);
-    *pw0 = w + pad_w < kernel_w ? 0 : (w + pad_w - kernel_w) / stride_w + 1;
-    *pw1 = std::min((w + pad_w) / stride_w + 1, pooled_w);
-  }
 
  private:
   bool fits() const {
@@ -105,43 +97,53 @@ std::int64_t window_argmax(const PoolGeometry& g, const T* plane, std::int64_t p
   return at;
 }
 
+// Each kernel works plane by plane, planes split across blobrt's team (parallel.hpp) once
+// there are enough elements to share.
+template <class Fn>
+void for_each_plane(const PoolGeometry& g, Fn fn) {
+  const std::int64_t per_plane = std::max<std::int64_t>(1, g.height * g.width);
+  parallel_for(
+      g.planes,
+      [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t p = begin; p < end; ++p) fn(p);
+      },
+      std::max<std::int64_t>(1, kParallelThreshold / per_plane));
+}
+
 template <typename T>
 void max_pool(const PoolGeometry& g, const T* bottom, T* top) {
-  for (std::int64_t p = 0; p < g.planes; ++p) {
+  for_each_plane(g, [&](std::int64_t p) {
     const T* plane = bottom + p * g.height * g.width;
     T* out = top + p * g.pooled_h * g.pooled_w;
     for (std::int64_t ph = 0; ph < g.pooled_h; ++ph) {
       for (std::int64_t pw = 0; pw < g.pooled_w; ++pw) window_argmax(g, plane, ph, pw, &out[ph * g.pooled_w + pw]);
     }
-  }
+  });
 }
 
+// The backward kernels scatter over windows, as Caffe's CPU code does (bottom_diff zeroed,
+// then each window's share added where it goes): each element's terms are added in window
+// order, which is the order a device's gather over the windows holding it follows.
 template <typename T>
 void max_pool_backward(const PoolGeometry& g, const T* bottom, const T* top_diff, T* bottom_diff) {
-  for (std::int64_t p = 0; p < g.planes; ++p) {
+  for_each_plane(g, [&](std::int64_t p) {
     const T* plane = bottom + p * g.height * g.width;
     const T* diff = top_diff + p * g.pooled_h * g.pooled_w;
     T* out = bottom_diff + p * g.height * g.width;
-    for (std::int64_t h = 0; h < g.height; ++h) {
-      for (std::int64_t w = 0; w < g.width; ++w) {
-        std::int64_t ph0, ph1, pw0, pw1;
-        g.windows_of(h, w, &ph0, &ph1, &pw0, &pw1);
-        T sum = T(0);
-        for (std::int64_t ph = ph0; ph < ph1; ++ph) {
-          for (std::int64_t pw = pw0; pw < pw1; ++pw) {
-            T max;
-            if (window_argmax(g, plane, ph, pw, &max) == h * g.width + w) sum += diff[ph * g.pooled_w + pw];
-          }
-        }
-        out[h * g.width + w] = sum;
+    std::fill(out, out + g.height * g.width, T(0));
+    for (std::int64_t ph = 0; ph < g.pooled_h; ++ph) {
+      for (std::int64_t pw = 0; pw < g.pooled_w; ++pw) {
+        T max;
+        const std::int64_t at = window_argmax(g, plane, ph, pw, &max);
+        if (at >= 0) out[at] += diff[ph * g.pooled_w + pw];
       }
     }
-  }
+  });
 }
 
 template <typename T>
 void ave_pool(const PoolGeometry& g, const T* bottom, T* top) {
-  for (std::int64_t p = 0; p < g.planes; ++p) {
+  for_each_plane(g, [&](std::int64_t p) {
     const T* plane = bottom + p * g.height * g.width;
     T* out = top + p * g.pooled_h * g.pooled_w;
     for (std::int64_t ph = 0; ph < g.pooled_h; ++ph) {
@@ -154,28 +156,25 @@ void ave_pool(const PoolGeometry& g, const T* bottom, T* top) {
         out[ph * g.pooled_w + pw] = sum / T(win.padded_size);
       }
     }
-  }
+  });
 }
 
 template <typename T>
 void ave_pool_backward(const PoolGeometry& g, const T* top_diff, T* bottom_diff) {
-  for (std::int64_t p = 0; p < g.planes; ++p) {
+  for_each_plane(g, [&](std::int64_t p) {
     const T* diff = top_diff + p * g.pooled_h * g.pooled_w;
     T* out = bottom_diff + p * g.height * g.width;
-    for (std::int64_t h = 0; h < g.height; ++h) {
-      for (std::int64_t w = 0; w < g.width; ++w) {
-        std::int64_t ph0, ph1, pw0, pw1;
-        g.windows_of(h, w, &ph0, &ph1, &pw0, &pw1);
-        T sum = T(0);
-        for (std::int64_t ph = ph0; ph < ph1; ++ph) {
-          for (std::int64_t pw = pw0; pw < pw1; ++pw) {
-            sum += diff[ph * g.pooled_w + pw] / T(g.window(ph, pw).padded_size);
-          }
+    std::fill(out, out + g.height * g.width, T(0));
+    for (std::int64_t ph = 0; ph < g.pooled_h; ++ph) {
+      for (std::int64_t pw = 0; pw < g.pooled_w; ++pw) {
+        const PoolGeometry::Window win = g.window(ph, pw);
+        const T share = diff[ph * g.pooled_w + pw] / T(win.padded_size);
+        for (std::int64_t h = win.h0; h < win.h1; ++h) {
+          for (std::int64_t w = win.w0; w < win.w1; ++w) out[h * g.width + w] += share;
         }
-        out[h * g.width + w] = sum;
       }
     }
-  }
+  });
 }
 
 namespace pool_detail {

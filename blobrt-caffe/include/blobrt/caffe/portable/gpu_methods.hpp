@@ -35,6 +35,20 @@ struct GpuLayerMethods {
 // plugin's kernels). A later registration for the same key replaces the earlier one.
 void register_gpu_layer(const std::string& layer_class, blobrt::Precision precision, blobrt::NativeDeviceType memory,
                         GpuLayerMethods methods);
+// blobrt's own implementation of one layer class's GPU methods for one precision, in
+// blobrt's device operations (blobrt/caffe/portable/layers/: every backend runs them, on its
+// own kernels or the host kernels). Used on a device for which no backend registered the
+// class (register_gpu_layer: Caffe's own kernels come first). A method may decline a layer
+// it does not cover (PoolingLayer's stochastic pooling) by returning false: the layer's CPU
+// code then runs.
+struct PortableLayerMethods {
+  bool (*forward)(void* layer, const void* bottom, const void* top) = nullptr;
+  bool (*backward)(void* layer, const void* top, const std::vector<bool>& propagate_down, const void* bottom) = nullptr;
+};
+void register_portable_gpu_layer(const std::string& layer_class, blobrt::Precision precision,
+                                 PortableLayerMethods methods);
+PortableLayerMethods find_portable_gpu_layer(const std::string& layer_class, blobrt::Precision precision);
+
 // What was registered for `device` (both members null where nothing was).
 GpuLayerMethods find_gpu_layer(const std::string& layer_class, blobrt::Precision precision,
                                const blobrt::Device& device);
@@ -63,34 +77,40 @@ constexpr blobrt::Precision precision_of() {
   return std::is_same<Dtype, double>::value ? blobrt::Precision::kFloat64 : blobrt::Precision::kFloat32;
 }
 
-// The registered implementation of one method (&GpuLayerMethods::forward or ::backward)
-// for the calling thread's device, or null; either way noted (note_on_device,
-// note_cpu_fallback).
-template <typename Dtype, typename Method>
-Method registered(const char* layer_class, const char* method, Method GpuLayerMethods::*member) {
+// Runs the implementation registered for the calling thread's device (a backend's, else
+// blobrt's own) of one method; false where there is none or it declined (the caller runs
+// the CPU code). Noted either way (note_on_device, note_cpu_fallback).
+template <typename Dtype, typename... Args>
+bool run_on_device(const char* layer_class, const char* method, void (*GpuLayerMethods::*native_member)(void*, Args...),
+                   bool (*PortableLayerMethods::*portable_member)(void*, Args...), void* layer, Args... args) {
   const blobrt::Device& device = *blobrt::current_device();
-  const Method implementation = find_gpu_layer(layer_class, precision_of<Dtype>(), device).*member;
-  if (implementation) {
+  const auto native = find_gpu_layer(layer_class, precision_of<Dtype>(), device).*native_member;
+  if (native) {
     note_on_device(layer_class, method, device);
-  } else {
-    note_cpu_fallback(layer_class, method, device);
+    native(layer, args...);
+    return true;
   }
-  return implementation;
+  const auto portable = find_portable_gpu_layer(layer_class, precision_of<Dtype>()).*portable_member;
+  if (portable && portable(layer, args...)) {
+    note_on_device(layer_class, method, device);
+    return true;
+  }
+  note_cpu_fallback(layer_class, method, device);
+  return false;
 }
 
 template <typename Dtype, typename Blobs>
 bool forward_on_device(const char* layer_class, void* layer, const Blobs& bottom, const Blobs& top) {
-  const auto forward = registered<Dtype>(layer_class, "Forward_gpu", &GpuLayerMethods::forward);
-  if (forward) forward(layer, &bottom, &top);
-  return forward != nullptr;
+  return run_on_device<Dtype, const void*, const void*>(layer_class, "Forward_gpu", &GpuLayerMethods::forward,
+                                                        &PortableLayerMethods::forward, layer, &bottom, &top);
 }
 
 template <typename Dtype, typename Blobs>
 bool backward_on_device(const char* layer_class, void* layer, const Blobs& top, const std::vector<bool>& propagate_down,
                         const Blobs& bottom) {
-  const auto backward = registered<Dtype>(layer_class, "Backward_gpu", &GpuLayerMethods::backward);
-  if (backward) backward(layer, &top, propagate_down, &bottom);
-  return backward != nullptr;
+  return run_on_device<Dtype, const void*, const std::vector<bool>&, const void*>(
+      layer_class, "Backward_gpu", &GpuLayerMethods::backward, &PortableLayerMethods::backward, layer, &top,
+      propagate_down, &bottom);
 }
 
 }  // namespace blobrt_caffe_portable

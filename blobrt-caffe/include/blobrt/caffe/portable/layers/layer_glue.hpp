@@ -1,0 +1,64 @@
+// What blobrt's own GPU methods for Caffe's layers share (the headers beside this one, one per
+// layer .cu with kernels): the type-erased arguments of PortableLayerMethods back as Caffe's
+// types, and the registration of a class's methods for float and double. Included by the
+// portable build's generated source for the layer's .cu (caffe-portable-gpu.cmake), after the
+// layer's own header, where the Caffe tree's classes are known.
+#ifndef BLOBRT_CAFFE_PORTABLE_LAYERS_LAYER_GLUE_HPP
+#define BLOBRT_CAFFE_PORTABLE_LAYERS_LAYER_GLUE_HPP
+
+#include <vector>
+
+#include <blobrt/caffe/portable/gpu_methods.hpp>
+#include <blobrt/device.hpp>
+#include <blobrt/runtime.hpp>
+
+namespace blobrt_caffe_portable::layers {
+
+template <typename Dtype>
+const std::vector<caffe::Blob<Dtype>*>& blobs(const void* erased) {
+  return *static_cast<const std::vector<caffe::Blob<Dtype>*>*>(erased);
+}
+
+inline blobrt::Device& device() { return *blobrt::current_device(); }
+
+// Registers Forward<Dtype> and Backward<Dtype> (templates over Dtype taking the erased
+// arguments) for `layer_class` in float and double; true, for a namespace-scope constant.
+template <template <typename> class Methods>
+bool register_both(const char* layer_class) {
+  register_portable_gpu_layer(layer_class, blobrt::Precision::kFloat32,
+                              {&Methods<float>::forward, &Methods<float>::backward});
+  register_portable_gpu_layer(layer_class, blobrt::Precision::kFloat64,
+                              {&Methods<double>::forward, &Methods<double>::backward});
+  return true;
+}
+
+// A neuron layer computed by one element-wise code each way: forward y = f(bottom), backward
+// bottom_diff = g(a, top_diff) with a the bottom's data (ReLU) or the top's (Sigmoid, TanH),
+// as the layer's .cu reads them. In place (top = bottom) as Caffe's own kernels allow.
+template <typename Dtype>
+bool neuron_forward(blobrt::ElementwiseOp op, double alpha, const void* bottom_erased, const void* top_erased) {
+  const caffe::Blob<Dtype>* bottom = blobs<Dtype>(bottom_erased)[0];
+  caffe::Blob<Dtype>* top = blobs<Dtype>(top_erased)[0];
+  const int count = bottom->count();
+  if (count == 0) return true;
+  device().elementwise(precision_of<Dtype>(), op, count, alpha, 0, bottom->gpu_data(), 0, nullptr, 0,
+                       top->mutable_gpu_data(), 0);
+  return true;
+}
+template <typename Dtype>
+bool neuron_backward(blobrt::ElementwiseOp op, double alpha, bool from_top, const void* top_erased,
+                     const std::vector<bool>& propagate_down, const void* bottom_erased) {
+  if (propagate_down.empty() || !propagate_down[0]) return true;
+  caffe::Blob<Dtype>* top = blobs<Dtype>(top_erased)[0];
+  caffe::Blob<Dtype>* bottom = blobs<Dtype>(bottom_erased)[0];
+  const int count = bottom->count();
+  if (count == 0) return true;
+  const Dtype* data = from_top ? top->gpu_data() : bottom->gpu_data();
+  device().elementwise(precision_of<Dtype>(), op, count, alpha, 0, data, 0, top->gpu_diff(), 0,
+                       bottom->mutable_gpu_diff(), 0);
+  return true;
+}
+
+}  // namespace blobrt_caffe_portable::layers
+
+#endif  // BLOBRT_CAFFE_PORTABLE_LAYERS_LAYER_GLUE_HPP
