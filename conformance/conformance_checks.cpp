@@ -31,6 +31,8 @@ const char* to_string(Operation op) {
     case Operation::kMaxPoolBackward: return "max_pool_backward";
     case Operation::kAvePool: return "ave_pool";
     case Operation::kAvePoolBackward: return "ave_pool_backward";
+    case Operation::kSoftmax: return "softmax";
+    case Operation::kSoftmaxBackward: return "softmax_backward";
   }
   return "?";
 }
@@ -45,7 +47,9 @@ bool is_math(Operation op) {
     case Operation::kMaxPool:
     case Operation::kMaxPoolBackward:
     case Operation::kAvePool:
-    case Operation::kAvePoolBackward: return true;
+    case Operation::kAvePoolBackward:
+    case Operation::kSoftmax:
+    case Operation::kSoftmaxBackward: return true;
     default: return false;
   }
 }
@@ -54,7 +58,7 @@ std::vector<Operation> all_operations() {
   return {Operation::kMemset, Operation::kCopyRoundTrip, Operation::kCopyDevice, Operation::kAxpy, Operation::kDot,
           Operation::kAsum,   Operation::kScal,          Operation::kGemm,       Operation::kGemv, Operation::kElementwise,
           Operation::kIm2col, Operation::kCol2im, Operation::kMaxPool, Operation::kMaxPoolBackward,
-          Operation::kAvePool, Operation::kAvePoolBackward};
+          Operation::kAvePool, Operation::kAvePoolBackward, Operation::kSoftmax, Operation::kSoftmaxBackward};
 }
 
 const char* to_string(Precision p) { return p == Precision::kFloat32 ? "float" : "double"; }

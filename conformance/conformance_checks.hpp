@@ -19,6 +19,9 @@
 //   im2col:           exact (a copy, +0 in the padding); col2im as a sum of its terms
 //   pooling:          max exact (the first maximum in row order); average and both
 //                     backward operations as sums of their terms
+//   softmax:          (8 + 2√channels + |x| + |max|)ε·|ref| (x − max's rounding, exp's
+//                     ulps, the sum); backward
+//                     (4 + √channels)ε·(|dy| + Σ|dy·y|)·|y|
 // Every element outside the operation's range (offsets, and guard elements after the end)
 // must be untouched, bitwise.
 #ifndef BLOBRT_CONFORMANCE_CHECKS_HPP
@@ -35,7 +38,7 @@ namespace blobrt::conformance {
 
 enum class Operation {
   kMemset, kCopyRoundTrip, kCopyDevice, kAxpy, kDot, kAsum, kScal, kGemm, kGemv, kElementwise, kIm2col, kCol2im,
-  kMaxPool, kMaxPoolBackward, kAvePool, kAvePoolBackward
+  kMaxPool, kMaxPoolBackward, kAvePool, kAvePoolBackward, kSoftmax, kSoftmaxBackward
 };
 const char* to_string(Operation op);
 std::vector<Operation> all_operations();
@@ -63,6 +66,11 @@ struct PoolShape {
   }
 };
 
+// A softmax's shape: outer x channels x inner, the softmax over channels.
+struct SoftmaxShape {
+  std::int64_t outer = 1, channels = 1, inner = 1;
+};
+
 // The core's precision (blobrt::Precision, device.hpp) is the one enum; its name in a case
 // is "float" or "double".
 const char* to_string(Precision p);
@@ -86,6 +94,7 @@ struct Case {
   Alias alias = Alias::kNone;
   ConvShape conv;  // im2col, col2im
   PoolShape pool;  // the pooling operations
+  SoftmaxShape softmax;  // softmax, softmax_backward
   std::string name() const;
 };
 // How GoogleTest prints a case (the test name's parameter; else it dumps the struct's bytes,

@@ -119,6 +119,8 @@ class MathChecker {
       case Operation::kAvePool: return pool_forward();
       case Operation::kMaxPoolBackward:
       case Operation::kAvePoolBackward: return pool_backward();
+      case Operation::kSoftmax: return softmax();
+      case Operation::kSoftmaxBackward: return softmax_backward();
       default: return elementwise();
     }
   }
@@ -455,6 +457,82 @@ class MathChecker {
                              (to_string(c_.op) + std::string(" bottom_diff")).c_str());
   }
 
+  // Softmax against the formula in double: inputs in [-20, 20] (exp(x) alone would lose the
+  // small ones: the maximum must be subtracted first); top full of NaN before.
+  Result softmax() {
+    const SoftmaxShape& s = c_.softmax;
+    const std::int64_t n = s.outer * s.channels * s.inner;
+    Operand<T> bottom(device_, values(offsets_.a, n, -20, 20, 51));
+    Operand<T> top(device_, filled(offsets_.y, n, std::numeric_limits<T>::quiet_NaN()));
+    device_.softmax(precision, s.outer, s.channels, s.inner, bottom.get(), offsets_.a, top.get(), offsets_.y);
+    const std::vector<T> got = top.after();
+    const T* x = bottom.before().data() + offsets_.a;
+    for (std::int64_t o = 0; o < s.outer; ++o) {
+      for (std::int64_t i = 0; i < s.inner; ++i) {
+        const std::int64_t first = o * s.channels * s.inner + i;
+        double max = x[first], sum = 0;
+        for (std::int64_t c = 1; c < s.channels; ++c) max = std::max(max, static_cast<double>(x[first + c * s.inner]));
+        for (std::int64_t c = 0; c < s.channels; ++c) sum += std::exp(x[first + c * s.inner] - max);
+        for (std::int64_t c = 0; c < s.channels; ++c) {
+          const std::int64_t e = first + c * s.inner;
+          const double want = std::exp(x[e] - max) / sum;
+          // x - max rounds by up to eps (|x| + |max|), which exp makes relative.
+          const double tol = (8 + 2 * std::sqrt(static_cast<double>(s.channels)) + std::fabs(x[e]) + std::fabs(max)) *
+                                 eps * want +
+                             std::numeric_limits<T>::min();
+          const double g = got[offsets_.y + e];
+          if (!(std::fabs(g - want) <= tol)) return fail("softmax: top[", e, "] is ", g, ", expected ", want, " ± ", tol);
+        }
+      }
+    }
+    return untouched_outside(got, top.before(), offsets_.y, n, "softmax top");
+  }
+
+  // Its backward against (dy - Σ dy·y) · y in double, y a softmax's output (positive, each
+  // position's summing to 1); bottom_diff full of NaN before.
+  Result softmax_backward() {
+    const SoftmaxShape& s = c_.softmax;
+    const std::int64_t n = s.outer * s.channels * s.inner;
+    std::vector<T> y_values = values(offsets_.a, n, 0, 1, 52);
+    for (std::int64_t o = 0; o < s.outer; ++o) {
+      for (std::int64_t i = 0; i < s.inner; ++i) {
+        T sum = T(0);
+        for (std::int64_t c = 0; c < s.channels; ++c) sum += y_values[offsets_.a + (o * s.channels + c) * s.inner + i];
+        for (std::int64_t c = 0; c < s.channels; ++c) y_values[offsets_.a + (o * s.channels + c) * s.inner + i] /= sum;
+      }
+    }
+    Operand<T> top(device_, y_values);
+    Operand<T> top_diff(device_, values(offsets_.b, n, -1, 1, 53));
+    Operand<T> bottom_diff(device_, filled(offsets_.y, n, std::numeric_limits<T>::quiet_NaN()));
+    device_.softmax_backward(precision, s.outer, s.channels, s.inner, top.get(), offsets_.a, top_diff.get(), offsets_.b,
+                             bottom_diff.get(), offsets_.y);
+    const std::vector<T> got = bottom_diff.after();
+    const T* y = top.before().data() + offsets_.a;
+    const T* dy = top_diff.before().data() + offsets_.b;
+    for (std::int64_t o = 0; o < s.outer; ++o) {
+      for (std::int64_t i = 0; i < s.inner; ++i) {
+        const std::int64_t first = o * s.channels * s.inner + i;
+        double dot = 0, magnitude = 0;
+        for (std::int64_t c = 0; c < s.channels; ++c) {
+          dot += static_cast<double>(dy[first + c * s.inner]) * y[first + c * s.inner];
+          magnitude += std::fabs(static_cast<double>(dy[first + c * s.inner]) * y[first + c * s.inner]);
+        }
+        for (std::int64_t c = 0; c < s.channels; ++c) {
+          const std::int64_t e = first + c * s.inner;
+          const double want = (dy[e] - dot) * y[e];
+          const double tol = (4 + std::sqrt(static_cast<double>(s.channels))) * eps *
+                                 (std::fabs(static_cast<double>(dy[e])) + magnitude) * y[e] +
+                             std::numeric_limits<T>::min();
+          const double g = got[offsets_.y + e];
+          if (!(std::fabs(g - want) <= tol)) {
+            return fail("softmax_backward: bottom_diff[", e, "] is ", g, ", expected ", want, " ± ", tol);
+          }
+        }
+      }
+    }
+    return untouched_outside(got, bottom_diff.before(), offsets_.y, n, "softmax_backward bottom_diff");
+  }
+
   // Inputs on the operation's domain; sign, sgnbit and abs also get -0.0, +0.0 and
   // negatives at fixed places.
   std::vector<T> elementwise_input(std::int64_t offset, std::int64_t n, unsigned seed) {
@@ -489,8 +567,9 @@ class MathChecker {
       case ElementwiseOp::kSqrt:
       case ElementwiseOp::kExp:
       case ElementwiseOp::kLog: *tol = 4 * eps * std::fabs(*ref); return;
-      // tanh: OpenCL allows 5 ulp; sigmoid is 0.5 tanh(a / 2) + 0.5, Caffe's GPU form, whose
-      // tanh error is absolute (it cancels where the sigmoid is near 0).
+      // tanh: OpenCL allows 5 ulp; sigmoid is 0.5 tanh(a / 2) + 0.5, Caffe's form (in double
+      // for float too where the device has fp64), whose tanh error is absolute (it cancels
+      // where the sigmoid is near 0).
       case ElementwiseOp::kTanh: *tol = 8 * eps * std::fabs(*ref) + std::numeric_limits<T>::min(); return;
       case ElementwiseOp::kSigmoid: *tol = 4 * eps + 2 * eps * std::fabs(*ref); return;
       // b a (1 - a) and b (1 - a a): three roundings, each relative to its own term's size.
@@ -576,6 +655,11 @@ std::string math_case_name(const Case& c) {
     s << to_string(c.op) << "_" << to_string(c.precision) << "_c" << g.channels << "h" << g.height << "w" << g.width
       << "_k" << g.kernel_h << "x" << g.kernel_w << "_p" << g.pad_h << "x" << g.pad_w << "_s" << g.stride_h << "x"
       << g.stride_w << "_d" << g.dilation_h << "x" << g.dilation_w << "_off" << c.offset;
+    return s.str();
+  }
+  if (c.op == Operation::kSoftmax || c.op == Operation::kSoftmaxBackward) {
+    s << to_string(c.op) << "_" << to_string(c.precision) << "_" << c.softmax.outer << "x" << c.softmax.channels << "x"
+      << c.softmax.inner << "_off" << c.offset;
     return s.str();
   }
   if (c.op == Operation::kMaxPool || c.op == Operation::kMaxPoolBackward || c.op == Operation::kAvePool ||
@@ -689,6 +773,19 @@ std::vector<Case> math_cases() {
         for (std::int64_t offset : {0, 3}) {
           Case c{op, p, 0, offset};
           c.pool = shape;
+          cases.push_back(c);
+        }
+      }
+    }
+    // Softmax (outer x channels x inner): LeNet's loss (64 x 10), the axis in the middle,
+    // one channel (all ones), ImageNet's 1000 classes, SSD's 21 classes over many positions,
+    // nothing.
+    const SoftmaxShape shapes_softmax[] = {{64, 10, 1}, {2, 5, 7}, {3, 1, 4}, {1, 1000, 1}, {2, 21, 500}, {0, 4, 4}};
+    for (Operation op : {Operation::kSoftmax, Operation::kSoftmaxBackward}) {
+      for (const SoftmaxShape& shape : shapes_softmax) {
+        for (std::int64_t offset : {0, 3}) {
+          Case c{op, p, 0, offset};
+          c.softmax = shape;
           cases.push_back(c);
         }
       }

@@ -87,7 +87,7 @@ BLOBRT_CUDA_EW_(SIGN, static_cast<T>((T(0) < a) - (a < T(0))))
 BLOBRT_CUDA_EW_(SGNBIT, static_cast<T>(signbit(a) ? 1 : 0))
 BLOBRT_CUDA_EW_(RELU, a > T(0) ? a : a * alpha)
 BLOBRT_CUDA_EW_(RELU_BACKWARD, b * (T(a > T(0)) + T(a <= T(0)) * alpha))
-BLOBRT_CUDA_EW_(SIGMOID, T(0.5) * tanh_(T(0.5) * a) + T(0.5))
+BLOBRT_CUDA_EW_(SIGMOID, static_cast<T>(0.5 * tanh(0.5 * static_cast<double>(a)) + 0.5))  // in double, as Caffe's
 BLOBRT_CUDA_EW_(SIGMOID_BACKWARD, b * a * (T(1) - a))
 BLOBRT_CUDA_EW_(TANH, tanh_(a))
 BLOBRT_CUDA_EW_(TANH_BACKWARD, b * (T(1) - a * a))

@@ -101,6 +101,9 @@ struct Context {
   // made at the first call.
   cl_program pool_program = nullptr;
   cl_kernel pool_kernels[4][2] = {};
+  // softmax.cpp's kernels, [0 softmax, 1 softmax_backward][precision], made at the first call.
+  cl_program softmax_program = nullptr;
+  cl_kernel softmax_kernels[2][2] = {};
   cl_ulong cache_bytes = ~cl_ulong(0);  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: y beyond it is streamed
   std::unordered_map<void*, cl_mem> pinned;  // host pointer -> the buffer it maps
 };
@@ -261,6 +264,11 @@ int pool_entry(void* context, int32_t precision, int64_t planes, int64_t height,
 BLOBRT_KIT_ENTRY_TYPE(max_pool_backward) max_pool_backward;
 BLOBRT_KIT_ENTRY_TYPE(ave_pool_backward) ave_pool_backward;
 void release_pool(Context* c);
+// ABI 1.5: Caffe's softmax along an axis and its backward, softmax.cpp; release_softmax frees
+// their kernels.
+BLOBRT_KIT_ENTRY_TYPE(softmax) softmax;
+BLOBRT_KIT_ENTRY_TYPE(softmax_backward) softmax_backward;
+void release_softmax(Context* c);
 
 }  // namespace blobrt_opencl
 

@@ -86,18 +86,28 @@ inline const char* elementwise_kernel_source() {
             VB * (select((REAL8)(0), (REAL8)(1), VA > (REAL8)(0)) +                                    \
                   select((REAL8)(0), (REAL8)(alpha), VA <= (REAL8)(0))),                               \
             b[i] * ((REAL)(a[i] > 0) + (REAL)(a[i] <= 0) * alpha))                                     \
-  EW_KERNEL(S, sigmoid, (REAL)0.5 * tanh((REAL)0.5 * VA) + (REAL)0.5,                                  \
-            (REAL)0.5 * tanh((REAL)0.5 * a[i]) + (REAL)0.5)                                            \
+  EW_KERNEL(S, sigmoid, SIGMOID8(VA), SIGMOID1(a[i]))                                                \
   EW_KERNEL(S, sigmoid_backward, VB * VA * ((REAL)1 - VA), b[i] * a[i] * ((REAL)1 - a[i]))            \
   EW_KERNEL(S, tanh, tanh(VA), tanh(a[i]))                                                             \
   EW_KERNEL(S, tanh_backward, VB * ((REAL)1 - VA * VA), b[i] * ((REAL)1 - a[i] * a[i]))
 
+/* Caffe's sigmoid is 0.5 * tanh(0.5 * x) + 0.5 in double (its 0.5 is a double constant),
+ * also for float: so here where the device has fp64. */
 #define REAL float
 #define REAL8 float8
 #define AS_BITS8 as_uint8
 #define CONVERT8 convert_float8
 #define SIGN_SHIFT 31
+#ifdef HAVE_FP64
+#define SIGMOID8(v) convert_float8(0.5 * tanh(0.5 * convert_double8(v)) + 0.5)
+#define SIGMOID1(x) (float)(0.5 * tanh(0.5 * (double)(x)) + 0.5)
+#else
+#define SIGMOID8(v) (0.5f * tanh(0.5f * (v)) + 0.5f)
+#define SIGMOID1(x) (0.5f * tanh(0.5f * (x)) + 0.5f)
+#endif
 EW_ALL(f)
+#undef SIGMOID8
+#undef SIGMOID1
 #undef REAL
 #undef REAL8
 #undef AS_BITS8
@@ -110,6 +120,8 @@ EW_ALL(f)
 #define AS_BITS8 as_ulong8
 #define CONVERT8 convert_double8
 #define SIGN_SHIFT 63
+#define SIGMOID8(v) (0.5 * tanh(0.5 * (v)) + 0.5)
+#define SIGMOID1(x) (0.5 * tanh(0.5 * (x)) + 0.5)
 EW_ALL(d)
 #undef REAL
 #undef REAL8

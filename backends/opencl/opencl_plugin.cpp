@@ -1,7 +1,7 @@
 // The OpenCL backend: buffers are cl_mem, copies and memset go to the OpenCL API, level-1
 // BLAS (level1.cpp) to CLBlast on GPUs and accelerators and to the plugin's own kernels
 // on CPU devices, gemm/gemv to CLBlast (gemm_gemv.cpp), the element-wise family to the
-// plugin's kernels (elementwise.cpp), im2col and col2im to its kernels too (im2col.cpp), and so the pooling operations (pooling.cpp). Every platform and device the ICD loader reports is one
+// plugin's kernels (elementwise.cpp), im2col and col2im to its kernels too (im2col.cpp), and so the pooling and softmax operations (pooling.cpp, softmax.cpp). Every platform and device the ICD loader reports is one
 // blobrt device, numbered in platform order (BLOBRT_BACKEND=opencl:N).
 //
 // On devices whose memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY, e.g. PoCL)
@@ -76,6 +76,9 @@ struct OpenCl {
   static constexpr auto max_pool_backward = blobrt_opencl::max_pool_backward;
   static constexpr auto ave_pool = blobrt_opencl::pool_entry<false>;
   static constexpr auto ave_pool_backward = blobrt_opencl::ave_pool_backward;
+  // Caffe's softmax along an axis (ABI 1.5: softmax.cpp).
+  static constexpr auto softmax = blobrt_opencl::softmax;
+  static constexpr auto softmax_backward = blobrt_opencl::softmax_backward;
 };
 
 struct DeviceEntry {
@@ -281,6 +284,7 @@ void OpenCl::close_device(void* context) {
   release_elementwise(c);
   release_conv(c);
   release_pool(c);
+  release_softmax(c);
   clReleaseMemObject(c->scratch);
   clReleaseCommandQueue(c->queue);
   clReleaseContext(c->context);

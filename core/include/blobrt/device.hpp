@@ -188,7 +188,7 @@ class Device {
   // The math operations ABI 1.4 added (im2col, col2im), as the 1.2 ones above; a later
   // minor's group goes after these, never between (libblobrt.so.1's vtable).
   BLOBRT_MATH_OPERATIONS_1_4(BLOBRT_DEVICE_MATH_VIRTUAL_, ~)
-  // ABI 1.5's (max and average pooling, forward and backward), after 1.4's.
+  // ABI 1.5's (max and average pooling, softmax; forward and backward), after 1.4's.
   BLOBRT_MATH_OPERATIONS_1_5(BLOBRT_DEVICE_MATH_VIRTUAL_, ~)
 #undef BLOBRT_DEVICE_MATH_VIRTUAL_
 

@@ -55,12 +55,15 @@
   M(X, 1_4, im2col, BLOBRT_MATH_IM2COL_PARAMETERS)          \
   M(X, 1_4, col2im, BLOBRT_MATH_COL2IM_PARAMETERS)
 
-/* The operations ABI 1.5 added: Caffe's max and average pooling (pooling_layer.cu's kernels). */
+/* The operations ABI 1.5 added: Caffe's max and average pooling (pooling_layer.cu's kernels) and
+ * softmax along an axis (softmax_layer.cu's). */
 #define BLOBRT_MATH_OPERATIONS_1_5(M, X)                              \
   M(X, 1_5, max_pool, BLOBRT_MATH_POOL_PARAMETERS)                    \
   M(X, 1_5, max_pool_backward, BLOBRT_MATH_MAX_POOL_BACKWARD_PARAMETERS) \
   M(X, 1_5, ave_pool, BLOBRT_MATH_POOL_PARAMETERS)                    \
-  M(X, 1_5, ave_pool_backward, BLOBRT_MATH_AVE_POOL_BACKWARD_PARAMETERS)
+  M(X, 1_5, ave_pool_backward, BLOBRT_MATH_AVE_POOL_BACKWARD_PARAMETERS) \
+  M(X, 1_5, softmax, BLOBRT_MATH_SOFTMAX_PARAMETERS)                  \
+  M(X, 1_5, softmax_backward, BLOBRT_MATH_SOFTMAX_BACKWARD_PARAMETERS)
 
 /* C = alpha * op(A) * op(B) + beta * C (plugin_abi.h says the layout). */
 #define BLOBRT_MATH_GEMM_PARAMETERS(P)                                                              \
@@ -116,6 +119,18 @@
 #define BLOBRT_MATH_AVE_POOL_BACKWARD_PARAMETERS(P)                                    \
   P(PRECISION, precision) BLOBRT_MATH_POOL_GEOMETRY_PARAMETERS(P) P(INPUT, top_diff)    \
   P(OFFSET, top_diff_offset) P(OUTPUT, bottom_diff) P(OFFSET, bottom_diff_offset)
+
+/* Softmax along the middle axis of an outer x channels x inner array (Caffe's SoftmaxLayer:
+ * channels is the softmax axis's extent): at each (outer, inner) position, top = exp(bottom -
+ * the channels' maximum), divided by its sum over the channels. */
+#define BLOBRT_MATH_SOFTMAX_PARAMETERS(P)                                                        \
+  P(PRECISION, precision) P(SIZE, outer) P(SIZE, channels) P(SIZE, inner) P(INPUT, bottom)       \
+  P(OFFSET, bottom_offset) P(OUTPUT, top) P(OFFSET, top_offset)
+/* Its backward: bottom_diff = (top_diff - the channels' sum of top_diff * top) * top. */
+#define BLOBRT_MATH_SOFTMAX_BACKWARD_PARAMETERS(P)                                               \
+  P(PRECISION, precision) P(SIZE, outer) P(SIZE, channels) P(SIZE, inner) P(INPUT, top)          \
+  P(OFFSET, top_offset) P(INPUT, top_diff) P(OFFSET, top_diff_offset) P(OUTPUT, bottom_diff)     \
+  P(OFFSET, bottom_diff_offset)
 
 /* Each kind's C type. */
 #define BLOBRT_MATH_C_TYPE_PRECISION int32_t

@@ -139,7 +139,8 @@ inline void ew_sgnbit(std::int64_t n, T, T, const T* a, const T*, T* y) {
 
 // The neuron layers' activations (ABI 1.5), as Caffe's GPU kernels compute them: ReLU's
 // `a > 0 ? a : a * negative_slope` (its CPU code's max + slope * min differs in the sign
-// of a zero), sigmoid through tanh as Caffe's sigmoid(); the backward codes take the data
+// of a zero), sigmoid through tanh in double as Caffe's sigmoid() (its 0.5 is a double, for
+// float too); the backward codes take the data
 // the layer's Backward reads (a) and the top's diff (b).
 template <typename T>
 inline void ew_relu(std::int64_t n, T alpha, T, const T* a, const T*, T* y) {
@@ -153,7 +154,7 @@ inline void ew_relu_backward(std::int64_t n, T alpha, T, const T* a, const T* b,
 }
 template <typename T>
 inline void ew_sigmoid(std::int64_t n, T, T, const T* a, const T*, T* y) {
-  for (std::int64_t i = 0; i < n; ++i) y[i] = T(0.5) * std::tanh(T(0.5) * a[i]) + T(0.5);
+  for (std::int64_t i = 0; i < n; ++i) y[i] = static_cast<T>(0.5 * std::tanh(0.5 * static_cast<double>(a[i])) + 0.5);
 }
 template <typename T>
 inline void ew_sigmoid_backward(std::int64_t n, T, T, const T* a, const T* b, T* y) {

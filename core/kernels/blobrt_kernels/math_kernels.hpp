@@ -9,6 +9,7 @@
 #include "blobrt_kernels/gemm.hpp"         // gemm, gemv
 #include "blobrt_kernels/im2col.hpp"       // im2col, col2im
 #include "blobrt_kernels/pooling.hpp"      // max_pool, ave_pool and their backward
+#include "blobrt_kernels/softmax.hpp"      // softmax, softmax_backward
 #include "blobrt_kernels/math_operation.hpp"
 
 #endif

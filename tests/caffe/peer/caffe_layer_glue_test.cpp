@@ -1,4 +1,5 @@
-// blobrt-caffe's own GPU methods for Caffe's layers (<blobrt/caffe/portable/layers/>), as the
+// blobrt-caffe's own GPU methods for Caffe's layers (<blobrt/caffe/portable/layers/>: Pooling,
+// ReLU, Sigmoid, TanH, Softmax), as the
 // portable build dispatches to them (forward_on_device / backward_on_device, no backend
 // having registered the class), on layer classes laid out as Caffe's (layer_param(), and
 // PoolingLayer's protected geometry members by Caffe's names), on the device BLOBRT_BACKEND
@@ -66,6 +67,20 @@ class PoolingLayer : public Layer<Dtype> {
   bool global_pooling_;
 };
 
+// Caffe's SoftmaxLayer's members, as its Reshape sets them for `axis`.
+template <typename Dtype>
+class SoftmaxLayer : public Layer<Dtype> {
+ public:
+  SoftmaxLayer(const LayerParameter& param, const Blob<Dtype>& bottom, int axis) : Layer<Dtype>(param) {
+    softmax_axis_ = axis;
+    outer_num_ = bottom.count(0, axis);
+    inner_num_ = bottom.count(axis + 1);
+  }
+
+ protected:
+  int outer_num_, inner_num_, softmax_axis_;
+};
+
 template <typename Dtype>
 class ReLULayer : public Layer<Dtype> {
   using Layer<Dtype>::Layer;
@@ -85,6 +100,7 @@ class TanHLayer : public Layer<Dtype> {
 #include <blobrt/caffe/portable/layers/pooling_layer.hpp>
 #include <blobrt/caffe/portable/layers/relu_layer.hpp>
 #include <blobrt/caffe/portable/layers/sigmoid_layer.hpp>
+#include <blobrt/caffe/portable/layers/softmax_layer.hpp>
 #include <blobrt/caffe/portable/layers/tanh_layer.hpp>
 
 namespace {
@@ -282,12 +298,51 @@ TYPED_TEST(LayerGlue, SigmoidAndTanH) {
   caffe::LayerParameter param;
   caffe::SigmoidLayer<Dtype> sigmoid(param);
   this->check_neuron(
-      "SigmoidLayer", sigmoid, true, [](Dtype x) { return Dtype(0.5) * std::tanh(Dtype(0.5) * x) + Dtype(0.5); },
+      "SigmoidLayer", sigmoid, true, [](Dtype x) { return Dtype(0.5 * std::tanh(0.5 * double(x)) + 0.5); },
       [](Dtype y, Dtype dy) { return dy * y * (1 - y); });
   caffe::TanHLayer<Dtype> tanh_layer(param);
   this->check_neuron(
       "TanHLayer", tanh_layer, true, [](Dtype x) { return std::tanh(x); },
       [](Dtype y, Dtype dy) { return dy * (1 - y * y); });
+}
+
+// Softmax over axis 1 of 2 x 5 x 3 x 4 (outer 2, channels 5, inner 12), out of place and in
+// place: each position's probabilities and the gradient (dy - dot(dy, y)) y.
+TYPED_TEST(LayerGlue, SoftmaxAlongAnAxis) {
+  using Dtype = TypeParam;
+  for (bool in_place : {false, true}) {
+    Blob<Dtype> bottom(2, 5, 3, 4), separate_top(2, 5, 3, 4);
+    Blob<Dtype>& top = in_place ? bottom : separate_top;
+    fill(bottom, 5, false);
+    const std::vector<Dtype> x(bottom.cpu_data(), bottom.cpu_data() + bottom.count());
+    caffe::SoftmaxLayer<Dtype> layer(caffe::LayerParameter(), bottom, 1);
+    const std::vector<Blob<Dtype>*> b{&bottom}, t{&top};
+    ASSERT_TRUE(forward<Dtype>("SoftmaxLayer", layer, b, t));
+    std::vector<Dtype> want(x.size());
+    for (int o = 0; o < 2; ++o) {
+      for (int i = 0; i < 12; ++i) {
+        double sum = 0;
+        for (int c = 0; c < 5; ++c) sum += std::exp(double(x[(o * 5 + c) * 12 + i]));
+        for (int c = 0; c < 5; ++c) want[(o * 5 + c) * 12 + i] = Dtype(std::exp(double(x[(o * 5 + c) * 12 + i])) / sum);
+      }
+    }
+    this->expect_near(top.cpu_data(), want, "probabilities");
+    fill_diff(top, 6);
+    const std::vector<Dtype> y(top.cpu_data(), top.cpu_data() + top.count());
+    const std::vector<Dtype> dy(top.cpu_diff(), top.cpu_diff() + top.count());
+    ASSERT_TRUE(backward<Dtype>("SoftmaxLayer", layer, t, b));
+    for (int o = 0; o < 2; ++o) {
+      for (int i = 0; i < 12; ++i) {
+        double dot = 0;
+        for (int c = 0; c < 5; ++c) dot += double(dy[(o * 5 + c) * 12 + i]) * y[(o * 5 + c) * 12 + i];
+        for (int c = 0; c < 5; ++c) {
+          const int e = (o * 5 + c) * 12 + i;
+          want[e] = Dtype((dy[e] - dot) * y[e]);
+        }
+      }
+    }
+    this->expect_near(bottom.cpu_diff(), want, in_place ? "bottom diff (in place)" : "bottom diff");
+  }
 }
 
 // The record says which ran on the device (and that the declined ones ran the CPU code).

@@ -56,11 +56,13 @@ TEST(DeviceVtable, LaterMinorsAppendAfterThem) {
   EXPECT_EQ(slot(&Device::sync_host_alias), 31);
   EXPECT_EQ(slot(&Device::im2col), 32);
   EXPECT_EQ(slot(&Device::col2im), 33);
-  // ABI 1.5: its math group (the pooling operations).
+  // ABI 1.5: its math group (pooling, softmax).
   EXPECT_EQ(slot(&Device::max_pool), 34);
   EXPECT_EQ(slot(&Device::max_pool_backward), 35);
   EXPECT_EQ(slot(&Device::ave_pool), 36);
   EXPECT_EQ(slot(&Device::ave_pool_backward), 37);
+  EXPECT_EQ(slot(&Device::softmax), 38);
+  EXPECT_EQ(slot(&Device::softmax_backward), 39);
 }
 
 }  // namespace
