@@ -85,9 +85,9 @@ function(blobrt_caffe_add_cuda_layer_plugin kernel_layers build_id output_dir)
   # call itself). Data (Caffe::Get()'s per-thread context) stays one, libcaffe's.
   # --no-undefined: a Caffe function the plugin needs and libcaffe lacks fails the link.
   target_link_options(caffe_layers_cuda PRIVATE "LINKER:-Bsymbolic-functions" "LINKER:--no-undefined")
-  # The device code compressed for size (nvcc 12.4 on): a third of the bytes, as blobrt's
-  # own cuda plugin.
-  if(CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 12.4)
+  # The device code compressed for size, as blobrt's own cuda plugin: with CUDA 13 only, whose
+  # runtime needs the driver that reads it anyway (backends/cuda/meson.build).
+  if(CMAKE_CUDA_COMPILER_VERSION VERSION_GREATER_EQUAL 13.0)
     target_compile_options(caffe_layers_cuda PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-compress-mode=size>)
   endif()
   # Beside libcaffe's installed copy (Caffe installs its library in CMAKE_INSTALL_LIBDIR, or lib).

@@ -1,7 +1,8 @@
 // The OpenCL plugin's element-wise entry point (plugin ABI 1.2): Caffe's caffe_gpu_set,
 // add_scalar, scale, axpby, add, sub, mul, div, powx, sqr, sqrt, exp, log, abs, sign and
-// sgnbit. Under 32 Ki elements on a device that uses its buffers' host memory in place
-// they run on that memory after clFinish (the small-n host path of the level-1 operations,
+// sgnbit, and ABI 1.5's relu, sigmoid, tanh and their backward codes. Under 32 Ki
+// elements on a device that uses its buffers' host memory in place they run on that
+// memory after clFinish (the small-n host path of the level-1 operations,
 // with the shared host kernels); otherwise as one launch of the plugin's own kernel for the
 // operation (elementwise_kernels.hpp), made at the operation's first call; a code of the
 // list (blobrt/elementwise_operations.h) without a kernel there answers

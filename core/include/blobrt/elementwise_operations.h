@@ -87,7 +87,7 @@
     BLOBRT_EW_CAFFE(caffe_cpu_sgnbit) BLOBRT_EW_CAFFE(caffe_gpu_sgnbit),                            \
     (signbit(a) ? 1 : 0))                                                                            \
   /* ABI 1.5: the activations of Caffe's neuron layers, as their GPU code computes them      \
-   * (the layers' glue: blobrt/caffe/portable/cu/layers/); a backward code's a is the layer's \
+   * (the layers' glue: blobrt/caffe/portable/layers/); a backward code's a is the layer's \
    * bottom (ReLU) or top (Sigmoid, TanH) data, b the top's diff, y the bottom's diff. */      \
   X(RELU,       Relu,      relu,       16, 1, 0, 0, 1, 0, 0, A_ALPHA_Y,                               \
     ,                                                                                               \

@@ -247,7 +247,7 @@ inline bool is_heavy(int op) { return detail::ew_bit(detail::kEwHeavy, op); }
 template <typename T>
 bool elementwise(int op, std::int64_t n, T alpha, T beta, const T* a, const T* b, T* y) {
   if (!is_elementwise_op(op)) return false;
-  // The heavy ones (pow, exp and log: glibc's scalar calls, tens of cycles an element,
+  // The heavy ones (pow, exp, log, tanh, sigmoid: glibc's scalar calls, tens of cycles an element,
   // compute-bound, below the memory bus) are worth sharing from a smaller n.
   const bool transcendental = is_heavy(op);
   parallel_for(

@@ -45,17 +45,15 @@ struct PoolGeometry {
     if (stride_h < 1 || stride_w < 1) return "the stride must be at least 1";
     if (pad_h >= kernel_h || pad_w >= kernel_w) return "the padding must be smaller than the kernel";
     if (!fits()) return "the geometry's sizes overflow 64 bits";
-    // Caffe drops a last window that would start in the padding: every window holds an
-    // image element (else an average would divide by the padding alone).
-    if ((pooled_h > 0 && (pooled_h - 1) * stride_h - pad_h >= height) ||
-        (pooled_w > 0 && (pooled_w - 1) * stride_w - pad_w >= width)) {
-      return "the last window starts past the image";
-    }
+    // A window may hold no image element: without padding Caffe's rounding up keeps a last
+    // window that starts past the image (kernel 1, stride 2, height 4); its maximum is
+    // -FLT_MAX and its average Caffe's 0 / size, as in Caffe.
     return nullptr;
   }
 
-  // Window (ph, pw)'s rows [h0, h1) and columns [w0, w1) inside the image, and its size
-  // clipped to the padded image (the average's divisor).
+  // Window (ph, pw)'s rows [h0, h1) and columns [w0, w1) inside the image (empty where it
+  // starts past it), and its size clipped to the padded image (the average's divisor, as
+  // Caffe computes it: (hend - hstart) (wend - wstart)).
   struct Window {
     std::int64_t h0, h1, w0, w1, padded_size;
   };
@@ -185,9 +183,11 @@ inline void routine(std::ostream& s, std::int32_t precision, const char* name) {
 inline std::int64_t counted(const PoolGeometry& g, std::int64_t count) { return g.invalid() ? 0 : count; }
 }  // namespace pool_detail
 
-template <>
-struct MathSemantics<MathOp::max_pool> {
-  using Args = MathArgs<MathOp::max_pool>;
+// max_pool and ave_pool: the same operands, each its own kernel.
+template <MathOp Op, void (*Kernel32)(const PoolGeometry&, const float*, float*),
+          void (*Kernel64)(const PoolGeometry&, const double*, double*)>
+struct PoolForwardSemantics {
+  using Args = MathArgs<Op>;
   static std::array<Operand, 2> operands(const Args& a) {
     const PoolGeometry g = PoolGeometry::of(a);
     const std::int64_t top = pool_detail::counted(g, g.top_count());
@@ -198,30 +198,23 @@ struct MathSemantics<MathOp::max_pool> {
   static bool only_scales(const Args&, double*) { return false; }
   template <typename T>
   static bool run(const Args& a, T* const* p) {
-    max_pool<T>(PoolGeometry::of(a), p[0], p[1]);
+    if constexpr (sizeof(T) == sizeof(double)) {
+      Kernel64(PoolGeometry::of(a), p[0], p[1]);
+    } else {
+      Kernel32(PoolGeometry::of(a), p[0], p[1]);
+    }
     return true;
   }
-  static void routine(std::ostream& s, const Args& a) { pool_detail::routine(s, a.precision, "max_pool"); }
+  static void routine(std::ostream& s, const Args& a) {
+    pool_detail::routine(s, a.precision, Op == MathOp::max_pool ? "max_pool" : "ave_pool");
+  }
 };
-
 template <>
-struct MathSemantics<MathOp::ave_pool> {
-  using Args = MathArgs<MathOp::ave_pool>;
-  static std::array<Operand, 2> operands(const Args& a) {
-    const PoolGeometry g = PoolGeometry::of(a);
-    const std::int64_t top = pool_detail::counted(g, g.top_count());
-    return {{{"bottom", a.bottom, a.bottom_offset, top ? g.bottom_count() : 0, true, false},
-             {"top", a.top, a.top_offset, top, false, true}}};
-  }
-  static const char* invalid(const Args& a) { return PoolGeometry::of(a).invalid(); }
-  static bool only_scales(const Args&, double*) { return false; }
-  template <typename T>
-  static bool run(const Args& a, T* const* p) {
-    ave_pool<T>(PoolGeometry::of(a), p[0], p[1]);
-    return true;
-  }
-  static void routine(std::ostream& s, const Args& a) { pool_detail::routine(s, a.precision, "ave_pool"); }
-};
+struct MathSemantics<MathOp::max_pool>
+    : PoolForwardSemantics<MathOp::max_pool, &max_pool<float>, &max_pool<double>> {};
+template <>
+struct MathSemantics<MathOp::ave_pool>
+    : PoolForwardSemantics<MathOp::ave_pool, &ave_pool<float>, &ave_pool<double>> {};
 
 // The backward operations write all of bottom_diff; with no window (a pooled extent of 0)
 // that is zeros, which only_scales says (beta 0) so that no plugin is called.

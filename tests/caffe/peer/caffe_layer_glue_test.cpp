@@ -280,6 +280,23 @@ TYPED_TEST(LayerGlue, PoolingDeclinesWhatOnlyCaffesKernelsDo) {
   EXPECT_FALSE(backward<Dtype>("PoolingLayer", stochastic, {&top}, {&bottom}));
   caffe::PoolingLayer<Dtype> max(this->pooling(caffe::PoolingParameter::MAX, 2, 2, 0), 4, 4);
   EXPECT_FALSE(forward<Dtype>("PoolingLayer", max, {&bottom}, {&top, &mask})) << "the mask as a second top";
+  EXPECT_FALSE(backward<Dtype>("PoolingLayer", max, {&top, &mask}, {&bottom}));
+}
+
+// Without padding Caffe's rounding up keeps windows that start past the image (kernel 1,
+// stride 2 over 4 x 6: 3 x 4 windows, the last row and column of them empty: -FLT_MAX).
+TYPED_TEST(LayerGlue, PoolingKeepsCaffesEmptyLastWindows) {
+  using Dtype = TypeParam;
+  Blob<Dtype> bottom(1, 2, 4, 6), top;
+  fill(bottom, 7, true);
+  caffe::PoolingLayer<Dtype> layer(this->pooling(caffe::PoolingParameter::MAX, 1, 2, 0), 4, 6);
+  ASSERT_EQ(layer.pooled_height(), 3);
+  ASSERT_EQ(layer.pooled_width(), 4);
+  top.Reshape(1, 2, layer.pooled_height(), layer.pooled_width());
+  ASSERT_TRUE(forward<Dtype>("PoolingLayer", layer, {&bottom}, {&top}));
+  EXPECT_EQ(top.data_at(0, 1, 1, 2), bottom.data_at(0, 1, 2, 4));
+  EXPECT_EQ(top.data_at(0, 1, 2, 0), Dtype(-FLT_MAX));
+  EXPECT_EQ(top.data_at(0, 0, 0, 3), Dtype(-FLT_MAX));
 }
 
 TYPED_TEST(LayerGlue, LeakyReLU) {
@@ -345,7 +362,7 @@ TYPED_TEST(LayerGlue, SoftmaxAlongAnAxis) {
   }
 }
 
-// The record says which ran on the device (and that the declined ones ran the CPU code).
+// The record says which ran on the device.
 TEST(LayerGlueReport, SaysWhatRanOnTheDevice) {
   Blob<float> bottom(1, 1, 4, 4), top(1, 1, 2, 2);
   caffe::LayerParameter param;

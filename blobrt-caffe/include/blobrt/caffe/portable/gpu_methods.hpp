@@ -2,13 +2,15 @@
 // docs/caffe-on-blobrt.md, "One build for every node"). For each layer whose .cu file
 // launches CUDA kernels, the build defines its Forward_gpu/Backward_gpu with
 // BLOBRT_CAFFE_GPU_METHODS (the generated sources of caffe-portable-gpu.cmake): at run
-// time they call the implementation a backend registered for the calling thread's device
-// (register_gpu_layer, by the kind of memory the device has: its DLPack device type), and
-// where there is none, the layer's own CPU code, on the data SyncedMemory brings to the
-// host. The fallback is said once per layer class, method and device at BLOBRT_LOG=info,
-// and gpu_method_report() lists how each ran. Layers whose .cu has no kernel (only
-// caffe_gpu_* calls: Convolution, InnerProduct, ...) are Caffe's own code, compiled as C++,
-// and run on the device through blobrt's operations.
+// time they call, for the calling thread's device, the implementation a backend registered
+// (register_gpu_layer, by the kind of memory the device has: its DLPack device type; the
+// Caffe-layers plugin's kernels), else blobrt's own in its device operations where
+// blobrt-caffe has one (register_portable_gpu_layer: blobrt/caffe/portable/layers/), else
+// the layer's own CPU code, on the data SyncedMemory brings to the host. The fallback is
+// said once per layer class, method and device at BLOBRT_LOG=info, and gpu_method_report()
+// lists how each ran. Layers whose .cu has no kernel (only caffe_gpu_* calls: Convolution,
+// InnerProduct, ...) are Caffe's own code, compiled as C++, and run on the device through
+// blobrt's operations.
 #ifndef BLOBRT_CAFFE_PORTABLE_GPU_METHODS_HPP
 #define BLOBRT_CAFFE_PORTABLE_GPU_METHODS_HPP
 
@@ -38,9 +40,9 @@ void register_gpu_layer(const std::string& layer_class, blobrt::Precision precis
 // blobrt's own implementation of one layer class's GPU methods for one precision, in
 // blobrt's device operations (blobrt/caffe/portable/layers/: every backend runs them, on its
 // own kernels or the host kernels). Used on a device for which no backend registered the
-// class (register_gpu_layer: Caffe's own kernels come first). A method may decline a layer
-// it does not cover (PoolingLayer's stochastic pooling) by returning false: the layer's CPU
-// code then runs.
+// class (register_gpu_layer: Caffe's own kernels come first), and only in a precision the
+// device has. A method may decline a layer it does not cover (PoolingLayer's mask top) by
+// returning false: the layer's CPU code then runs.
 struct PortableLayerMethods {
   bool (*forward)(void* layer, const void* bottom, const void* top) = nullptr;
   bool (*backward)(void* layer, const void* top, const std::vector<bool>& propagate_down, const void* bottom) = nullptr;
@@ -90,8 +92,10 @@ bool run_on_device(const char* layer_class, const char* method, void (*GpuLayerM
     native(layer, args...);
     return true;
   }
+  // blobrt's own methods need double on the device for Dtype double; else the CPU code.
+  const bool precision_ok = precision_of<Dtype>() != blobrt::Precision::kFloat64 || device.description().supports_fp64;
   const auto portable = find_portable_gpu_layer(layer_class, precision_of<Dtype>()).*portable_member;
-  if (portable && portable(layer, args...)) {
+  if (portable && precision_ok && portable(layer, args...)) {
     note_on_device(layer_class, method, device);
     return true;
   }

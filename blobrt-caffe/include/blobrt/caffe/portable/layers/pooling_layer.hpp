@@ -3,8 +3,9 @@
 // stride, padding and pooled extents as LayerSetUp and Reshape computed them, global
 // pooling and a fork's rounding included). Max pooling keeps no mask: the backward finds
 // each window's maximum again in the bottom data, Caffe's first maximum, so the gradient is
-// the mask-based one. Declined (the layer's CPU code runs): stochastic pooling, and a second
-// top (the mask as an output), which only Caffe's own kernels write.
+// the mask-based one. Declined (the layer's CPU code runs): a second top (the mask as an
+// output), which only Caffe's own kernels and CPU code write; stochastic pooling, which
+// Caffe's CPU code does not implement either (it fails there as in a CPU_ONLY build).
 #ifndef BLOBRT_CAFFE_PORTABLE_LAYERS_POOLING_LAYER_HPP
 #define BLOBRT_CAFFE_PORTABLE_LAYERS_POOLING_LAYER_HPP
 
@@ -59,9 +60,9 @@ struct PoolingMethods : caffe::PoolingLayer<Dtype> {  // never made: it names th
 
   static bool backward(void* layer, const void* top_erased, const std::vector<bool>& propagate_down,
                        const void* bottom_erased) {
-    if (propagate_down.empty() || !propagate_down[0]) return true;
     const Layer& l = layer_of(layer);
-    if (!(is_max(l) || is_ave(l))) return false;
+    if (blobs<Dtype>(top_erased).size() != 1 || !(is_max(l) || is_ave(l))) return false;
+    if (propagate_down.empty() || !propagate_down[0]) return true;
     const caffe::Blob<Dtype>& top = *blobs<Dtype>(top_erased)[0];
     caffe::Blob<Dtype>& bottom = *blobs<Dtype>(bottom_erased)[0];
     const Geometry g = geometry(l, bottom);
