@@ -178,6 +178,39 @@ inline int build_program(Context* c, const char* source, const char* what, cl_pr
   return blobrt_fail(err, BLOBRT_OK, "built the plugin's %s in %.1f ms", what, elapsed_ms(start));
 }
 
+// One kernel of one of the plugin's own programs (im2col.cpp, pooling.cpp, softmax.cpp):
+// the program built at its first use, the kernel made at its first call, each kept in the
+// context (`*program`, `*slot`); under c->mutex. Nothing half-made stays behind on failure.
+inline int cached_kernel(Context* c, cl_program* program, const char* source, const char* what, cl_kernel* slot,
+                         const std::string& name, cl_kernel* kernel, blobrt_error* err) {
+  if (!*program) {
+    cl_program built = nullptr;
+    if (int s = build_program(c, source, what, &built, err)) return s;
+    *program = built;
+  }
+  if (!*slot) {
+    cl_int status = CL_SUCCESS;
+    cl_kernel made = clCreateKernel(*program, name.c_str(), &status);
+    if (status != CL_SUCCESS) return cl_fail(err, ("clCreateKernel(" + name + ")").c_str(), status);
+    *slot = made;
+  }
+  *kernel = *slot;
+  return BLOBRT_OK;
+}
+
+// Releases such a program and the kernels made of it (close_device).
+template <size_t Rows, size_t Columns>
+void release_cached_kernels(cl_program* program, cl_kernel (&kernels)[Rows][Columns]) {
+  for (auto& row : kernels) {
+    for (cl_kernel& k : row) {
+      if (k) clReleaseKernel(k);
+      k = nullptr;
+    }
+  }
+  if (*program) clReleaseProgram(*program);
+  *program = nullptr;
+}
+
 inline void* backing_host_pointer(const void* handle) {
   void* host = nullptr;
   if (clGetMemObjectInfo(as_mem(handle), CL_MEM_HOST_PTR, sizeof host, &host, nullptr) != CL_SUCCESS) {

@@ -73,27 +73,6 @@ BLOBRT_CONV_KERNELS(double, d)
 )CLC";
 }
 
-// The kernel for (column direction, precision), the program built at the first call
-// (under c->mutex); nothing half-made stays behind on failure.
-int conv_kernel(Context* c, int to_image, int precision, cl_kernel* kernel, blobrt_error* err) {
-  if (!c->conv_program) {
-    cl_program program = nullptr;
-    if (int s = build_program(c, conv_kernel_source(), "im2col/col2im kernels", &program, err)) return s;
-    c->conv_program = program;
-  }
-  cl_kernel& made = c->conv_kernels[to_image][precision];
-  if (!made) {
-    const char* name = to_image ? (precision ? "blobrt_col2im_d" : "blobrt_col2im_f")
-                                : (precision ? "blobrt_im2col_d" : "blobrt_im2col_f");
-    cl_int status = CL_SUCCESS;
-    cl_kernel k = clCreateKernel(c->conv_program, name, &status);
-    if (status != CL_SUCCESS) return cl_fail(err, (std::string("clCreateKernel(") + name + ")").c_str(), status);
-    made = k;
-  }
-  *kernel = made;
-  return BLOBRT_OK;
-}
-
 // One launch: `from` (im for im2col, col for col2im) into `to`, one work-item per element of
 // the operation's unit (an output position's column, an image element).
 int launch(Context* c, bool to_image, int32_t precision, const blobrt_kernels::ConvGeometry& g, const void* from,
@@ -108,8 +87,13 @@ int launch(Context* c, bool to_image, int32_t precision, const blobrt_kernels::C
     return s;
   }
   std::lock_guard<std::mutex> lock(c->mutex);  // the kernels' arguments
+  const int p = precision == BLOBRT_FLOAT64 ? 1 : 0;
+  const std::string name = std::string("blobrt_") + call + (p ? "_d" : "_f");
   cl_kernel kernel = nullptr;
-  if (int s = conv_kernel(c, to_image ? 1 : 0, precision == BLOBRT_FLOAT64 ? 1 : 0, &kernel, err)) return s;
+  if (int s = cached_kernel(c, &c->conv_program, conv_kernel_source(), "im2col/col2im kernels",
+                            &c->conv_kernels[to_image ? 1 : 0][p], name, &kernel, err)) {
+    return s;
+  }
   const cl_long out_h = g.out_h(), out_w = g.out_w();
   cl_int status = set_kernel_args(kernel, 0, cl_long{g.channels}, cl_long{g.height}, cl_long{g.width},
                                   cl_long{g.kernel_h}, cl_long{g.kernel_w}, cl_long{g.pad_h}, cl_long{g.pad_w},
@@ -125,16 +109,7 @@ int launch(Context* c, bool to_image, int32_t precision, const blobrt_kernels::C
 
 }  // namespace
 
-void release_conv(Context* c) {
-  for (auto& per_direction : c->conv_kernels) {
-    for (cl_kernel& k : per_direction) {
-      if (k) clReleaseKernel(k);
-      k = nullptr;
-    }
-  }
-  if (c->conv_program) clReleaseProgram(c->conv_program);
-  c->conv_program = nullptr;
-}
+void release_conv(Context* c) { release_cached_kernels(&c->conv_program, c->conv_kernels); }
 
 // im2col (ToImage false: im into col) and col2im (true: col into im): the two entries share
 // their parameters' types, the geometry then `from` and `to` with their offsets.

@@ -144,26 +144,6 @@ BLOBRT_POOL_KERNELS(double, d)
 enum PoolKernel { kMaxPool, kMaxPoolBackward, kAvePool, kAvePoolBackward };
 const char* const kPoolKernelNames[] = {"max_pool", "max_pool_backward", "ave_pool", "ave_pool_backward"};
 
-// The kernel for (operation, precision), the program built at the first call (under
-// c->mutex); nothing half-made stays behind on failure.
-int pool_kernel(Context* c, PoolKernel which, int precision, cl_kernel* kernel, blobrt_error* err) {
-  if (!c->pool_program) {
-    cl_program program = nullptr;
-    if (int s = build_program(c, pool_kernel_source(), "pooling kernels", &program, err)) return s;
-    c->pool_program = program;
-  }
-  cl_kernel& made = c->pool_kernels[which][precision];
-  if (!made) {
-    const std::string name = std::string("blobrt_") + kPoolKernelNames[which] + (precision ? "_d" : "_f");
-    cl_int status = CL_SUCCESS;
-    cl_kernel k = clCreateKernel(c->pool_program, name.c_str(), &status);
-    if (status != CL_SUCCESS) return cl_fail(err, ("clCreateKernel(" + name + ")").c_str(), status);
-    made = k;
-  }
-  *kernel = made;
-  return BLOBRT_OK;
-}
-
 // An operand's buffer, offset, element count and name, checked against its cl_mem's size.
 struct PoolOperand {
   const void* buffer;
@@ -181,8 +161,12 @@ int launch(Context* c, PoolKernel which, int32_t precision, const blobrt_kernels
     if (int s = check_extent(o.buffer, o.offset, o.count, element, o.name, call, err)) return s;
   }
   std::lock_guard<std::mutex> lock(c->mutex);  // the kernels' arguments
+  const int p = precision == BLOBRT_FLOAT64 ? 1 : 0;
   cl_kernel kernel = nullptr;
-  if (int s = pool_kernel(c, which, precision == BLOBRT_FLOAT64 ? 1 : 0, &kernel, err)) return s;
+  if (int s = cached_kernel(c, &c->pool_program, pool_kernel_source(), "pooling kernels", &c->pool_kernels[which][p],
+                            std::string("blobrt_") + call + (p ? "_d" : "_f"), &kernel, err)) {
+    return s;
+  }
   cl_int status = set_kernel_args(kernel, 0, cl_long{g.planes}, cl_long{g.height}, cl_long{g.width},
                                   cl_long{g.pooled_h}, cl_long{g.pooled_w}, cl_long{g.kernel_h}, cl_long{g.kernel_w},
                                   cl_long{g.stride_h}, cl_long{g.stride_w}, cl_long{g.pad_h}, cl_long{g.pad_w});
@@ -203,16 +187,7 @@ int launch(Context* c, PoolKernel which, int32_t precision, const blobrt_kernels
 
 }  // namespace
 
-void release_pool(Context* c) {
-  for (auto& per_operation : c->pool_kernels) {
-    for (cl_kernel& k : per_operation) {
-      if (k) clReleaseKernel(k);
-      k = nullptr;
-    }
-  }
-  if (c->pool_program) clReleaseProgram(c->pool_program);
-  c->pool_program = nullptr;
-}
+void release_pool(Context* c) { release_cached_kernels(&c->pool_program, c->pool_kernels); }
 
 template <bool Max>
 int pool_entry(void* context, int32_t precision, int64_t planes, int64_t height, int64_t width, int64_t pooled_h,

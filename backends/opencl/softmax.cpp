@@ -63,39 +63,17 @@ BLOBRT_SOFTMAX_KERNELS(double, d)
 )CLC";
 }
 
-// The kernel for (backward, precision), the program built at the first call (under
-// c->mutex); nothing half-made stays behind on failure.
+// The kernel for (backward, precision), made at its first call (under c->mutex).
 int softmax_kernel(Context* c, int backward, int precision, cl_kernel* kernel, blobrt_error* err) {
-  if (!c->softmax_program) {
-    cl_program program = nullptr;
-    if (int s = build_program(c, softmax_kernel_source(), "softmax kernels", &program, err)) return s;
-    c->softmax_program = program;
-  }
-  cl_kernel& made = c->softmax_kernels[backward][precision];
-  if (!made) {
-    const std::string name =
-        std::string(backward ? "blobrt_softmax_backward" : "blobrt_softmax") + (precision ? "_d" : "_f");
-    cl_int status = CL_SUCCESS;
-    cl_kernel k = clCreateKernel(c->softmax_program, name.c_str(), &status);
-    if (status != CL_SUCCESS) return cl_fail(err, ("clCreateKernel(" + name + ")").c_str(), status);
-    made = k;
-  }
-  *kernel = made;
-  return BLOBRT_OK;
+  const std::string name =
+      std::string(backward ? "blobrt_softmax_backward" : "blobrt_softmax") + (precision ? "_d" : "_f");
+  return cached_kernel(c, &c->softmax_program, softmax_kernel_source(), "softmax kernels",
+                       &c->softmax_kernels[backward][precision], name, kernel, err);
 }
 
 }  // namespace
 
-void release_softmax(Context* c) {
-  for (auto& per_direction : c->softmax_kernels) {
-    for (cl_kernel& k : per_direction) {
-      if (k) clReleaseKernel(k);
-      k = nullptr;
-    }
-  }
-  if (c->softmax_program) clReleaseProgram(c->softmax_program);
-  c->softmax_program = nullptr;
-}
+void release_softmax(Context* c) { release_cached_kernels(&c->softmax_program, c->softmax_kernels); }
 
 int softmax(void* context, int32_t precision, int64_t outer, int64_t channels, int64_t inner, const void* bottom,
             int64_t bottom_offset, void* top, int64_t top_offset, blobrt_error* err) {

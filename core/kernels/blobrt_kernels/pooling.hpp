@@ -217,52 +217,53 @@ struct MathSemantics<MathOp::ave_pool>
     : PoolForwardSemantics<MathOp::ave_pool, &ave_pool<float>, &ave_pool<double>> {};
 
 // The backward operations write all of bottom_diff; with no window (a pooled extent of 0)
-// that is zeros, which only_scales says (beta 0) so that no plugin is called.
-template <>
-struct MathSemantics<MathOp::max_pool_backward> {
-  using Args = MathArgs<MathOp::max_pool_backward>;
-  static std::array<Operand, 3> operands(const Args& a) {
-    const PoolGeometry g = PoolGeometry::of(a);
-    const std::int64_t bottom = pool_detail::counted(g, g.bottom_count());
-    const std::int64_t top = bottom ? g.top_count() : 0;
-    return {{{"bottom", a.bottom, a.bottom_offset, top ? bottom : 0, true, false},
-             {"top_diff", a.top_diff, a.top_diff_offset, top, true, false},
-             {"bottom_diff", a.bottom_diff, a.bottom_diff_offset, bottom, false, true}}};
-  }
+// that is zeros, which only_scales says (beta 0) so that no plugin is called. What both
+// share: the geometry's checks, and their operands' extents (top_diff, bottom_diff).
+template <MathOp Op>
+struct PoolBackwardSemantics {
+  using Args = MathArgs<Op>;
   static const char* invalid(const Args& a) { return PoolGeometry::of(a).invalid(); }
   static bool only_scales(const Args& a, double* beta) {
     *beta = 0;
     return PoolGeometry::of(a).top_count() == 0;
+  }
+  // bottom_diff's element count (0 for a refused geometry), and top_diff's (0 without it).
+  static std::int64_t bottom_count(const Args& a) {
+    const PoolGeometry g = PoolGeometry::of(a);
+    return pool_detail::counted(g, g.bottom_count());
+  }
+  static std::int64_t top_count(const Args& a) { return bottom_count(a) ? PoolGeometry::of(a).top_count() : 0; }
+  static void routine(std::ostream& s, const Args& a) {
+    pool_detail::routine(s, a.precision, Op == MathOp::max_pool_backward ? "max_pool_backward" : "ave_pool_backward");
+  }
+};
+
+template <>
+struct MathSemantics<MathOp::max_pool_backward> : PoolBackwardSemantics<MathOp::max_pool_backward> {
+  static std::array<Operand, 3> operands(const Args& a) {
+    const std::int64_t bottom = bottom_count(a), top = top_count(a);
+    return {{{"bottom", a.bottom, a.bottom_offset, top ? bottom : 0, true, false},
+             {"top_diff", a.top_diff, a.top_diff_offset, top, true, false},
+             {"bottom_diff", a.bottom_diff, a.bottom_diff_offset, bottom, false, true}}};
   }
   template <typename T>
   static bool run(const Args& a, T* const* p) {
     max_pool_backward<T>(PoolGeometry::of(a), p[0], p[1], p[2]);
     return true;
   }
-  static void routine(std::ostream& s, const Args& a) { pool_detail::routine(s, a.precision, "max_pool_backward"); }
 };
 
 template <>
-struct MathSemantics<MathOp::ave_pool_backward> {
-  using Args = MathArgs<MathOp::ave_pool_backward>;
+struct MathSemantics<MathOp::ave_pool_backward> : PoolBackwardSemantics<MathOp::ave_pool_backward> {
   static std::array<Operand, 2> operands(const Args& a) {
-    const PoolGeometry g = PoolGeometry::of(a);
-    const std::int64_t bottom = pool_detail::counted(g, g.bottom_count());
-    const std::int64_t top = bottom ? g.top_count() : 0;
-    return {{{"top_diff", a.top_diff, a.top_diff_offset, top, true, false},
-             {"bottom_diff", a.bottom_diff, a.bottom_diff_offset, bottom, false, true}}};
-  }
-  static const char* invalid(const Args& a) { return PoolGeometry::of(a).invalid(); }
-  static bool only_scales(const Args& a, double* beta) {
-    *beta = 0;
-    return PoolGeometry::of(a).top_count() == 0;
+    return {{{"top_diff", a.top_diff, a.top_diff_offset, top_count(a), true, false},
+             {"bottom_diff", a.bottom_diff, a.bottom_diff_offset, bottom_count(a), false, true}}};
   }
   template <typename T>
   static bool run(const Args& a, T* const* p) {
     ave_pool_backward<T>(PoolGeometry::of(a), p[0], p[1]);
     return true;
   }
-  static void routine(std::ostream& s, const Args& a) { pool_detail::routine(s, a.precision, "ave_pool_backward"); }
 };
 
 }  // namespace blobrt_kernels

@@ -59,6 +59,21 @@ bool neuron_backward(blobrt::ElementwiseOp op, double alpha, bool from_top, cons
   return true;
 }
 
+// A neuron layer without parameters whose backward reads the top's data (Sigmoid, TanH):
+// ParameterlessNeuron<forward code, backward code>::Methods, for register_both.
+template <blobrt::ElementwiseOp Forward, blobrt::ElementwiseOp Backward>
+struct ParameterlessNeuron {
+  template <typename Dtype>
+  struct Methods {
+    static bool forward(void*, const void* bottom, const void* top) {
+      return neuron_forward<Dtype>(Forward, 0, bottom, top);
+    }
+    static bool backward(void*, const void* top, const std::vector<bool>& propagate_down, const void* bottom) {
+      return neuron_backward<Dtype>(Backward, 0, true, top, propagate_down, bottom);
+    }
+  };
+};
+
 }  // namespace blobrt_caffe_portable::layers
 
 #endif  // BLOBRT_CAFFE_PORTABLE_LAYERS_LAYER_GLUE_HPP

@@ -6,21 +6,10 @@
 #include <blobrt/caffe/portable/layers/layer_glue.hpp>
 
 namespace blobrt_caffe_portable::layers {
-
-template <typename Dtype>
-struct TanHMethods {
-  static bool forward(void*, const void* bottom, const void* top) {
-    return neuron_forward<Dtype>(blobrt::ElementwiseOp::kTanh, 0, bottom, top);
-  }
-  static bool backward(void*, const void* top, const std::vector<bool>& propagate_down, const void* bottom) {
-    return neuron_backward<Dtype>(blobrt::ElementwiseOp::kTanhBackward, 0, true, top, propagate_down, bottom);
-  }
-};
-
 namespace {
-const bool tanh_layer_registered = register_both<TanHMethods>("TanHLayer");
+const bool tanh_layer_registered = register_both<
+    ParameterlessNeuron<blobrt::ElementwiseOp::kTanh, blobrt::ElementwiseOp::kTanhBackward>::Methods>("TanHLayer");
 }
-
 }  // namespace blobrt_caffe_portable::layers
 
 #endif  // BLOBRT_CAFFE_PORTABLE_LAYERS_TANH_LAYER_HPP
