@@ -57,15 +57,24 @@ void register_gpu_layer(const std::string& layer_class, blobrt::Precision precis
   r.methods[Key{layer_class, precision, memory}] = methods;
 }
 
-GpuLayerMethods find_gpu_layer(const std::string& layer_class, blobrt::Precision precision,
-                               const blobrt::Device& device) {
+LayerMethods find_layer_methods(const std::string& layer_class, blobrt::Precision precision,
+                                const blobrt::Device& device) {
   // The first call for a kind of device memory loads the Caffe-layers plugins for it (their
   // registrations land below); outside the registry's lock, which registering takes.
   load_layer_plugins(device.description().native_type);
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  const auto found = r.methods.find(Key{layer_class, precision, device.description().native_type});
-  return found == r.methods.end() ? GpuLayerMethods{} : found->second;
+  LayerMethods found;
+  const auto native = r.methods.find(Key{layer_class, precision, device.description().native_type});
+  if (native != r.methods.end()) found.native = native->second;
+  const auto portable = r.portable.find({layer_class, precision});
+  if (portable != r.portable.end()) found.portable = portable->second;
+  return found;
+}
+
+GpuLayerMethods find_gpu_layer(const std::string& layer_class, blobrt::Precision precision,
+                               const blobrt::Device& device) {
+  return find_layer_methods(layer_class, precision, device).native;
 }
 
 void register_portable_gpu_layer(const std::string& layer_class, blobrt::Precision precision,
@@ -73,13 +82,6 @@ void register_portable_gpu_layer(const std::string& layer_class, blobrt::Precisi
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.portable[{layer_class, precision}] = methods;
-}
-
-PortableLayerMethods find_portable_gpu_layer(const std::string& layer_class, blobrt::Precision precision) {
-  Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  const auto found = r.portable.find({layer_class, precision});
-  return found == r.portable.end() ? PortableLayerMethods{} : found->second;
 }
 
 void note_cpu_fallback(const char* layer_class, const char* method, const blobrt::Device& device) {

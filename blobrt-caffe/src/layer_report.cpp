@@ -47,11 +47,10 @@ std::string layer_report() {
   for (const auto& device : devices) {
     std::vector<std::string> native, cpu;
     for (const std::string& layer : layers) {
-      const GpuLayerMethods methods = find_gpu_layer(layer, blobrt::Precision::kFloat32, *device);
-      const PortableLayerMethods portable = find_portable_gpu_layer(layer, blobrt::Precision::kFloat32);
-      if (methods.forward || methods.backward) {
+      const LayerMethods found = find_layer_methods(layer, blobrt::Precision::kFloat32, *device);
+      if (found.native.forward || found.native.backward) {
         native.push_back(layer);
-      } else if (portable.forward || portable.backward) {
+      } else if (found.portable.forward || found.portable.backward) {
         native.push_back(layer + " (blobrt)");  // blobrt's operations, on this device's kernels
       } else {
         cpu.push_back(layer);

@@ -49,7 +49,15 @@ struct PortableLayerMethods {
 };
 void register_portable_gpu_layer(const std::string& layer_class, blobrt::Precision precision,
                                  PortableLayerMethods methods);
-PortableLayerMethods find_portable_gpu_layer(const std::string& layer_class, blobrt::Precision precision);
+
+// Both registrations for `device` in one lookup (what a layer call asks): the backend's, and
+// blobrt's own; members null where nothing was registered.
+struct LayerMethods {
+  GpuLayerMethods native;
+  PortableLayerMethods portable;
+};
+LayerMethods find_layer_methods(const std::string& layer_class, blobrt::Precision precision,
+                                const blobrt::Device& device);
 
 // What was registered for `device` (both members null where nothing was).
 GpuLayerMethods find_gpu_layer(const std::string& layer_class, blobrt::Precision precision,
@@ -86,7 +94,8 @@ template <typename Dtype, typename... Args>
 bool run_on_device(const char* layer_class, const char* method, void (*GpuLayerMethods::*native_member)(void*, Args...),
                    bool (*PortableLayerMethods::*portable_member)(void*, Args...), void* layer, Args... args) {
   const blobrt::Device& device = *blobrt::current_device();
-  const auto native = find_gpu_layer(layer_class, precision_of<Dtype>(), device).*native_member;
+  const LayerMethods found = find_layer_methods(layer_class, precision_of<Dtype>(), device);
+  const auto native = found.native.*native_member;
   if (native) {
     note_on_device(layer_class, method, device);
     native(layer, args...);
@@ -94,7 +103,7 @@ bool run_on_device(const char* layer_class, const char* method, void (*GpuLayerM
   }
   // blobrt's own methods need double on the device for Dtype double; else the CPU code.
   const bool precision_ok = precision_of<Dtype>() != blobrt::Precision::kFloat64 || device.description().supports_fp64;
-  const auto portable = find_portable_gpu_layer(layer_class, precision_of<Dtype>()).*portable_member;
+  const auto portable = found.portable.*portable_member;
   if (portable && precision_ok && portable(layer, args...)) {
     note_on_device(layer_class, method, device);
     return true;
