@@ -33,6 +33,9 @@ const char* to_string(Operation op) {
     case Operation::kAvePoolBackward: return "ave_pool_backward";
     case Operation::kSoftmax: return "softmax";
     case Operation::kSoftmaxBackward: return "softmax_backward";
+    case Operation::kSoftmaxLoss: return "softmax_loss";
+    case Operation::kSoftmaxLossBackward: return "softmax_loss_backward";
+    case Operation::kCopyRows: return "copy_rows";
   }
   return "?";
 }
@@ -49,7 +52,10 @@ bool is_math(Operation op) {
     case Operation::kAvePool:
     case Operation::kAvePoolBackward:
     case Operation::kSoftmax:
-    case Operation::kSoftmaxBackward: return true;
+    case Operation::kSoftmaxBackward:
+    case Operation::kSoftmaxLoss:
+    case Operation::kSoftmaxLossBackward:
+    case Operation::kCopyRows: return true;
     default: return false;
   }
 }
@@ -58,7 +64,8 @@ std::vector<Operation> all_operations() {
   return {Operation::kMemset, Operation::kCopyRoundTrip, Operation::kCopyDevice, Operation::kAxpy, Operation::kDot,
           Operation::kAsum,   Operation::kScal,          Operation::kGemm,       Operation::kGemv, Operation::kElementwise,
           Operation::kIm2col, Operation::kCol2im, Operation::kMaxPool, Operation::kMaxPoolBackward,
-          Operation::kAvePool, Operation::kAvePoolBackward, Operation::kSoftmax, Operation::kSoftmaxBackward};
+          Operation::kAvePool, Operation::kAvePoolBackward, Operation::kSoftmax, Operation::kSoftmaxBackward,
+          Operation::kSoftmaxLoss, Operation::kSoftmaxLossBackward, Operation::kCopyRows};
 }
 
 const char* to_string(Precision p) { return p == Precision::kFloat32 ? "float" : "double"; }

@@ -22,12 +22,16 @@
 //   softmax:          (8 + 2√channels + |x| + |max|)ε·|ref| (x − max's rounding, exp's
 //                     ulps, the sum); backward
 //                     (4 + √channels)ε·(|dy| + Σ|dy·y|)·|y|
+//   copy_rows:        exact, the elements between dst's rows untouched too
+//   softmax loss:     4ε·(1 + |ref|) (log's ulps); its backward 2ε·|ref| ((p − 1)·scale);
+//                     NaN where the label is outside the channels, 0 where it is ignored
 // Every element outside the operation's range (offsets, and guard elements after the end)
 // must be untouched, bitwise.
 #ifndef BLOBRT_CONFORMANCE_CHECKS_HPP
 #define BLOBRT_CONFORMANCE_CHECKS_HPP
 
 #include <cstdint>
+#include <limits>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -38,7 +42,8 @@ namespace blobrt::conformance {
 
 enum class Operation {
   kMemset, kCopyRoundTrip, kCopyDevice, kAxpy, kDot, kAsum, kScal, kGemm, kGemv, kElementwise, kIm2col, kCol2im,
-  kMaxPool, kMaxPoolBackward, kAvePool, kAvePoolBackward, kSoftmax, kSoftmaxBackward
+  kMaxPool, kMaxPoolBackward, kAvePool, kAvePoolBackward, kSoftmax, kSoftmaxBackward,
+  kSoftmaxLoss, kSoftmaxLossBackward, kCopyRows
 };
 const char* to_string(Operation op);
 std::vector<Operation> all_operations();
@@ -71,6 +76,11 @@ struct SoftmaxShape {
   std::int64_t outer = 1, channels = 1, inner = 1;
 };
 
+// copy_rows's layout: rows of columns elements, src_stride and dst_stride apart.
+struct RowsShape {
+  std::int64_t rows = 1, columns = 1, src_stride = 1, dst_stride = 1;
+};
+
 // The core's precision (blobrt::Precision, device.hpp) is the one enum; its name in a case
 // is "float" or "double".
 const char* to_string(Precision p);
@@ -94,7 +104,9 @@ struct Case {
   Alias alias = Alias::kNone;
   ConvShape conv;  // im2col, col2im
   PoolShape pool;  // the pooling operations
-  SoftmaxShape softmax;  // softmax, softmax_backward
+  SoftmaxShape softmax;  // softmax, softmax_backward, softmax_loss, softmax_loss_backward
+  double ignore_label = std::numeric_limits<double>::quiet_NaN();  // the softmax loss's; NaN: none
+  RowsShape copy;  // copy_rows
   std::string name() const;
 };
 // How GoogleTest prints a case (the test name's parameter; else it dumps the struct's bytes,

@@ -121,6 +121,9 @@ class MathChecker {
       case Operation::kAvePoolBackward: return pool_backward();
       case Operation::kSoftmax: return softmax();
       case Operation::kSoftmaxBackward: return softmax_backward();
+      case Operation::kSoftmaxLoss:
+      case Operation::kSoftmaxLossBackward: return softmax_loss();
+      case Operation::kCopyRows: return copy_rows();
       default: return elementwise();
     }
   }
@@ -534,6 +537,102 @@ class MathChecker {
     return untouched_outside(got, bottom_diff.before(), offsets_.y, n, "softmax_backward bottom_diff");
   }
 
+  // The softmax loss and its gradient against Caffe's formulas in double. prob: each
+  // position's channels positive and summing to 1, one of them 1e-40 in places (below
+  // FLT_MIN: the loss is then -log(FLT_MIN)); labels: mostly channels, also a fraction (read
+  // toward zero), -0.5 (class 0), 255 (ignored where the case has that ignore label, else
+  // outside: NaN) and `channels` (outside). The output full of NaN before.
+  Result softmax_loss() {
+    const SoftmaxShape& s = c_.softmax;
+    const bool backward = c_.op == Operation::kSoftmaxLossBackward;
+    const std::int64_t n = s.outer * s.channels * s.inner, positions = n == 0 ? 0 : s.outer * s.inner;
+    std::vector<T> prob_values = values(offsets_.a, n, 0.01, 1, 54);
+    std::vector<T> label_values = filled(offsets_.b, positions, T(0));
+    for (std::int64_t o = 0; o < s.outer; ++o) {
+      for (std::int64_t i = 0; i < s.inner; ++i) {
+        const std::int64_t q = o * s.inner + i;
+        T* p = prob_values.data() + offsets_.a + o * s.channels * s.inner + i;
+        if (q % 13 == 4) p[(q % s.channels) * s.inner] = static_cast<T>(1e-40);
+        T sum = T(0);
+        for (std::int64_t c = 0; c < s.channels; ++c) sum += p[c * s.inner];
+        for (std::int64_t c = 0; c < s.channels; ++c) p[c * s.inner] /= sum;
+        const T special[] = {static_cast<T>(s.channels - 1) + T(0.75), T(-0.5), T(255), static_cast<T>(s.channels)};
+        label_values[offsets_.b + q] = q % 7 < 4 ? special[q % 7] : static_cast<T>(q % s.channels);
+      }
+    }
+    Operand<T> prob(device_, prob_values);
+    Operand<T> label(device_, label_values);
+    const std::int64_t out_count = backward ? n : positions;
+    Operand<T> out(device_, filled(offsets_.y, out_count, std::numeric_limits<T>::quiet_NaN()));
+    const double scale = -0.375;
+    if (backward) {
+      device_.softmax_loss_backward(precision, s.outer, s.channels, s.inner, prob.get(), offsets_.a, label.get(),
+                                    offsets_.b, c_.ignore_label, scale, out.get(), offsets_.y);
+    } else {
+      device_.softmax_loss(precision, s.outer, s.channels, s.inner, prob.get(), offsets_.a, label.get(), offsets_.b,
+                           c_.ignore_label, out.get(), offsets_.y);
+    }
+    const std::vector<T> got = out.after();
+    for (std::int64_t o = 0; o < s.outer; ++o) {
+      for (std::int64_t i = 0; i < s.inner; ++i) {
+        const std::int64_t q = o * s.inner + i, first = o * s.channels * s.inner + i;
+        const double l = std::trunc(static_cast<double>(label_values[offsets_.b + q]));
+        const bool ignored = l == c_.ignore_label, outside = !ignored && !(l >= 0 && l < s.channels);
+        const T* p = prob_values.data() + offsets_.a + first;
+        for (std::int64_t c = 0; c < (backward ? s.channels : 1); ++c) {
+          double want = 0;
+          if (outside) {
+            want = std::numeric_limits<double>::quiet_NaN();
+          } else if (!ignored && backward) {
+            want = (static_cast<double>(p[c * s.inner]) - (c == l ? 1 : 0)) * scale;
+          } else if (!ignored) {
+            want = -std::log(std::max(static_cast<double>(p[static_cast<std::int64_t>(l) * s.inner]),
+                                      static_cast<double>(FLT_MIN)));
+          }
+          const std::int64_t e = backward ? first + c * s.inner : q;
+          const double g = got[offsets_.y + e];
+          // The smallest normal as well: a device that flushes the denormal prob to zero.
+          const double tol = (backward ? 2 * eps * std::fabs(want) : 4 * eps * (1 + std::fabs(want))) +
+                             std::numeric_limits<T>::min();
+          const bool ok = std::isnan(want) ? std::isnan(g) : std::fabs(g - want) <= tol;
+          if (!ok) return fail(to_string(c_.op), ": element ", e, " (label ", label_values[offsets_.b + q], ") is ", g,
+                               ", expected ", want, " ± ", tol);
+        }
+      }
+    }
+    return untouched_outside(got, out.before(), offsets_.y, out_count, to_string(c_.op));
+  }
+
+  // copy_rows: every element of dst as it was but the rows copied, bitwise (NaN payloads,
+  // -0 and denormals included: a copy, not arithmetic).
+  Result copy_rows() {
+    const RowsShape& g = c_.copy;
+    const auto extent = [&](std::int64_t stride) {
+      return g.rows == 0 || g.columns == 0 ? 0 : (g.rows - 1) * stride + g.columns;
+    };
+    std::vector<T> src_values = values(offsets_.a, extent(g.src_stride), -1, 1, 55);
+    if (extent(g.src_stride) > 2) {
+      src_values[offsets_.a] = T(-0.0);
+      src_values[offsets_.a + 1] = std::numeric_limits<T>::denorm_min();
+      src_values[offsets_.a + 2] = std::numeric_limits<T>::quiet_NaN();
+    }
+    Operand<T> src(device_, src_values);
+    Operand<T> dst(device_, values(offsets_.y, extent(g.dst_stride), 2, 3, 56));
+    device_.copy_rows(precision, g.rows, g.columns, src.get(), offsets_.a, g.src_stride, dst.get(), offsets_.y,
+                      g.dst_stride);
+    std::vector<T> want = dst.before();
+    for (std::int64_t r = 0; r < g.rows; ++r) {
+      for (std::int64_t c = 0; c < g.columns; ++c) {
+        want[offsets_.y + r * g.dst_stride + c] = src_values[offsets_.a + r * g.src_stride + c];
+      }
+    }
+    const std::vector<T> got = dst.after();
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      if (!same_bits(got[i], want[i])) return fail("copy_rows: dst[", i, "] is ", got[i], ", expected ", want[i]);
+    }
+    return {true, false, ""};
+  }
+
   // Inputs on the operation's domain; sign, sgnbit and abs also get -0.0, +0.0 and
   // negatives at fixed places.
   std::vector<T> elementwise_input(std::int64_t offset, std::int64_t n, unsigned seed) {
@@ -658,9 +757,22 @@ std::string math_case_name(const Case& c) {
       << g.stride_w << "_d" << g.dilation_h << "x" << g.dilation_w << "_off" << c.offset;
     return s.str();
   }
-  if (c.op == Operation::kSoftmax || c.op == Operation::kSoftmaxBackward) {
+  if (c.op == Operation::kSoftmax || c.op == Operation::kSoftmaxBackward || c.op == Operation::kSoftmaxLoss ||
+      c.op == Operation::kSoftmaxLossBackward) {
     s << to_string(c.op) << "_" << to_string(c.precision) << "_" << c.softmax.outer << "x" << c.softmax.channels << "x"
       << c.softmax.inner << "_off" << c.offset;
+    if (c.op == Operation::kSoftmaxLoss || c.op == Operation::kSoftmaxLossBackward) {
+      if (std::isnan(c.ignore_label)) {
+        s << "_noignore";
+      } else {
+        s << "_ignore" << number(c.ignore_label);
+      }
+    }
+    return s.str();
+  }
+  if (c.op == Operation::kCopyRows) {
+    s << "copy_rows_" << to_string(c.precision) << "_r" << c.copy.rows << "c" << c.copy.columns << "_src"
+      << c.copy.src_stride << "_dst" << c.copy.dst_stride << "_off" << c.offset;
     return s.str();
   }
   if (c.op == Operation::kMaxPool || c.op == Operation::kMaxPoolBackward || c.op == Operation::kAvePool ||
@@ -791,6 +903,32 @@ std::vector<Case> math_cases() {
           c.softmax = shape;
           cases.push_back(c);
         }
+      }
+    }
+    // The softmax loss and its gradient, the same shapes, without an ignore label and with
+    // 255 (segmentation nets' void class).
+    for (Operation op : {Operation::kSoftmaxLoss, Operation::kSoftmaxLossBackward}) {
+      for (const SoftmaxShape& shape : shapes_softmax) {
+        for (double ignore : {std::numeric_limits<double>::quiet_NaN(), 255.0}) {
+          for (std::int64_t offset : {0, 3}) {
+            Case c{op, p, 0, offset};
+            c.softmax = shape;
+            c.ignore_label = ignore;
+            cases.push_back(c);
+          }
+        }
+      }
+    }
+    // copy_rows (rows, columns, src stride, dst stride): a Concat's bottom into its place
+    // (LeNet-sized: 64 images, 20 x 576 of 70 x 576), a Slice's top out of it, one row, rows
+    // read overlapping (src stride below the columns), dst rows touching, nothing.
+    const RowsShape shapes_rows[] = {{64, 11520, 11520, 40320}, {4, 12, 30, 12}, {1, 1000, 1000, 1000},
+                                     {5, 7, 3, 9},            {6, 5, 5, 5},     {0, 4, 4, 4}, {3, 0, 2, 2}};
+    for (const RowsShape& shape : shapes_rows) {
+      for (std::int64_t offset : {0, 3}) {
+        Case c{Operation::kCopyRows, p, 0, offset};
+        c.copy = shape;
+        cases.push_back(c);
       }
     }
     // element-wise: every code of the list (blobrt/elementwise_operations.h)

@@ -101,9 +101,13 @@ struct Context {
   // made at the first call.
   cl_program pool_program = nullptr;
   cl_kernel pool_kernels[4][2] = {};
-  // softmax.cpp's kernels, [0 softmax, 1 softmax_backward][precision], made at the first call.
+  // softmax.cpp's kernels, [softmax, softmax_backward, softmax_loss, softmax_loss_backward]
+  // [precision], made at the first call.
   cl_program softmax_program = nullptr;
-  cl_kernel softmax_kernels[2][2] = {};
+  cl_kernel softmax_kernels[4][2] = {};
+  // copy_rows.cpp's kernel, [0][32-bit, 64-bit words], made at the first call.
+  cl_program copy_rows_program = nullptr;
+  cl_kernel copy_rows_kernels[1][2] = {};
   cl_ulong cache_bytes = ~cl_ulong(0);  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: y beyond it is streamed
   std::unordered_map<void*, cl_mem> pinned;  // host pointer -> the buffer it maps
 };
@@ -301,7 +305,13 @@ void release_pool(Context* c);
 // their kernels.
 BLOBRT_KIT_ENTRY_TYPE(softmax) softmax;
 BLOBRT_KIT_ENTRY_TYPE(softmax_backward) softmax_backward;
+// ABI 1.6: the softmax loss and its gradient, softmax.cpp too.
+BLOBRT_KIT_ENTRY_TYPE(softmax_loss) softmax_loss;
+BLOBRT_KIT_ENTRY_TYPE(softmax_loss_backward) softmax_loss_backward;
 void release_softmax(Context* c);
+// ABI 1.6: rows between strided layouts, copy_rows.cpp.
+BLOBRT_KIT_ENTRY_TYPE(copy_rows) copy_rows;
+void release_copy_rows(Context* c);
 
 }  // namespace blobrt_opencl
 

@@ -1,7 +1,7 @@
 // The OpenCL backend: buffers are cl_mem, copies and memset go to the OpenCL API, level-1
 // BLAS (level1.cpp) to CLBlast on GPUs and accelerators and to the plugin's own kernels
 // on CPU devices, gemm/gemv to CLBlast (gemm_gemv.cpp), the element-wise family to the
-// plugin's kernels (elementwise.cpp), im2col and col2im to its kernels too (im2col.cpp), and so the pooling and softmax operations (pooling.cpp, softmax.cpp). Every platform and device the ICD loader reports is one
+// plugin's kernels (elementwise.cpp), im2col and col2im to its kernels too (im2col.cpp), and so the pooling, softmax and softmax loss operations and copy_rows (pooling.cpp, softmax.cpp, copy_rows.cpp). Every platform and device the ICD loader reports is one
 // blobrt device, numbered in platform order (BLOBRT_BACKEND=opencl:N).
 //
 // On devices whose memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY, e.g. PoCL)
@@ -79,6 +79,11 @@ struct OpenCl {
   // Caffe's softmax along an axis (ABI 1.5: softmax.cpp).
   static constexpr auto softmax = blobrt_opencl::softmax;
   static constexpr auto softmax_backward = blobrt_opencl::softmax_backward;
+  // The softmax loss and its gradient (ABI 1.6: softmax.cpp).
+  static constexpr auto softmax_loss = blobrt_opencl::softmax_loss;
+  static constexpr auto softmax_loss_backward = blobrt_opencl::softmax_loss_backward;
+  // Rows between strided layouts (ABI 1.6: copy_rows.cpp).
+  static constexpr auto copy_rows = blobrt_opencl::copy_rows;
 };
 
 struct DeviceEntry {
@@ -285,6 +290,7 @@ void OpenCl::close_device(void* context) {
   release_conv(c);
   release_pool(c);
   release_softmax(c);
+  release_copy_rows(c);
   clReleaseMemObject(c->scratch);
   clReleaseCommandQueue(c->queue);
   clReleaseContext(c->context);

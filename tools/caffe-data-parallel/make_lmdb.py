@@ -1,15 +1,20 @@
 """Synthetic MNIST-shaped LMDBs of Caffe's Datum, as Caffe's convert_mnist_data writes them
 (keys %08d, 1x28x28 uint8, label): digit d is a bright 8x5 patch at a place of its own over
 noise, so LeNet learns it. Written through pycaffe's caffe_pb2 and python-lmdb (Debian:
-python3-lmdb).   make_lmdb.py CAFFE_CHECKOUT OUTDIR   -> OUTDIR/train_lmdb (8192), test_lmdb (1024)"""
+python3-lmdb); CAFFE_PB2_DIR names the folder of a build's caffe_pb2.py where the checkout has
+no pycaffe.   make_lmdb.py CAFFE_CHECKOUT OUTDIR   -> OUTDIR/train_lmdb (8192), test_lmdb (1024)"""
 import os
 import sys
 
 import lmdb
 import numpy as np
 
-sys.path.insert(0, os.path.join(sys.argv[1], "python"))
-from caffe.proto import caffe_pb2  # noqa: E402  (pycaffe's, from the checkout given)
+if os.environ.get("CAFFE_PB2_DIR"):  # a build without pycaffe: its generated caffe_pb2.py
+    sys.path.insert(0, os.environ["CAFFE_PB2_DIR"])
+    import caffe_pb2  # noqa: E402
+else:
+    sys.path.insert(0, os.path.join(sys.argv[1], "python"))
+    from caffe.proto import caffe_pb2  # noqa: E402  (pycaffe's, from the checkout given)
 
 rng = np.random.default_rng(1701)
 for name, count in (("train_lmdb", 8192), ("test_lmdb", 1024)):

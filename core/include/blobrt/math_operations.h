@@ -43,7 +43,8 @@
 #include <stdint.h>
 
 #define BLOBRT_MATH_OPERATIONS(M, X) \
-  BLOBRT_MATH_OPERATIONS_1_2(M, X) BLOBRT_MATH_OPERATIONS_1_4(M, X) BLOBRT_MATH_OPERATIONS_1_5(M, X)
+  BLOBRT_MATH_OPERATIONS_1_2(M, X) BLOBRT_MATH_OPERATIONS_1_4(M, X) BLOBRT_MATH_OPERATIONS_1_5(M, X) \
+  BLOBRT_MATH_OPERATIONS_1_6(M, X)
 /* The operations ABI 1.2 added. */
 #define BLOBRT_MATH_OPERATIONS_1_2(M, X)                    \
   M(X, 1_2, gemm, BLOBRT_MATH_GEMM_PARAMETERS)              \
@@ -64,6 +65,14 @@
   M(X, 1_5, ave_pool_backward, BLOBRT_MATH_AVE_POOL_BACKWARD_PARAMETERS) \
   M(X, 1_5, softmax, BLOBRT_MATH_SOFTMAX_PARAMETERS)                  \
   M(X, 1_5, softmax_backward, BLOBRT_MATH_SOFTMAX_BACKWARD_PARAMETERS)
+
+/* The operations ABI 1.6 added: the multinomial logistic loss of softmax probabilities
+ * (softmax_loss_layer.cu's kernels) and a copy of rows between strided layouts (concat_layer.cu's
+ * and slice_layer.cu's). */
+#define BLOBRT_MATH_OPERATIONS_1_6(M, X)                                       \
+  M(X, 1_6, softmax_loss, BLOBRT_MATH_SOFTMAX_LOSS_PARAMETERS)                 \
+  M(X, 1_6, softmax_loss_backward, BLOBRT_MATH_SOFTMAX_LOSS_BACKWARD_PARAMETERS) \
+  M(X, 1_6, copy_rows, BLOBRT_MATH_COPY_ROWS_PARAMETERS)
 
 /* C = alpha * op(A) * op(B) + beta * C (plugin_abi.h says the layout). */
 #define BLOBRT_MATH_GEMM_PARAMETERS(P)                                                              \
@@ -131,6 +140,32 @@
   P(PRECISION, precision) P(SIZE, outer) P(SIZE, channels) P(SIZE, inner) P(INPUT, top)          \
   P(OFFSET, top_offset) P(INPUT, top_diff) P(OFFSET, top_diff_offset) P(OUTPUT, bottom_diff)     \
   P(OFFSET, bottom_diff_offset)
+
+/* The loss of softmax probabilities `prob` (outer x channels x inner, as softmax's) against
+ * `label` (outer x inner, one class index per position, read as Caffe reads it: converted to
+ * int, toward zero): at each position, loss = -log(max(prob[label], FLT_MIN)); 0 where the
+ * label is ignore_label (NaN: the layer has none). A label outside [0, channels) that is not
+ * ignored gives NaN (Caffe's GPU kernel reads outside prob there). */
+#define BLOBRT_MATH_SOFTMAX_LOSS_PARAMETERS(P)                                                   \
+  P(PRECISION, precision) P(SIZE, outer) P(SIZE, channels) P(SIZE, inner) P(INPUT, prob)         \
+  P(OFFSET, prob_offset) P(INPUT, label) P(OFFSET, label_offset) P(SCALAR, ignore_label)         \
+  P(OUTPUT, loss) P(OFFSET, loss_offset)
+/* Its gradient: bottom_diff = scale * (prob - 1 at the label's channel, prob elsewhere), in
+ * Caffe's order ((prob - 1) then the product with scale); every channel 0 at an ignored
+ * position, NaN at a position whose label is outside [0, channels). bottom_diff may be prob. */
+#define BLOBRT_MATH_SOFTMAX_LOSS_BACKWARD_PARAMETERS(P)                                          \
+  P(PRECISION, precision) P(SIZE, outer) P(SIZE, channels) P(SIZE, inner) P(INPUT, prob)         \
+  P(OFFSET, prob_offset) P(INPUT, label) P(OFFSET, label_offset) P(SCALAR, ignore_label)         \
+  P(SCALAR, scale) P(OUTPUT, bottom_diff) P(OFFSET, bottom_diff_offset)
+
+/* dst[r * dst_stride + c] = src[r * src_stride + c] for r < rows, c < columns: a block of
+ * rows into its place in a wider layout and back (Caffe's Concat and Slice along an axis: rows
+ * are the leading axes' count, columns a bottom's extent along the axis times the trailing
+ * axes' count). Elements between dst's rows are untouched; rows of dst may not overlap
+ * (columns <= dst_stride where rows > 1), and src and dst may not overlap. */
+#define BLOBRT_MATH_COPY_ROWS_PARAMETERS(P)                                                       \
+  P(PRECISION, precision) P(SIZE, rows) P(SIZE, columns) P(INPUT, src) P(OFFSET, src_offset)      \
+  P(SIZE, src_stride) P(OUTPUT, dst) P(OFFSET, dst_offset) P(SIZE, dst_stride)
 
 /* Each kind's C type. */
 #define BLOBRT_MATH_C_TYPE_PRECISION int32_t

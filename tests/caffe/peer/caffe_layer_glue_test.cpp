@@ -1,11 +1,12 @@
 // blobrt-caffe's own GPU methods for Caffe's layers (<blobrt/caffe/portable/layers/>: Pooling,
-// ReLU, Sigmoid, TanH, Softmax), as the
+// ReLU, Sigmoid, TanH, Softmax, SoftmaxWithLoss, Concat, Slice, Eltwise), as the
 // portable build dispatches to them (forward_on_device / backward_on_device, no backend
 // having registered the class), on layer classes laid out as Caffe's (layer_param(), and
 // PoolingLayer's protected geometry members by Caffe's names), on the device BLOBRT_BACKEND
 // picks: each result against a reference written here from Caffe's CPU code (pooling with its
 // mask), ties and padding included; what the methods decline (stochastic pooling, a mask top)
-// runs the CPU code; and the record says which ran on the device.
+// runs the CPU code; SoftmaxWithLoss moves no data between host and device but the loss (and
+// the labels, once, where it must count them); and the record says which ran on the device.
 #include "caffe/blob.hpp"
 #include "caffe/common.hpp"
 #include "caffe/proto/caffe.pb.h"
@@ -15,11 +16,13 @@
 #include <algorithm>
 #include <cfloat>
 #include <cmath>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <blobrt/caffe/portable/gpu_methods.hpp>
+#include <blobrt/transfer_counters.hpp>
 
 namespace caffe {
 
@@ -30,6 +33,8 @@ class Layer {
   explicit Layer(const LayerParameter& param) : layer_param_(param) {}
   virtual ~Layer() = default;
   const LayerParameter& layer_param() const { return layer_param_; }
+  // Caffe's Forward in GPU mode: the layer's Forward_gpu (here: blobrt's methods).
+  virtual Dtype Forward(const std::vector<Blob<Dtype>*>&, const std::vector<Blob<Dtype>*>&) { return Dtype(0); }
 
  protected:
   LayerParameter layer_param_;
@@ -76,9 +81,101 @@ class SoftmaxLayer : public Layer<Dtype> {
     outer_num_ = bottom.count(0, axis);
     inner_num_ = bottom.count(axis + 1);
   }
+  Dtype Forward(const std::vector<Blob<Dtype>*>& bottom, const std::vector<Blob<Dtype>*>& top) override {
+    EXPECT_TRUE(blobrt_caffe_portable::forward_on_device<Dtype>("SoftmaxLayer", this, bottom, top));
+    return Dtype(0);
+  }
 
  protected:
   int outer_num_, inner_num_, softmax_axis_;
+};
+
+// Caffe's SoftmaxWithLossLayer's members (BVLC's, with get_normalizer), as its LayerSetUp and
+// Reshape set them for axis 1.
+template <typename Dtype>
+class SoftmaxWithLossLayer : public Layer<Dtype> {
+ public:
+  SoftmaxWithLossLayer(const LayerParameter& param, Blob<Dtype>& bottom) : Layer<Dtype>(param) {
+    softmax_layer_ = std::make_shared<SoftmaxLayer<Dtype>>(param, bottom, 1);
+    softmax_bottom_vec_ = {&bottom};
+    softmax_top_vec_ = {&prob_};
+    prob_.ReshapeLike(bottom);
+    has_ignore_label_ = param.loss_param().has_ignore_label();
+    ignore_label_ = param.loss_param().ignore_label();
+    normalization_ = param.loss_param().normalization();
+    softmax_axis_ = 1;
+    outer_num_ = bottom.count(0, 1);
+    inner_num_ = bottom.count(2);
+  }
+
+ protected:
+  // Caffe's, word for word in effect.
+  virtual Dtype get_normalizer(LossParameter_NormalizationMode mode, int valid_count) {
+    Dtype normalizer = Dtype(1);
+    if (mode == LossParameter_NormalizationMode_FULL) normalizer = Dtype(outer_num_ * inner_num_);
+    if (mode == LossParameter_NormalizationMode_VALID) {
+      normalizer = valid_count == -1 ? Dtype(outer_num_ * inner_num_) : Dtype(valid_count);
+    }
+    if (mode == LossParameter_NormalizationMode_BATCH_SIZE) normalizer = Dtype(outer_num_);
+    return std::max(Dtype(1.0), normalizer);
+  }
+  std::shared_ptr<Layer<Dtype>> softmax_layer_;
+  Blob<Dtype> prob_;
+  std::vector<Blob<Dtype>*> softmax_bottom_vec_;
+  std::vector<Blob<Dtype>*> softmax_top_vec_;
+  bool has_ignore_label_;
+  int ignore_label_;
+  LossParameter_NormalizationMode normalization_;
+  int softmax_axis_, outer_num_, inner_num_;
+};
+
+// Caffe's ConcatLayer's and SliceLayer's members, as their Reshape sets them: the blob along
+// `axis` as rows of the leading axes' count, each part's row its extent times the trailing
+// axes' count.
+template <typename Dtype>
+class ConcatLayer : public Layer<Dtype> {
+ public:
+  ConcatLayer(const Blob<Dtype>& top, int axis) : Layer<Dtype>(LayerParameter()) {
+    concat_axis_ = axis;
+    num_concats_ = top.count(0, axis);
+    concat_input_size_ = top.count(axis + 1);
+    count_ = top.count();
+  }
+
+ protected:
+  int count_, num_concats_, concat_input_size_, concat_axis_;
+};
+template <typename Dtype>
+class SliceLayer : public Layer<Dtype> {
+ public:
+  SliceLayer(const Blob<Dtype>& bottom, int axis) : Layer<Dtype>(LayerParameter()) {
+    slice_axis_ = axis;
+    num_slices_ = bottom.count(0, axis);
+    slice_size_ = bottom.count(axis + 1);
+    count_ = bottom.count();
+  }
+
+ protected:
+  int count_, num_slices_, slice_size_, slice_axis_;
+  std::vector<int> slice_point_;
+};
+
+// Caffe's EltwiseLayer's members, as its LayerSetUp sets them.
+template <typename Dtype>
+class EltwiseLayer : public Layer<Dtype> {
+ public:
+  EltwiseLayer(const LayerParameter& param, int bottoms) : Layer<Dtype>(param) {
+    op_ = param.eltwise_param().operation();
+    coeffs_.assign(bottoms, Dtype(1));
+    for (int i = 0; i < param.eltwise_param().coeff_size(); ++i) coeffs_[i] = param.eltwise_param().coeff(i);
+    stable_prod_grad_ = param.eltwise_param().stable_prod_grad();
+  }
+
+ protected:
+  EltwiseParameter_EltwiseOp op_;
+  std::vector<Dtype> coeffs_;
+  Blob<int> max_idx_;
+  bool stable_prod_grad_;
 };
 
 template <typename Dtype>
@@ -97,10 +194,14 @@ class TanHLayer : public Layer<Dtype> {
 }  // namespace caffe
 
 // What the portable build's generated source of each layer's .cu includes.
+#include <blobrt/caffe/portable/layers/concat_layer.hpp>
+#include <blobrt/caffe/portable/layers/eltwise_layer.hpp>
 #include <blobrt/caffe/portable/layers/pooling_layer.hpp>
 #include <blobrt/caffe/portable/layers/relu_layer.hpp>
 #include <blobrt/caffe/portable/layers/sigmoid_layer.hpp>
 #include <blobrt/caffe/portable/layers/softmax_layer.hpp>
+#include <blobrt/caffe/portable/layers/slice_layer.hpp>
+#include <blobrt/caffe/portable/layers/softmax_loss_layer.hpp>
 #include <blobrt/caffe/portable/layers/tanh_layer.hpp>
 
 namespace {
@@ -360,6 +461,187 @@ TYPED_TEST(LayerGlue, SoftmaxAlongAnAxis) {
     }
     this->expect_near(bottom.cpu_diff(), want, in_place ? "bottom diff (in place)" : "bottom diff");
   }
+}
+
+// SoftmaxWithLoss over 4 x 5 x 2 x 3 (outer 4, channels 5, inner 6) in each normalization,
+// with and without an ignore label, against Caffe's CPU code in double: the loss and the
+// gradient, the scratch cleared; with the data on the device, nothing crosses but the loss,
+// and the labels once where VALID must count them.
+TYPED_TEST(LayerGlue, SoftmaxWithLossAsCaffeWithoutTraffic) {
+  using Dtype = TypeParam;
+  using caffe::LossParameter;
+  struct Setting {
+    bool ignore;
+    LossParameter::NormalizationMode mode;
+  };
+  for (const Setting setting : {Setting{false, LossParameter::VALID}, Setting{true, LossParameter::VALID},
+                                Setting{true, LossParameter::BATCH_SIZE}, Setting{false, LossParameter::FULL},
+                                Setting{true, LossParameter::NONE}}) {
+    SCOPED_TRACE(std::string(setting.ignore ? "ignore_label 2, " : "") + LossParameter::NormalizationMode_Name(setting.mode));
+    caffe::LayerParameter param;
+    if (setting.ignore) param.mutable_loss_param()->set_ignore_label(2);
+    param.mutable_loss_param()->set_normalization(setting.mode);
+    Blob<Dtype> bottom(4, 5, 2, 3), label(4, 1, 2, 3), loss;
+    loss.Reshape(std::vector<int>{});
+    fill(bottom, 7, false);
+    for (int q = 0; q < label.count(); ++q) label.mutable_cpu_data()[q] = Dtype((q * 3) % 5);
+    const Dtype loss_weight = Dtype(0.75);
+    loss.mutable_cpu_diff()[0] = loss_weight;  // Net's SetLossWeights
+    caffe::SoftmaxWithLossLayer<Dtype> layer(param, bottom);
+    const std::vector<Blob<Dtype>*> b{&bottom, &label}, t{&loss};
+    // The batch on the device, as the data layer leaves it; what one read of the labels costs.
+    bottom.mutable_gpu_data();
+    label.mutable_gpu_data();
+    Blob<Dtype> probe(4, 1, 2, 3);
+    probe.mutable_gpu_data();
+    blobrt::reset_transfer_counters();
+    probe.cpu_data();
+    const std::uint64_t label_read = blobrt::transfer_counters().device_to_host;
+    blobrt::reset_transfer_counters();
+    ASSERT_TRUE(forward<Dtype>("SoftmaxWithLossLayer", layer, b, t));
+    ASSERT_TRUE(backward<Dtype>("SoftmaxWithLossLayer", layer, t, b));
+    const blobrt::TransferCounters moved = blobrt::transfer_counters();
+    EXPECT_EQ(moved.host_to_device, 0u);
+    EXPECT_EQ(moved.device_to_host, setting.ignore && setting.mode == LossParameter::VALID ? label_read : 0u);
+    // Caffe's Forward_cpu and Backward_cpu in double.
+    const Dtype* x = bottom.cpu_data();
+    const Dtype* labels = label.cpu_data();
+    double sum = 0;
+    int valid = 0;
+    std::vector<Dtype> want(static_cast<std::size_t>(bottom.count()), Dtype(0));
+    std::vector<double> p(5);
+    for (int o = 0; o < 4; ++o) {
+      for (int i = 0; i < 6; ++i) {
+        const int l = static_cast<int>(labels[o * 6 + i]);
+        if (setting.ignore && l == 2) continue;
+        ++valid;
+        double z = 0;
+        for (int c = 0; c < 5; ++c) z += std::exp(double(x[(o * 5 + c) * 6 + i]));
+        for (int c = 0; c < 5; ++c) p[c] = std::exp(double(x[(o * 5 + c) * 6 + i])) / z;
+        sum -= std::log(std::max(p[l], double(FLT_MIN)));
+        for (int c = 0; c < 5; ++c) want[(o * 5 + c) * 6 + i] = Dtype(p[c] - (c == l ? 1 : 0));
+      }
+    }
+    double normalizer = 1;
+    if (setting.mode == LossParameter::FULL) normalizer = 24;
+    if (setting.mode == LossParameter::VALID) normalizer = valid;
+    if (setting.mode == LossParameter::BATCH_SIZE) normalizer = 4;
+    EXPECT_NEAR(loss.cpu_data()[0], sum / normalizer, 8 * this->kEps * (1 + sum / normalizer));
+    for (Dtype& w : want) w = Dtype(w * (loss_weight / normalizer));
+    this->expect_near(bottom.cpu_diff(), want, "bottom diff");
+    // Gradients to the labels: declined, so the layer's own code fails as Caffe's does.
+    EXPECT_FALSE(blobrt_caffe_portable::backward_on_device<Dtype>("SoftmaxWithLossLayer", &layer, t,
+                                                                  std::vector<bool>{true, true}, b));
+  }
+}
+
+// Concat along axis 1 (three bottoms of 3, 1 and 2 channels) and along axis 0, then Slice
+// of the result back into the same parts: each element where Caffe's kernels put it, the
+// diffs back, a part not propagated to untouched.
+TYPED_TEST(LayerGlue, ConcatAndSliceAlongAnAxis) {
+  using Dtype = TypeParam;
+  for (int axis : {1, 0}) {
+    SCOPED_TRACE("axis " + std::to_string(axis));
+    const std::vector<int> extents{3, 1, 2};
+    std::vector<std::unique_ptr<Blob<Dtype>>> parts;
+    std::vector<Blob<Dtype>*> part_ptrs;
+    std::vector<int> whole_shape{2, 3, 4, 5};
+    whole_shape[axis] = 6;
+    for (std::size_t i = 0; i < extents.size(); ++i) {
+      std::vector<int> shape{2, 3, 4, 5};
+      shape[axis] = extents[i];
+      parts.push_back(std::make_unique<Blob<Dtype>>(shape));
+      fill(*parts.back(), 10 + static_cast<unsigned>(i), false);
+      part_ptrs.push_back(parts.back().get());
+    }
+    Blob<Dtype> whole(whole_shape);
+    // The whole's element at (leading, along the axis, trailing) and its part's.
+    const int rows = whole.count(0, axis), inner = whole.count(axis + 1);
+    auto check_whole = [&](const Dtype* got, bool diff, std::size_t skip = 99) {
+      int first = 0;
+      for (std::size_t i = 0; i < parts.size(); ++i) {
+        if (i == skip) {
+          first += extents[i];
+          continue;
+        }
+        const Dtype* want = diff ? parts[i]->cpu_diff() : parts[i]->cpu_data();
+        const int columns = extents[i] * inner;
+        for (int r = 0; r < rows; ++r) {
+          for (int c = 0; c < columns; ++c) {
+            ASSERT_EQ(got[r * 6 * inner + first * inner + c], want[r * columns + c]) << "part " << i << " row " << r;
+          }
+        }
+        first += extents[i];
+      }
+    };
+    caffe::ConcatLayer<Dtype> concat(whole, axis);
+    ASSERT_TRUE(forward<Dtype>("ConcatLayer", concat, part_ptrs, {&whole}));
+    check_whole(whole.cpu_data(), false);
+    fill_diff(whole, 13);
+    for (auto& part : parts) part->mutable_cpu_diff()[0] = Dtype(7);
+    ASSERT_TRUE(blobrt_caffe_portable::backward_on_device<Dtype>("ConcatLayer", &concat, {&whole},
+                                                                 std::vector<bool>{true, false, true}, part_ptrs));
+    EXPECT_EQ(parts[1]->cpu_diff()[0], Dtype(7)) << "a bottom not propagated to was written";
+    check_whole(whole.cpu_diff(), true, 1);
+    // Slice: the parts out of the whole again, and their diffs back into it.
+    for (auto& part : parts) part->mutable_cpu_data()[0] = Dtype(NAN);
+    caffe::SliceLayer<Dtype> slice(whole, axis);
+    ASSERT_TRUE(forward<Dtype>("SliceLayer", slice, {&whole}, part_ptrs));
+    check_whole(whole.cpu_data(), false);
+    for (std::size_t i = 0; i < parts.size(); ++i) fill_diff(*parts[i], 20 + static_cast<unsigned>(i));
+    ASSERT_TRUE(backward<Dtype>("SliceLayer", slice, part_ptrs, {&whole}));
+    check_whole(whole.cpu_diff(), true);
+  }
+}
+
+// Eltwise PROD (stable gradient and by division) and SUM (coefficients) over three bottoms
+// against eltwise_layer.cu's formulas; MAX is declined (its int mask), and runs the CPU code.
+TYPED_TEST(LayerGlue, EltwiseProductAndSum) {
+  using Dtype = TypeParam;
+  using caffe::EltwiseParameter;
+  for (const auto op : {EltwiseParameter::PROD, EltwiseParameter::SUM}) {
+    for (bool stable : {true, false}) {
+      SCOPED_TRACE(EltwiseParameter::EltwiseOp_Name(op) + (stable ? " stable" : ""));
+      caffe::LayerParameter param;
+      param.mutable_eltwise_param()->set_operation(op);
+      param.mutable_eltwise_param()->set_stable_prod_grad(stable);
+      if (op == EltwiseParameter::SUM) {
+        for (float c : {1.0f, -0.5f, 2.0f}) param.mutable_eltwise_param()->add_coeff(c);
+      }
+      caffe::EltwiseLayer<Dtype> layer(param, 3);
+      Blob<Dtype> a(2, 3, 4, 5), b(2, 3, 4, 5), c(2, 3, 4, 5), top(2, 3, 4, 5);
+      fill(a, 31, false);
+      fill(b, 32, false);
+      fill(c, 33, false);
+      const std::vector<Blob<Dtype>*> bottom{&a, &b, &c}, t{&top};
+      ASSERT_TRUE(forward<Dtype>("EltwiseLayer", layer, bottom, t));
+      fill_diff(top, 34);
+      ASSERT_TRUE(blobrt_caffe_portable::backward_on_device<Dtype>("EltwiseLayer", &layer, t,
+                                                                   std::vector<bool>{true, true, true}, bottom));
+      const int n = top.count();
+      std::vector<Dtype> want(n);
+      const Dtype coeff[] = {Dtype(1), Dtype(-0.5), Dtype(2)};
+      for (int i = 0; i < n; ++i) {
+        const Dtype x[] = {a.cpu_data()[i], b.cpu_data()[i], c.cpu_data()[i]};
+        want[i] = op == EltwiseParameter::PROD ? x[0] * x[1] * x[2] : coeff[0] * x[0] + coeff[1] * x[1] + coeff[2] * x[2];
+      }
+      this->expect_near(top.cpu_data(), want, "top");
+      for (int k = 0; k < 3; ++k) {
+        for (int i = 0; i < n; ++i) {
+          const Dtype x[] = {a.cpu_data()[i], b.cpu_data()[i], c.cpu_data()[i]};
+          const Dtype others = x[(k + 1) % 3] * x[(k + 2) % 3];
+          want[i] = top.cpu_diff()[i] * (op == EltwiseParameter::PROD ? others : coeff[k]);
+        }
+        this->expect_near(bottom[k]->cpu_diff(), want, "bottom diff");
+      }
+      if (op == EltwiseParameter::SUM) break;  // stable_prod_grad is PROD's
+    }
+  }
+  caffe::LayerParameter max_param;
+  max_param.mutable_eltwise_param()->set_operation(EltwiseParameter::MAX);
+  caffe::EltwiseLayer<Dtype> max_layer(max_param, 2);
+  Blob<Dtype> a(1, 1, 2, 2), b(1, 1, 2, 2), top(1, 1, 2, 2);
+  EXPECT_FALSE(forward<Dtype>("EltwiseLayer", max_layer, {&a, &b}, {&top})) << "MAX ran on the device";
 }
 
 // The record says which ran on the device.

@@ -6,6 +6,7 @@
 #ifndef BLOBRT_CAFFE_PORTABLE_LAYERS_LAYER_GLUE_HPP
 #define BLOBRT_CAFFE_PORTABLE_LAYERS_LAYER_GLUE_HPP
 
+#include <cstdint>
 #include <vector>
 
 #include <blobrt/caffe/portable/gpu_methods.hpp>
@@ -73,6 +74,22 @@ struct ParameterlessNeuron {
     }
   };
 };
+
+// Caffe's Concat and Slice: a whole blob and its parts along `axis`, each seen as `rows`
+// rows (the leading axes' count); part i's row is its extent along the axis times `inner`
+// (the trailing axes' count) elements, at column `offset` (the earlier parts' columns) of
+// the whole's row. fn(i, columns, offset, whole_columns) per part.
+template <typename Dtype, class Fn>
+void for_each_part(const std::vector<caffe::Blob<Dtype>*>& parts, int axis, std::int64_t inner, Fn fn) {
+  std::int64_t whole_columns = 0;
+  for (const caffe::Blob<Dtype>* part : parts) whole_columns += part->shape(axis) * inner;
+  std::int64_t offset = 0;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::int64_t columns = parts[i]->shape(axis) * inner;
+    fn(i, columns, offset, whole_columns);
+    offset += columns;
+  }
+}
 
 }  // namespace blobrt_caffe_portable::layers
 
