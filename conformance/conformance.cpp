@@ -117,6 +117,18 @@ TEST_P(MathArguments, AreCheckedTheSameWayOnEveryDevice) {
            device->im2col(f32, std::int64_t(1) << 40, 1 << 20, 1 << 20, 3, 3, 1, 1, 1, 1, 1, 1, buffer, 0, buffer, 0);
          }),
          "the geometry's sizes overflow 64 bits");
+  // ABI 1.6's rules: an ignore label that is not an int, dst rows that overlap, an even LRN
+  // window, a rows' extent past 64 bits.
+  expect(error_of([&] { device->softmax_loss(f32, 2, 3, 1, buffer, 0, buffer, 0, 2.5, buffer, 0); }),
+         "ssoftmax_loss outer=2 channels=3 inner=1: ignore_label must be an int (or NaN: none)");
+  expect(error_of([&] { device->copy_rows(f32, 3, 5, buffer, 0, 5, buffer, 20, 4); }),
+         "scopy_rows rows=3 columns=5 src_stride=5 dst_stride=4: dst's rows overlap (columns > dst_stride)");
+  expect(error_of([&] {
+           device->copy_rows(f32, std::int64_t(1) << 40, 4, buffer, 0, std::int64_t(1) << 40, buffer, 0, 4);
+         }),
+         "the rows' extent overflows 64 bits");
+  expect(error_of([&] { device->lrn_scale(f32, 1, 4, 4, 4, 0.25, 1.0, buffer, 0, buffer, 16); }),
+         "slrn_scale outer=1 channels=4 inner=4 size=4: the window size must be odd");
   // Level 1 takes the same Precision: a code that is neither is refused before the plugin.
   expect(error_of([&] { device->axpy(static_cast<Precision>(7), 4, 1.0, buffer, 0, buffer, 0); }),
          "axpy with unknown precision code 7");

@@ -36,6 +36,9 @@ const char* to_string(Operation op) {
     case Operation::kSoftmaxLoss: return "softmax_loss";
     case Operation::kSoftmaxLossBackward: return "softmax_loss_backward";
     case Operation::kCopyRows: return "copy_rows";
+    case Operation::kLrnScale: return "lrn_scale";
+    case Operation::kLrnBackward: return "lrn_backward";
+    case Operation::kChannelAffine: return "channel_affine";
   }
   return "?";
 }
@@ -55,7 +58,10 @@ bool is_math(Operation op) {
     case Operation::kSoftmaxBackward:
     case Operation::kSoftmaxLoss:
     case Operation::kSoftmaxLossBackward:
-    case Operation::kCopyRows: return true;
+    case Operation::kCopyRows:
+    case Operation::kLrnScale:
+    case Operation::kLrnBackward:
+    case Operation::kChannelAffine: return true;
     default: return false;
   }
 }
@@ -65,7 +71,8 @@ std::vector<Operation> all_operations() {
           Operation::kAsum,   Operation::kScal,          Operation::kGemm,       Operation::kGemv, Operation::kElementwise,
           Operation::kIm2col, Operation::kCol2im, Operation::kMaxPool, Operation::kMaxPoolBackward,
           Operation::kAvePool, Operation::kAvePoolBackward, Operation::kSoftmax, Operation::kSoftmaxBackward,
-          Operation::kSoftmaxLoss, Operation::kSoftmaxLossBackward, Operation::kCopyRows};
+          Operation::kSoftmaxLoss, Operation::kSoftmaxLossBackward, Operation::kCopyRows,
+          Operation::kLrnScale, Operation::kLrnBackward, Operation::kChannelAffine};
 }
 
 const char* to_string(Precision p) { return p == Precision::kFloat32 ? "float" : "double"; }

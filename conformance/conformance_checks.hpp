@@ -23,8 +23,12 @@
 //                     ulps, the sum); backward
 //                     (4 + √channels)ε·(|dy| + Σ|dy·y|)·|y|
 //   copy_rows:        exact, the elements between dst's rows untouched too
+//   channel_affine:   2ε·(|x·scale| + |bias|), or exact where it is a copy
+//   LRN:              the window sums' rounding in the kernels' running sum, (4 + 2 channels)ε
+//                     times its largest partial sum; the gradient's pow 16ε·|its term|
 //   softmax loss:     4ε·(1 + |ref|) (log's ulps); its backward 2ε·|ref| ((p − 1)·scale);
-//                     NaN where the label is outside the channels, 0 where it is ignored
+//                     each plus the smallest normal (a device that flushes denormals); NaN
+//                     where the label is outside the channels, 0 where it is ignored
 // Every element outside the operation's range (offsets, and guard elements after the end)
 // must be untouched, bitwise.
 #ifndef BLOBRT_CONFORMANCE_CHECKS_HPP
@@ -43,7 +47,8 @@ namespace blobrt::conformance {
 enum class Operation {
   kMemset, kCopyRoundTrip, kCopyDevice, kAxpy, kDot, kAsum, kScal, kGemm, kGemv, kElementwise, kIm2col, kCol2im,
   kMaxPool, kMaxPoolBackward, kAvePool, kAvePoolBackward, kSoftmax, kSoftmaxBackward,
-  kSoftmaxLoss, kSoftmaxLossBackward, kCopyRows
+  kSoftmaxLoss, kSoftmaxLossBackward, kCopyRows, kLrnScale, kLrnBackward,
+  kChannelAffine
 };
 const char* to_string(Operation op);
 std::vector<Operation> all_operations();
@@ -107,6 +112,8 @@ struct Case {
   SoftmaxShape softmax;  // softmax, softmax_backward, softmax_loss, softmax_loss_backward
   double ignore_label = std::numeric_limits<double>::quiet_NaN();  // the softmax loss's; NaN: none
   RowsShape copy;  // copy_rows
+  std::int64_t lrn_size = 5;  // lrn_scale, lrn_backward: the window (their shape is `softmax`)
+  bool with_scale = true, with_bias = true;  // channel_affine's factors (its shape is `softmax`)
   std::string name() const;
 };
 // How GoogleTest prints a case (the test name's parameter; else it dumps the struct's bytes,

@@ -17,6 +17,7 @@
 #include <memory>
 #include <random>
 #include <sstream>
+#include <utility>
 
 #include "blobrt/plugin_abi.h"
 
@@ -124,6 +125,9 @@ class MathChecker {
       case Operation::kSoftmaxLoss:
       case Operation::kSoftmaxLossBackward: return softmax_loss();
       case Operation::kCopyRows: return copy_rows();
+      case Operation::kLrnScale:
+      case Operation::kLrnBackward: return lrn();
+      case Operation::kChannelAffine: return channel_affine();
       default: return elementwise();
     }
   }
@@ -539,9 +543,10 @@ class MathChecker {
 
   // The softmax loss and its gradient against Caffe's formulas in double. prob: each
   // position's channels positive and summing to 1, one of them 1e-40 in places (below
-  // FLT_MIN: the loss is then -log(FLT_MIN)); labels: mostly channels, also a fraction (read
-  // toward zero), -0.5 (class 0), 255 (ignored where the case has that ignore label, else
-  // outside: NaN) and `channels` (outside). The output full of NaN before.
+  // FLT_MIN: the loss is then -log(FLT_MIN)), the label's NaN in others (fmax: -log(FLT_MIN)
+  // too, NaN gradients); labels: mostly channels, also a fraction (read toward zero), -0.5
+  // (class 0), 255 and -2^31 (ignored where the case has that ignore label, else outside:
+  // NaN), `channels`, NaN and 3e9 (outside). The output full of NaN before.
   Result softmax_loss() {
     const SoftmaxShape& s = c_.softmax;
     const bool backward = c_.op == Operation::kSoftmaxLossBackward;
@@ -556,8 +561,16 @@ class MathChecker {
         T sum = T(0);
         for (std::int64_t c = 0; c < s.channels; ++c) sum += p[c * s.inner];
         for (std::int64_t c = 0; c < s.channels; ++c) p[c * s.inner] /= sum;
-        const T special[] = {static_cast<T>(s.channels - 1) + T(0.75), T(-0.5), T(255), static_cast<T>(s.channels)};
-        label_values[offsets_.b + q] = q % 7 < 4 ? special[q % 7] : static_cast<T>(q % s.channels);
+        const T special[] = {static_cast<T>(s.channels - 1) + T(0.75),
+                             T(-0.5),
+                             T(255),
+                             static_cast<T>(s.channels),
+                             std::numeric_limits<T>::quiet_NaN(),
+                             T(3e9),
+                             T(-2147483648.0)};
+        const T l = q % 11 < 7 ? special[q % 11] : static_cast<T>(q % s.channels);
+        label_values[offsets_.b + q] = l;
+        if (q % 13 == 9 && l >= 0 && l < T(s.channels)) p[static_cast<std::int64_t>(l) * s.inner] = std::numeric_limits<T>::quiet_NaN();
       }
     }
     Operand<T> prob(device_, prob_values);
@@ -586,8 +599,8 @@ class MathChecker {
           } else if (!ignored && backward) {
             want = (static_cast<double>(p[c * s.inner]) - (c == l ? 1 : 0)) * scale;
           } else if (!ignored) {
-            want = -std::log(std::max(static_cast<double>(p[static_cast<std::int64_t>(l) * s.inner]),
-                                      static_cast<double>(FLT_MIN)));
+            want = -std::log(std::fmax(static_cast<double>(p[static_cast<std::int64_t>(l) * s.inner]),
+                                       static_cast<double>(FLT_MIN)));
           }
           const std::int64_t e = backward ? first + c * s.inner : q;
           const double g = got[offsets_.y + e];
@@ -601,6 +614,114 @@ class MathChecker {
       }
     }
     return untouched_outside(got, out.before(), offsets_.y, out_count, to_string(c_.op));
+  }
+
+  // LRN across channels against Caffe's formulas in double, each window summed directly (the
+  // kernels' running sum adds and subtracts: its rounding is bounded by its largest partial
+  // sum). bottom in [-2, 2]; the backward's top and scale are the formulas' (rounded to T).
+  Result lrn() {
+    const SoftmaxShape& s = c_.softmax;
+    const bool backward = c_.op == Operation::kLrnBackward;
+    const std::int64_t n = s.outer * s.channels * s.inner, size = c_.lrn_size, half = (size - 1) / 2;
+    const double alpha = 0.75, beta = 0.6, k = 1.5;
+    const double alpha_over_size = alpha / static_cast<double>(size), cache_ratio = 2 * alpha * beta / size;
+    Operand<T> bottom(device_, values(offsets_.a, n, -2, 2, 57));
+    const T* x = bottom.before().data() + offsets_.a;
+    // fn(element) over the window of the element at (o, c, i).
+    const auto window = [&](std::int64_t o, std::int64_t c, std::int64_t i, auto&& fn) {
+      for (std::int64_t w = std::max<std::int64_t>(0, c - half); w <= std::min(s.channels - 1, c + half); ++w) {
+        fn((o * s.channels + w) * s.inner + i);
+      }
+    };
+    const auto for_each = [&](auto&& fn) {
+      for (std::int64_t o = 0; o < s.outer; ++o) {
+        for (std::int64_t c = 0; c < s.channels; ++c) {
+          for (std::int64_t i = 0; i < s.inner; ++i) fn(o, c, i, (o * s.channels + c) * s.inner + i);
+        }
+      }
+    };
+    std::vector<T> scale_values = filled(offsets_.b, n, T(0)), top_values = filled(offsets_.b, n, T(0));
+    for_each([&](std::int64_t o, std::int64_t c, std::int64_t i, std::int64_t e) {
+      double sum = 0;
+      window(o, c, i, [&](std::int64_t f) { sum += static_cast<double>(x[f]) * x[f]; });
+      scale_values[offsets_.b + e] = static_cast<T>(k + alpha_over_size * sum);
+      top_values[offsets_.b + e] = static_cast<T>(x[e] * std::pow(k + alpha_over_size * sum, -beta));
+    });
+    const double running = eps * (4 + 2 * static_cast<double>(s.channels));  // per unit of partial sum
+    Operand<T> out(device_, filled(offsets_.y, n, std::numeric_limits<T>::quiet_NaN()));
+    std::vector<double> want(static_cast<std::size_t>(n)), tolerance(want.size());
+    if (!backward) {
+      device_.lrn_scale(precision, s.outer, s.channels, s.inner, size, alpha_over_size, k, bottom.get(), offsets_.a,
+                        out.get(), offsets_.y);
+      for_each([&](std::int64_t o, std::int64_t c, std::int64_t i, std::int64_t e) {
+        double sum = 0;
+        window(o, c, i, [&](std::int64_t f) { sum += static_cast<double>(x[f]) * x[f]; });
+        want[e] = k + alpha_over_size * sum;
+        tolerance[e] = 2 * eps * want[e] + running * alpha_over_size * 4 * static_cast<double>(size);
+      });
+    } else {
+      Operand<T> top(device_, top_values), scale(device_, scale_values);
+      Operand<T> top_diff(device_, values(offsets_.b, n, -1, 1, 58));
+      const T* y = top_values.data() + offsets_.b;
+      const T* sc = scale_values.data() + offsets_.b;
+      const T* dy = top_diff.before().data() + offsets_.b;
+      device_.lrn_backward(precision, s.outer, s.channels, s.inner, size, -beta, cache_ratio, bottom.get(), offsets_.a,
+                           top.get(), offsets_.b, scale.get(), offsets_.b, top_diff.get(), offsets_.b, out.get(),
+                           offsets_.y);
+      // The largest window sum of |dy y / scale|: the running sum's partial sums are below it.
+      double largest = 0;
+      for_each([&](std::int64_t o, std::int64_t c, std::int64_t i, std::int64_t) {
+        double terms = 0;
+        window(o, c, i, [&](std::int64_t f) { terms += std::fabs(static_cast<double>(dy[f]) * y[f] / sc[f]); });
+        largest = std::max(largest, terms);
+      });
+      for_each([&](std::int64_t o, std::int64_t c, std::int64_t i, std::int64_t e) {
+        double sum = 0;
+        window(o, c, i, [&](std::int64_t f) { sum += static_cast<double>(dy[f]) * y[f] / sc[f]; });
+        const double first = dy[e] * std::pow(static_cast<double>(sc[e]), -beta);
+        want[e] = first - cache_ratio * x[e] * sum;
+        tolerance[e] = 16 * eps * std::fabs(first) +
+                       cache_ratio * std::fabs(static_cast<double>(x[e])) * (running * largest + 4 * eps * std::fabs(sum));
+      });
+    }
+    const std::vector<T> got = out.after();
+    for (std::size_t e = 0; e < want.size(); ++e) {
+      const double g = got[offsets_.y + e];
+      if (!(std::fabs(g - want[e]) <= tolerance[e] + std::numeric_limits<T>::min())) {
+        return fail(to_string(c_.op), ": element ", e, " is ", g, ", expected ", want[e], " ± ", tolerance[e]);
+      }
+    }
+    return untouched_outside(got, out.before(), offsets_.y, n, to_string(c_.op));
+  }
+
+  // channel_affine with the case's factors (absent ones passed as null), out of place or in
+  // place (top = bottom), against the formula in double.
+  Result channel_affine() {
+    const SoftmaxShape& s = c_.softmax;
+    const std::int64_t n = s.outer * s.channels * s.inner;
+    const bool in_place = c_.alias == Alias::kYIsA;
+    std::vector<T> x_values = values(offsets_.a, n, -2, 2, 59);
+    Operand<T> bottom(device_, x_values);
+    Operand<T> scale(device_, values(offsets_.b, s.channels, -1.5, 1.5, 60));
+    Operand<T> bias(device_, values(offsets_.b, s.channels, -1, 1, 61));
+    Operand<T> separate(device_, filled(offsets_.y, n, std::numeric_limits<T>::quiet_NaN()));
+    Operand<T>& top = in_place ? bottom : separate;
+    const std::int64_t y_offset = in_place ? offsets_.a : offsets_.y;
+    device_.channel_affine(precision, s.outer, s.channels, s.inner, bottom.get(), offsets_.a,
+                           c_.with_scale ? scale.get() : nullptr, offsets_.b, c_.with_bias ? bias.get() : nullptr,
+                           offsets_.b, top.get(), y_offset);
+    const std::vector<T> got = top.after();
+    for (std::int64_t e = 0; e < n; ++e) {
+      const std::int64_t c = e / s.inner % s.channels;
+      const double x = x_values[offsets_.a + e];
+      const double sc = c_.with_scale ? static_cast<double>(scale.before()[offsets_.b + c]) : 1;
+      const double b = c_.with_bias ? static_cast<double>(bias.before()[offsets_.b + c]) : 0;
+      const double want = x * sc + b, g = got[y_offset + e];
+      if (!(std::fabs(g - want) <= 2 * eps * (std::fabs(x * sc) + std::fabs(b)))) {
+        return fail("channel_affine: top[", e, "] is ", g, ", expected ", want);
+      }
+    }
+    return untouched_outside(got, top.before(), y_offset, n, "channel_affine top");
   }
 
   // copy_rows: every element of dst as it was but the rows copied, bitwise (NaN payloads,
@@ -770,6 +891,17 @@ std::string math_case_name(const Case& c) {
     }
     return s.str();
   }
+  if (c.op == Operation::kLrnScale || c.op == Operation::kLrnBackward) {
+    s << to_string(c.op) << "_" << to_string(c.precision) << "_" << c.softmax.outer << "x" << c.softmax.channels << "x"
+      << c.softmax.inner << "_size" << c.lrn_size << "_off" << c.offset;
+    return s.str();
+  }
+  if (c.op == Operation::kChannelAffine) {
+    s << "channel_affine_" << to_string(c.precision) << "_" << c.softmax.outer << "x" << c.softmax.channels << "x"
+      << c.softmax.inner << (c.with_scale ? "_scale" : "") << (c.with_bias ? "_bias" : "")
+      << (c.alias == Alias::kYIsA ? "_inplace" : "") << "_off" << c.offset;
+    return s.str();
+  }
   if (c.op == Operation::kCopyRows) {
     s << "copy_rows_" << to_string(c.precision) << "_r" << c.copy.rows << "c" << c.copy.columns << "_src"
       << c.copy.src_stride << "_dst" << c.copy.dst_stride << "_off" << c.offset;
@@ -909,7 +1041,7 @@ std::vector<Case> math_cases() {
     // 255 (segmentation nets' void class).
     for (Operation op : {Operation::kSoftmaxLoss, Operation::kSoftmaxLossBackward}) {
       for (const SoftmaxShape& shape : shapes_softmax) {
-        for (double ignore : {std::numeric_limits<double>::quiet_NaN(), 255.0}) {
+        for (double ignore : {std::numeric_limits<double>::quiet_NaN(), 255.0, -2147483648.0}) {
           for (std::int64_t offset : {0, 3}) {
             Case c{op, p, 0, offset};
             c.softmax = shape;
@@ -929,6 +1061,37 @@ std::vector<Case> math_cases() {
         Case c{Operation::kCopyRows, p, 0, offset};
         c.copy = shape;
         cases.push_back(c);
+      }
+    }
+    // LRN across channels (outer x channels x inner, window): CaffeNet's norm1 (96 channels of
+    // 27 x 27, two images), a window past the channels at both ends, fewer channels than the
+    // window, a window of 1, GoogLeNet's 3-wide none, nothing.
+    const std::pair<SoftmaxShape, std::int64_t> shapes_lrn[] = {
+        {{2, 96, 729}, 5}, {{2, 7, 12}, 5}, {{3, 2, 5}, 5}, {{2, 6, 4}, 1}, {{1, 16, 9}, 3}, {{0, 4, 4}, 5}};
+    for (Operation op : {Operation::kLrnScale, Operation::kLrnBackward}) {
+      for (const auto& [shape, size] : shapes_lrn) {
+        for (std::int64_t offset : {0, 3}) {
+          Case c{op, p, 0, offset};
+          c.softmax = shape;
+          c.lrn_size = size;
+          cases.push_back(c);
+        }
+      }
+    }
+    // channel_affine (outer x channels x inner): ResNet's Scale after BatchNorm (64 channels of
+    // 56 x 56, two images), one channel, one element per channel, nothing; every form of
+    // factors, out of place and in place.
+    const SoftmaxShape shapes_affine[] = {{2, 64, 3136}, {3, 1, 7}, {5, 9, 1}, {0, 4, 4}};
+    for (const SoftmaxShape& shape : shapes_affine) {
+      for (int form = 0; form < 4; ++form) {
+        for (Alias alias : {Alias::kNone, Alias::kYIsA}) {
+          Case c{Operation::kChannelAffine, p, 0, 3};
+          c.softmax = shape;
+          c.with_scale = (form & 1) != 0;
+          c.with_bias = (form & 2) != 0;
+          c.alias = alias;
+          cases.push_back(c);
+        }
       }
     }
     // element-wise: every code of the list (blobrt/elementwise_operations.h)

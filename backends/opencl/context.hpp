@@ -108,6 +108,12 @@ struct Context {
   // copy_rows.cpp's kernel, [0][32-bit, 64-bit words], made at the first call.
   cl_program copy_rows_program = nullptr;
   cl_kernel copy_rows_kernels[1][2] = {};
+  // lrn.cpp's kernels, [lrn_scale, lrn_backward][precision], made at the first call.
+  cl_program lrn_program = nullptr;
+  cl_kernel lrn_kernels[2][2] = {};
+  // channel_affine.cpp's kernel, [0][precision], made at the first call.
+  cl_program channel_affine_program = nullptr;
+  cl_kernel channel_affine_kernels[1][2] = {};
   cl_ulong cache_bytes = ~cl_ulong(0);  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: y beyond it is streamed
   std::unordered_map<void*, cl_mem> pinned;  // host pointer -> the buffer it maps
 };
@@ -256,6 +262,26 @@ cl_int set_kernel_args(cl_kernel kernel, cl_uint first, const Args&... args) {
   return status;
 }
 
+// The bytes of one element of a precision.
+inline size_t element_size(int32_t precision) { return precision == BLOBRT_FLOAT64 ? sizeof(double) : sizeof(float); }
+
+// A scalar kernel argument in the kernel's precision (the operation list passes doubles).
+inline cl_int set_scalar_arg(cl_kernel kernel, cl_uint index, int32_t precision, double value) {
+  if (precision == BLOBRT_FLOAT64) return clSetKernelArg(kernel, index, sizeof(double), &value);
+  const float single = static_cast<float>(value);
+  return clSetKernelArg(kernel, index, sizeof(float), &single);
+}
+
+// Enqueues `kernel` over n work-items (nothing for n = 0, which OpenCL refuses); `call`
+// names the operation in a failure.
+inline int enqueue_1d(Context* c, cl_kernel kernel, int64_t n, const char* call, blobrt_error* err) {
+  if (n == 0) return BLOBRT_OK;
+  const size_t global = static_cast<size_t>(n);
+  const cl_int status = clEnqueueNDRangeKernel(c->queue, kernel, 1, nullptr, &global, nullptr, 0, nullptr, nullptr);
+  if (status != CL_SUCCESS) return cl_fail(err, (std::string("clEnqueueNDRangeKernel(") + call + ")").c_str(), status);
+  return BLOBRT_OK;
+}
+
 // An n-element operand of an operation that takes the host path (kHostPathElements): the
 // in-place buffer's host memory at element offset `offset`; nullptr when the operation goes
 // to the queue. The caller waits for the queue (clFinish) once every operand is known.
@@ -312,6 +338,13 @@ void release_softmax(Context* c);
 // ABI 1.6: rows between strided layouts, copy_rows.cpp.
 BLOBRT_KIT_ENTRY_TYPE(copy_rows) copy_rows;
 void release_copy_rows(Context* c);
+// ABI 1.6: LRN across channels and its gradient, lrn.cpp.
+BLOBRT_KIT_ENTRY_TYPE(lrn_scale) lrn_scale;
+BLOBRT_KIT_ENTRY_TYPE(lrn_backward) lrn_backward;
+void release_lrn(Context* c);
+// ABI 1.6: Caffe's Scale and Bias, channel_affine.cpp.
+BLOBRT_KIT_ENTRY_TYPE(channel_affine) channel_affine;
+void release_channel_affine(Context* c);
 
 }  // namespace blobrt_opencl
 

@@ -1,7 +1,7 @@
 // The OpenCL plugin's copy_rows (plugin ABI 1.6): rows of elements between strided layouts
 // (Caffe's Concat and Slice kernels), a kernel of the plugin's own, blobrt_copy_rows_<u32|u64>,
-// built at the first call. Elements are copied as 32- or 64-bit words, so a device without
-// fp64 copies doubles too. One work-item per element copied.
+// built at the first call. Elements are copied as 32- or 64-bit words: a copy needs no
+// arithmetic, so the program builds without fp64. One work-item per element copied.
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -39,7 +39,7 @@ int copy_rows(void* context, int32_t precision, int64_t rows, int64_t columns, c
               int64_t src_stride, void* dst, int64_t dst_offset, int64_t dst_stride, blobrt_error* err) {
   Context* c = as_context(context);
   const bool wide = precision == BLOBRT_FLOAT64;
-  const size_t element = wide ? sizeof(double) : sizeof(float);
+  const size_t element = element_size(precision);
   const int64_t src_n = blobrt_kernels::rows_extent(rows, columns, src_stride);
   const int64_t dst_n = blobrt_kernels::rows_extent(rows, columns, dst_stride);
   if (int s = check_extent(src, src_offset, src_n, element, "src", "copy_rows", err)) return s;
@@ -56,10 +56,7 @@ int copy_rows(void* context, int32_t precision, int64_t rows, int64_t columns, c
       set_kernel_args(kernel, 0, cl_long{rows}, cl_long{columns}, as_mem(src), cl_long{src_offset},
                       cl_long{src_stride}, as_mem(dst), cl_long{dst_offset}, cl_long{dst_stride});
   if (status != CL_SUCCESS) return cl_fail(err, "clSetKernelArg(copy_rows)", status);
-  const size_t global = static_cast<size_t>(rows * columns);
-  CL_CHECK(clEnqueueNDRangeKernel(c->queue, kernel, 1, nullptr, &global, nullptr, 0, nullptr, nullptr),
-           "clEnqueueNDRangeKernel(copy_rows)");
-  return BLOBRT_OK;
+  return enqueue_1d(c, kernel, rows * columns, "copy_rows", err);
 }
 
 }  // namespace blobrt_opencl

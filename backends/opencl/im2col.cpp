@@ -78,7 +78,7 @@ BLOBRT_CONV_KERNELS(double, d)
 int launch(Context* c, bool to_image, int32_t precision, const blobrt_kernels::ConvGeometry& g, const void* from,
            int64_t from_offset, void* to, int64_t to_offset, blobrt_error* err) {
   const char* call = to_image ? "col2im" : "im2col";
-  const size_t element = precision == BLOBRT_FLOAT64 ? sizeof(double) : sizeof(float);
+  const size_t element = element_size(precision);
   const int64_t image = g.image_count(), columns = g.column_count();
   if (int s = check_extent(from, from_offset, to_image ? columns : image, element, to_image ? "col" : "im", call, err)) {
     return s;

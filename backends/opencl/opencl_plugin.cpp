@@ -1,7 +1,7 @@
 // The OpenCL backend: buffers are cl_mem, copies and memset go to the OpenCL API, level-1
 // BLAS (level1.cpp) to CLBlast on GPUs and accelerators and to the plugin's own kernels
 // on CPU devices, gemm/gemv to CLBlast (gemm_gemv.cpp), the element-wise family to the
-// plugin's kernels (elementwise.cpp), im2col and col2im to its kernels too (im2col.cpp), and so the pooling, softmax and softmax loss operations and copy_rows (pooling.cpp, softmax.cpp, copy_rows.cpp). Every platform and device the ICD loader reports is one
+// plugin's kernels (elementwise.cpp), im2col and col2im to its kernels too (im2col.cpp), and so the pooling, softmax, softmax loss, LRN and channel_affine operations and copy_rows (pooling.cpp, softmax.cpp, lrn.cpp, channel_affine.cpp, copy_rows.cpp). Every platform and device the ICD loader reports is one
 // blobrt device, numbered in platform order (BLOBRT_BACKEND=opencl:N).
 //
 // On devices whose memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY, e.g. PoCL)
@@ -84,6 +84,11 @@ struct OpenCl {
   static constexpr auto softmax_loss_backward = blobrt_opencl::softmax_loss_backward;
   // Rows between strided layouts (ABI 1.6: copy_rows.cpp).
   static constexpr auto copy_rows = blobrt_opencl::copy_rows;
+  // LRN across channels (ABI 1.6: lrn.cpp).
+  static constexpr auto lrn_scale = blobrt_opencl::lrn_scale;
+  static constexpr auto lrn_backward = blobrt_opencl::lrn_backward;
+  // Caffe's Scale and Bias (ABI 1.6: channel_affine.cpp).
+  static constexpr auto channel_affine = blobrt_opencl::channel_affine;
 };
 
 struct DeviceEntry {
@@ -291,6 +296,8 @@ void OpenCl::close_device(void* context) {
   release_pool(c);
   release_softmax(c);
   release_copy_rows(c);
+  release_lrn(c);
+  release_channel_affine(c);
   clReleaseMemObject(c->scratch);
   clReleaseCommandQueue(c->queue);
   clReleaseContext(c->context);

@@ -156,7 +156,7 @@ template <std::size_t N>
 int launch(Context* c, PoolKernel which, int32_t precision, const blobrt_kernels::PoolGeometry& g,
            const PoolOperand (&operands)[N], int64_t work_items, blobrt_error* err) {
   const char* call = kPoolKernelNames[which];
-  const size_t element = precision == BLOBRT_FLOAT64 ? sizeof(double) : sizeof(float);
+  const size_t element = element_size(precision);
   for (const PoolOperand& o : operands) {
     if (int s = check_extent(o.buffer, o.offset, o.count, element, o.name, call, err)) return s;
   }

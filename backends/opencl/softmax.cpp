@@ -60,7 +60,7 @@ __kernel void blobrt_softmax_backward_##S(long outer, long channels, long inner,
 }                                                                                                 \
 /* The label's channel; -1 ignored, -2 outside (label_class()). */                                \
 long blobrt_label_class_##S(T label, int has_ignore, long ignore, long channels) {                \
-  if (!(label > (T)-2147483649.0 && label < (T)2147483648.0)) return -2;                          \
+  if (!(label >= (T)-2147483648.0 && label < (T)2147483648.0)) return -2;                         \
   const long value = (long)label;                                                                 \
   if (has_ignore && value == ignore) return -1;                                                   \
   return value >= 0 && value < channels ? value : -2;                                             \
@@ -115,16 +115,6 @@ int softmax_kernel(Context* c, SoftmaxKernel which, int32_t precision, cl_kernel
                        &c->softmax_kernels[which][p], name, kernel, err);
 }
 
-size_t element_size(int32_t precision) { return precision == BLOBRT_FLOAT64 ? sizeof(double) : sizeof(float); }
-
-// Enqueues one work-item per (outer, inner) position.
-int enqueue_positions(Context* c, cl_kernel kernel, int64_t positions, const char* call, blobrt_error* err) {
-  if (positions == 0) return BLOBRT_OK;
-  const size_t global = static_cast<size_t>(positions);
-  const cl_int status = clEnqueueNDRangeKernel(c->queue, kernel, 1, nullptr, &global, nullptr, 0, nullptr, nullptr);
-  if (status != CL_SUCCESS) return cl_fail(err, (std::string("clEnqueueNDRangeKernel(") + call + ")").c_str(), status);
-  return BLOBRT_OK;
-}
 
 }  // namespace
 
@@ -142,7 +132,7 @@ int softmax(void* context, int32_t precision, int64_t outer, int64_t channels, i
   const cl_int status = set_kernel_args(kernel, 0, cl_long{outer}, cl_long{channels}, cl_long{inner}, as_mem(bottom),
                                         cl_long{bottom_offset}, as_mem(top), cl_long{top_offset});
   if (status != CL_SUCCESS) return cl_fail(err, "clSetKernelArg(softmax)", status);
-  return enqueue_positions(c, kernel, outer * inner, "softmax", err);
+  return enqueue_1d(c, kernel, outer * inner, "softmax", err);
 }
 
 int softmax_backward(void* context, int32_t precision, int64_t outer, int64_t channels, int64_t inner,
@@ -162,7 +152,7 @@ int softmax_backward(void* context, int32_t precision, int64_t outer, int64_t ch
       set_kernel_args(kernel, 0, cl_long{outer}, cl_long{channels}, cl_long{inner}, as_mem(top), cl_long{top_offset},
                       as_mem(top_diff), cl_long{top_diff_offset}, as_mem(bottom_diff), cl_long{bottom_diff_offset});
   if (status != CL_SUCCESS) return cl_fail(err, "clSetKernelArg(softmax_backward)", status);
-  return enqueue_positions(c, kernel, outer * inner, call, err);
+  return enqueue_1d(c, kernel, outer * inner, call, err);
 }
 
 namespace {
@@ -196,7 +186,7 @@ int softmax_loss(void* context, int32_t precision, int64_t outer, int64_t channe
   cl_int status = set_loss_args(kernel, outer, channels, inner, prob, prob_offset, label, label_offset, ignore_label);
   if (status == CL_SUCCESS) status = set_kernel_args(kernel, 9, as_mem(loss), cl_long{loss_offset});
   if (status != CL_SUCCESS) return cl_fail(err, "clSetKernelArg(softmax_loss)", status);
-  return enqueue_positions(c, kernel, positions, call, err);
+  return enqueue_1d(c, kernel, positions, call, err);
 }
 
 int softmax_loss_backward(void* context, int32_t precision, int64_t outer, int64_t channels, int64_t inner,
@@ -216,12 +206,13 @@ int softmax_loss_backward(void* context, int32_t precision, int64_t outer, int64
   if (int s = softmax_kernel(c, kSoftmaxLossBackward, precision, &kernel, err)) return s;
   cl_int status = set_loss_args(kernel, outer, channels, inner, prob, prob_offset, label, label_offset, ignore_label);
   if (status == CL_SUCCESS) {
-    status = precision == BLOBRT_FLOAT64
-                 ? set_kernel_args(kernel, 9, scale, as_mem(bottom_diff), cl_long{bottom_diff_offset})
-                 : set_kernel_args(kernel, 9, static_cast<float>(scale), as_mem(bottom_diff), cl_long{bottom_diff_offset});
+    status = set_scalar_arg(kernel, 9, precision, scale);
+  }
+  if (status == CL_SUCCESS) {
+    status = set_kernel_args(kernel, 10, as_mem(bottom_diff), cl_long{bottom_diff_offset});
   }
   if (status != CL_SUCCESS) return cl_fail(err, "clSetKernelArg(softmax_loss_backward)", status);
-  return enqueue_positions(c, kernel, positions, call, err);
+  return enqueue_1d(c, kernel, positions, call, err);
 }
 
 }  // namespace blobrt_opencl

@@ -3,8 +3,8 @@
 // layer and pass. Built and run against a Caffe checkout built on blobrt by run.sh.
 //   traffic SOLVER.prototxt
 // The data layers' prefetch thread pushes each batch to the device ahead of its use; every
-// reading waits for that thread to refill its queue first, so a step's count holds exactly
-// one batch's push (the data and the labels), whatever the timing.
+// reading first gives that thread 300 ms to refill its queue (a batch of LeNet's takes a few
+// ms), so a step's count holds one batch's push (the data and the labels).
 #include <caffe/caffe.hpp>
 
 #include <chrono>

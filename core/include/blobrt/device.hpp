@@ -190,7 +190,8 @@ class Device {
   BLOBRT_MATH_OPERATIONS_1_4(BLOBRT_DEVICE_MATH_VIRTUAL_, ~)
   // ABI 1.5's (max and average pooling, softmax; forward and backward), after 1.4's.
   BLOBRT_MATH_OPERATIONS_1_5(BLOBRT_DEVICE_MATH_VIRTUAL_, ~)
-  // ABI 1.6's (the softmax loss and its gradient, copy_rows), after 1.5's.
+  // ABI 1.6's (the softmax loss and its gradient, copy_rows, LRN across channels,
+  // channel_affine), after 1.5's.
   BLOBRT_MATH_OPERATIONS_1_6(BLOBRT_DEVICE_MATH_VIRTUAL_, ~)
 #undef BLOBRT_DEVICE_MATH_VIRTUAL_
 

@@ -67,12 +67,16 @@
   M(X, 1_5, softmax_backward, BLOBRT_MATH_SOFTMAX_BACKWARD_PARAMETERS)
 
 /* The operations ABI 1.6 added: the multinomial logistic loss of softmax probabilities
- * (softmax_loss_layer.cu's kernels) and a copy of rows between strided layouts (concat_layer.cu's
- * and slice_layer.cu's). */
+ * (softmax_loss_layer.cu's kernels), a copy of rows between strided layouts (concat_layer.cu's
+ * and slice_layer.cu's), local response normalization across channels (lrn_layer.cu's) and a
+ * per-channel scale and bias (scale_layer.cu's and bias_layer.cu's). */
 #define BLOBRT_MATH_OPERATIONS_1_6(M, X)                                       \
   M(X, 1_6, softmax_loss, BLOBRT_MATH_SOFTMAX_LOSS_PARAMETERS)                 \
   M(X, 1_6, softmax_loss_backward, BLOBRT_MATH_SOFTMAX_LOSS_BACKWARD_PARAMETERS) \
-  M(X, 1_6, copy_rows, BLOBRT_MATH_COPY_ROWS_PARAMETERS)
+  M(X, 1_6, copy_rows, BLOBRT_MATH_COPY_ROWS_PARAMETERS)                       \
+  M(X, 1_6, lrn_scale, BLOBRT_MATH_LRN_SCALE_PARAMETERS)                       \
+  M(X, 1_6, lrn_backward, BLOBRT_MATH_LRN_BACKWARD_PARAMETERS)                 \
+  M(X, 1_6, channel_affine, BLOBRT_MATH_CHANNEL_AFFINE_PARAMETERS)
 
 /* C = alpha * op(A) * op(B) + beta * C (plugin_abi.h says the layout). */
 #define BLOBRT_MATH_GEMM_PARAMETERS(P)                                                              \
@@ -143,9 +147,10 @@
 
 /* The loss of softmax probabilities `prob` (outer x channels x inner, as softmax's) against
  * `label` (outer x inner, one class index per position, read as Caffe reads it: converted to
- * int, toward zero): at each position, loss = -log(max(prob[label], FLT_MIN)); 0 where the
- * label is ignore_label (NaN: the layer has none). A label outside [0, channels) that is not
- * ignored gives NaN (Caffe's GPU kernel reads outside prob there). */
+ * int, toward zero): at each position, loss = -log(fmax(prob[label], FLT_MIN)) (a NaN
+ * probability gives -log(FLT_MIN), as Caffe's GPU kernel); 0 where the label is ignore_label
+ * (NaN: the layer has none). A label outside [0, channels) that is not ignored, or that int
+ * cannot hold (NaN included), gives NaN (Caffe's GPU kernel reads outside prob there). */
 #define BLOBRT_MATH_SOFTMAX_LOSS_PARAMETERS(P)                                                   \
   P(PRECISION, precision) P(SIZE, outer) P(SIZE, channels) P(SIZE, inner) P(INPUT, prob)         \
   P(OFFSET, prob_offset) P(INPUT, label) P(OFFSET, label_offset) P(SCALAR, ignore_label)         \
@@ -166,6 +171,32 @@
 #define BLOBRT_MATH_COPY_ROWS_PARAMETERS(P)                                                       \
   P(PRECISION, precision) P(SIZE, rows) P(SIZE, columns) P(INPUT, src) P(OFFSET, src_offset)      \
   P(SIZE, src_stride) P(OUTPUT, dst) P(OFFSET, dst_offset) P(SIZE, dst_stride)
+
+/* Local response normalization across channels (Caffe's LRNLayer, ACROSS_CHANNELS), over
+ * softmax's outer x channels x inner layout with a window of `size` channels (odd) centred on
+ * each: scale = k + alpha_over_size * the sum of bottom^2 over the window, in Caffe's GPU
+ * kernel's order (a running sum: the entering channel added, the leaving one subtracted).
+ * The layer's output is bottom * scale^-beta (element-wise powx and mul). */
+#define BLOBRT_MATH_LRN_SCALE_PARAMETERS(P)                                                       \
+  P(PRECISION, precision) P(SIZE, outer) P(SIZE, channels) P(SIZE, inner) P(SIZE, size)           \
+  P(SCALAR, alpha_over_size) P(SCALAR, k) P(INPUT, bottom) P(OFFSET, bottom_offset)               \
+  P(OUTPUT, scale) P(OFFSET, scale_offset)
+/* Its gradient: bottom_diff = top_diff * scale^negative_beta - cache_ratio * bottom * the sum of
+ * top_diff * top / scale over the window (Caffe passes -beta and 2 alpha beta / size), in
+ * Caffe's GPU kernel's order. bottom_diff may not be any of the inputs. */
+#define BLOBRT_MATH_LRN_BACKWARD_PARAMETERS(P)                                                    \
+  P(PRECISION, precision) P(SIZE, outer) P(SIZE, channels) P(SIZE, inner) P(SIZE, size)           \
+  P(SCALAR, negative_beta) P(SCALAR, cache_ratio) P(INPUT, bottom) P(OFFSET, bottom_offset)       \
+  P(INPUT, top) P(OFFSET, top_offset) P(INPUT, scale) P(OFFSET, scale_offset) P(INPUT, top_diff)  \
+  P(OFFSET, top_diff_offset) P(OUTPUT, bottom_diff) P(OFFSET, bottom_diff_offset)
+
+/* top = bottom * scale[c] + bias[c] at every (outer, c, inner) of an outer x channels x inner
+ * array (Caffe's Scale and Bias layers: channels is the factors' extent), scale and bias each
+ * NULL when absent: bottom * scale[c], bottom + bias[c], or bottom copied. top may be bottom. */
+#define BLOBRT_MATH_CHANNEL_AFFINE_PARAMETERS(P)                                                  \
+  P(PRECISION, precision) P(SIZE, outer) P(SIZE, channels) P(SIZE, inner) P(INPUT, bottom)        \
+  P(OFFSET, bottom_offset) P(INPUT, scale) P(OFFSET, scale_offset) P(INPUT, bias)                 \
+  P(OFFSET, bias_offset) P(OUTPUT, top) P(OFFSET, top_offset)
 
 /* Each kind's C type. */
 #define BLOBRT_MATH_C_TYPE_PRECISION int32_t

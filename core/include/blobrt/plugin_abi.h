@@ -277,7 +277,7 @@ typedef struct blobrt_plugin_v1 {
 /* The table's size in each minor version: a table's struct_size is at least
  * BLOBRT_PLUGIN_V1_0_SIZE (208 bytes on LP64), and a field added in 1.<m> exists when
  * struct_size >= BLOBRT_PLUGIN_V1_<m>_SIZE. Five header fields, then one function pointer
- * per entry (22 in 1.0, 24 in 1.1, 27 in 1.2 and 1.3, 30 in 1.4, 36 in 1.5, 39 in 1.6); checked against offsetof
+ * per entry (22 in 1.0, 24 in 1.1, 27 in 1.2 and 1.3, 30 in 1.4, 36 in 1.5, 42 in 1.6); checked against offsetof
  * below. */
 #define BLOBRT_PLUGIN_V1_HEADER_SIZE_ \
   (sizeof(size_t) + 2 * sizeof(uint32_t) + 2 * sizeof(const char*))
@@ -289,7 +289,7 @@ typedef struct blobrt_plugin_v1 {
 #define BLOBRT_PLUGIN_V1_3_SIZE BLOBRT_PLUGIN_V1_2_SIZE
 #define BLOBRT_PLUGIN_V1_4_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 30 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
 #define BLOBRT_PLUGIN_V1_5_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 36 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
-#define BLOBRT_PLUGIN_V1_6_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 39 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
+#define BLOBRT_PLUGIN_V1_6_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 42 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
 
 /* The size that ends with `field`, and whether `table` (a blobrt_plugin_v1*) has that field
  * and set it: what a reader asks before it calls an OPTIONAL entry. */
@@ -311,7 +311,7 @@ BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_1_SIZE == BLOBRT_PLUGIN_END_OF(release_vi
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_2_SIZE == BLOBRT_PLUGIN_END_OF(elementwise), v1_2_size);
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_4_SIZE == BLOBRT_PLUGIN_END_OF(col2im), v1_4_size);
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_5_SIZE == BLOBRT_PLUGIN_END_OF(softmax_backward), v1_5_size);
-BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_6_SIZE == BLOBRT_PLUGIN_END_OF(copy_rows), v1_6_size);
+BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_6_SIZE == BLOBRT_PLUGIN_END_OF(channel_affine), v1_6_size);
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_6_SIZE == sizeof(blobrt_plugin_v1), v1_6_is_current);
 /* Every entry lies inside the size of the version that added it. */
 #define BLOBRT_PLUGIN_CHECK_SINCE_(presence, since, return_type, name, parameters) \

@@ -45,14 +45,14 @@ struct MathSemantics<MathOp::copy_rows> {
     const T* src = p[0];
     T* dst = p[1];
     if (a.rows == 0 || a.columns == 0) return true;
-    parallel_for(
-        a.rows,
-        [&](std::int64_t begin, std::int64_t end) {
-          for (std::int64_t r = begin; r < end; ++r) {
-            std::copy_n(src + r * a.src_stride, a.columns, dst + r * a.dst_stride);
-          }
-        },
-        std::max<std::int64_t>(1, kParallelThreshold / a.columns));
+    // Split by elements, not rows: an axis-0 Concat is one long row.
+    parallel_for(a.rows * a.columns, [&](std::int64_t begin, std::int64_t end) {
+      for (std::int64_t i = begin; i < end;) {
+        const std::int64_t r = i / a.columns, c = i % a.columns, n = std::min(a.columns - c, end - i);
+        std::copy_n(src + r * a.src_stride + c, n, dst + r * a.dst_stride + c);
+        i += n;
+      }
+    });
     return true;
   }
   static void routine(std::ostream& s, const Args& a) { s << (a.precision == BLOBRT_FLOAT64 ? "d" : "s") << "copy_rows"; }

@@ -5,10 +5,12 @@
 #ifndef BLOBRT_KERNELS_MATH_KERNELS_HPP
 #define BLOBRT_KERNELS_MATH_KERNELS_HPP
 
+#include "blobrt_kernels/channel_affine.hpp"  // channel_affine
 #include "blobrt_kernels/copy_rows.hpp"    // copy_rows
 #include "blobrt_kernels/elementwise.hpp"  // elementwise
 #include "blobrt_kernels/gemm.hpp"         // gemm, gemv
 #include "blobrt_kernels/im2col.hpp"       // im2col, col2im
+#include "blobrt_kernels/lrn.hpp"          // lrn_scale, lrn_backward
 #include "blobrt_kernels/pooling.hpp"      // max_pool, ave_pool and their backward
 #include "blobrt_kernels/softmax.hpp"      // softmax, softmax_backward
 #include "blobrt_kernels/softmax_loss.hpp"  // softmax_loss and its backward

@@ -35,13 +35,14 @@ struct SoftmaxShape {
   const char* invalid() const {
     return outer && channels && inner && count() == 0 ? "the shape's element count overflows 64 bits" : nullptr;
   }
-  // fn(first element, stride between channels) for every position, split across the team.
+  // fn(position, its first element, the stride between channels) for every (outer, inner)
+  // position, split across the team.
   template <class Fn>
   void for_each_position(Fn fn) const {
     parallel_for(
         outer * inner,
         [&](std::int64_t begin, std::int64_t end) {
-          for (std::int64_t q = begin; q < end; ++q) fn(q / inner * channels * inner + q % inner, inner);
+          for (std::int64_t q = begin; q < end; ++q) fn(q, q / inner * channels * inner + q % inner, inner);
         },
         std::max<std::int64_t>(1, kParallelThreshold / std::max<std::int64_t>(1, channels)));
   }
@@ -49,7 +50,7 @@ struct SoftmaxShape {
 
 template <typename T>
 void softmax(const SoftmaxShape& s, const T* bottom, T* top) {
-  s.for_each_position([&](std::int64_t first, std::int64_t stride) {
+  s.for_each_position([&](std::int64_t, std::int64_t first, std::int64_t stride) {
     const T* x = bottom + first;
     T* y = top + first;
     T max = x[0];
@@ -65,7 +66,7 @@ void softmax(const SoftmaxShape& s, const T* bottom, T* top) {
 
 template <typename T>
 void softmax_backward(const SoftmaxShape& s, const T* top, const T* top_diff, T* bottom_diff) {
-  s.for_each_position([&](std::int64_t first, std::int64_t stride) {
+  s.for_each_position([&](std::int64_t, std::int64_t first, std::int64_t stride) {
     const T* y = top + first;
     const T* dy = top_diff + first;
     T* dx = bottom_diff + first;

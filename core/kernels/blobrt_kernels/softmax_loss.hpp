@@ -16,7 +16,6 @@
 #include <ostream>
 
 #include "blobrt_kernels/math_operation.hpp"
-#include "blobrt_kernels/parallel.hpp"
 #include "blobrt_kernels/softmax.hpp"
 
 namespace blobrt_kernels {
@@ -26,10 +25,10 @@ constexpr std::int64_t kLabelIgnored = -1;
 constexpr std::int64_t kLabelOutside = -2;
 
 // Caffe's static_cast<int>(label), compared with ignore_label (NaN: none), then with the
-// channels. A label that int cannot hold (NaN, ±inf, beyond ±2^31) is outside.
+// channels. A label that int cannot hold (NaN, ±inf, outside [-2^31, 2^31)) is outside.
 template <typename T>
 std::int64_t label_class(T label, double ignore_label, std::int64_t channels) {
-  if (!(label > T(-2147483649.0) && label < T(2147483648.0))) return kLabelOutside;
+  if (!(label >= T(-2147483648.0) && label < T(2147483648.0))) return kLabelOutside;
   const auto value = static_cast<std::int64_t>(label);  // toward zero, as static_cast<int>
   if (static_cast<double>(value) == ignore_label) return kLabelIgnored;
   return value >= 0 && value < channels ? value : kLabelOutside;
@@ -56,15 +55,9 @@ struct SoftmaxLossSemantics {
   // for every position, split across the team.
   template <typename T, class Args, class Fn>
   static void for_each_position(const Args& a, const T* label, Fn fn) {
-    const std::int64_t inner = a.inner, channels = a.channels;
-    parallel_for(
-        positions(a),
-        [&](std::int64_t begin, std::int64_t end) {
-          for (std::int64_t q = begin; q < end; ++q) {
-            fn(q, label_class(label[q], a.ignore_label, channels), q / inner * channels * inner + q % inner, inner);
-          }
-        },
-        std::max<std::int64_t>(1, kParallelThreshold / std::max<std::int64_t>(1, channels)));
+    SoftmaxShape::of(a).for_each_position([&](std::int64_t q, std::int64_t first, std::int64_t stride) {
+      fn(q, label_class(label[q], a.ignore_label, a.channels), first, stride);
+    });
   }
 };
 
@@ -88,7 +81,8 @@ struct MathSemantics<MathOp::softmax_loss> : SoftmaxLossSemantics {
       } else if (label == kLabelOutside) {
         loss[q] = std::numeric_limits<T>::quiet_NaN();
       } else {
-        loss[q] = -std::log(std::max(prob[first + label * stride], T(FLT_MIN)));
+        // fmax as Caffe's GPU kernel (CUDA's max): a NaN probability gives -log(FLT_MIN).
+        loss[q] = -std::log(std::fmax(prob[first + label * stride], T(FLT_MIN)));
       }
     });
     return true;

@@ -1,5 +1,5 @@
 // blobrt-caffe's own GPU methods for Caffe's layers (<blobrt/caffe/portable/layers/>: Pooling,
-// ReLU, Sigmoid, TanH, Softmax, SoftmaxWithLoss, Concat, Slice, Eltwise), as the
+// ReLU, Sigmoid, TanH, Softmax, SoftmaxWithLoss, Concat, Slice, Eltwise, LRN, Scale, Bias), as the
 // portable build dispatches to them (forward_on_device / backward_on_device, no backend
 // having registered the class), on layer classes laid out as Caffe's (layer_param(), and
 // PoolingLayer's protected geometry members by Caffe's names), on the device BLOBRT_BACKEND
@@ -33,11 +33,15 @@ class Layer {
   explicit Layer(const LayerParameter& param) : layer_param_(param) {}
   virtual ~Layer() = default;
   const LayerParameter& layer_param() const { return layer_param_; }
-  // Caffe's Forward in GPU mode: the layer's Forward_gpu (here: blobrt's methods).
+  // Caffe's Forward and Backward in GPU mode: the layer's Forward_gpu and Backward_gpu (here:
+  // blobrt's methods, in the classes that use them).
   virtual Dtype Forward(const std::vector<Blob<Dtype>*>&, const std::vector<Blob<Dtype>*>&) { return Dtype(0); }
+  virtual void Backward(const std::vector<Blob<Dtype>*>&, const std::vector<bool>&, const std::vector<Blob<Dtype>*>&) {}
 
  protected:
   LayerParameter layer_param_;
+  std::vector<shared_ptr<Blob<Dtype>>> blobs_;
+  std::vector<bool> param_propagate_down_;
 };
 
 // Caffe's PoolingLayer's members, set as its LayerSetUp and Reshape set them.
@@ -178,6 +182,95 @@ class EltwiseLayer : public Layer<Dtype> {
   bool stable_prod_grad_;
 };
 
+// Caffe's LRNLayer's members, as its LayerSetUp and Reshape set them.
+template <typename Dtype>
+class LRNLayer : public Layer<Dtype> {
+ public:
+  LRNLayer(const LayerParameter& param, const Blob<Dtype>& bottom) : Layer<Dtype>(param) {
+    size_ = static_cast<int>(param.lrn_param().local_size());
+    pre_pad_ = (size_ - 1) / 2;
+    alpha_ = param.lrn_param().alpha();
+    beta_ = param.lrn_param().beta();
+    k_ = param.lrn_param().k();
+    num_ = bottom.num();
+    channels_ = bottom.channels();
+    height_ = bottom.height();
+    width_ = bottom.width();
+    scale_.ReshapeLike(bottom);
+  }
+
+ protected:
+  int size_, pre_pad_;
+  Dtype alpha_, beta_, k_;
+  int num_, channels_, height_, width_;
+  Blob<Dtype> scale_;
+};
+
+// Caffe's BiasLayer's and ScaleLayer's members along axis 1, as their LayerSetUp and Reshape
+// set them: a parameter of one value per channel (the scale layer's bias term a BiasLayer
+// whose parameter it shares), or the factor as a second bottom. BiasLayer's extents are
+// private, as BVLC's: its methods may not read them.
+template <typename Dtype>
+class BiasLayer : public Layer<Dtype> {
+ public:
+  explicit BiasLayer(const Blob<Dtype>& bottom) : Layer<Dtype>(LayerParameter()) {
+    this->layer_param_.mutable_bias_param()->set_axis(1);
+    this->blobs_.emplace_back(new Blob<Dtype>(std::vector<int>{bottom.channels()}));
+    this->param_propagate_down_.assign(this->blobs_.size(), true);
+    outer_dim_ = bottom.num();
+    bias_dim_ = bottom.channels();
+    inner_dim_ = bottom.count(2);
+    dim_ = bias_dim_ * inner_dim_;
+    bias_multiplier_.Reshape(std::vector<int>{inner_dim_});
+    for (int i = 0; i < inner_dim_; ++i) bias_multiplier_.mutable_cpu_data()[i] = Dtype(1);
+  }
+  shared_ptr<Blob<Dtype>> parameter() const { return this->blobs_[0]; }
+  void Backward(const std::vector<Blob<Dtype>*>& top, const std::vector<bool>& down,
+                const std::vector<Blob<Dtype>*>& bottom) override {
+    EXPECT_TRUE(blobrt_caffe_portable::backward_on_device<Dtype>("BiasLayer", this, top, down, bottom));
+  }
+
+ private:
+  Blob<Dtype> bias_multiplier_;
+  int outer_dim_, bias_dim_, inner_dim_, dim_;
+};
+template <typename Dtype>
+class ScaleLayer : public Layer<Dtype> {
+ public:
+  ScaleLayer(Blob<Dtype>& bottom, bool parameter, bool bias_term) : Layer<Dtype>(LayerParameter()) {
+    if (parameter) this->blobs_.emplace_back(new Blob<Dtype>(std::vector<int>{bottom.channels()}));
+    if (bias_term) {
+      auto bias = std::make_shared<BiasLayer<Dtype>>(bottom);
+      bias_bottom_vec_ = {&bottom};
+      bias_propagate_down_ = {false};
+      bias_param_id_ = static_cast<int>(this->blobs_.size());
+      this->blobs_.push_back(bias->parameter());
+      bias_layer_ = bias;
+    }
+    this->param_propagate_down_.assign(this->blobs_.size(), true);
+    axis_ = 1;
+    outer_dim_ = bottom.num();
+    scale_dim_ = bottom.channels();
+    inner_dim_ = bottom.count(2);
+    sum_result_.Reshape(std::vector<int>{outer_dim_ * scale_dim_});
+    sum_multiplier_.Reshape(std::vector<int>{std::max(outer_dim_, inner_dim_)});
+    for (int i = 0; i < sum_multiplier_.count(); ++i) sum_multiplier_.mutable_cpu_data()[i] = Dtype(1);
+    temp_.ReshapeLike(bottom);
+  }
+  Blob<Dtype>* parameter(int i) const { return this->blobs_[i].get(); }
+
+ protected:
+  std::shared_ptr<Layer<Dtype>> bias_layer_;
+  std::vector<Blob<Dtype>*> bias_bottom_vec_;
+  std::vector<bool> bias_propagate_down_;
+  int bias_param_id_;
+  Blob<Dtype> sum_multiplier_;
+  Blob<Dtype> sum_result_;
+  Blob<Dtype> temp_;
+  int axis_;
+  int outer_dim_, scale_dim_, inner_dim_;
+};
+
 template <typename Dtype>
 class ReLULayer : public Layer<Dtype> {
   using Layer<Dtype>::Layer;
@@ -194,10 +287,13 @@ class TanHLayer : public Layer<Dtype> {
 }  // namespace caffe
 
 // What the portable build's generated source of each layer's .cu includes.
+#include <blobrt/caffe/portable/layers/bias_layer.hpp>
 #include <blobrt/caffe/portable/layers/concat_layer.hpp>
 #include <blobrt/caffe/portable/layers/eltwise_layer.hpp>
+#include <blobrt/caffe/portable/layers/lrn_layer.hpp>
 #include <blobrt/caffe/portable/layers/pooling_layer.hpp>
 #include <blobrt/caffe/portable/layers/relu_layer.hpp>
+#include <blobrt/caffe/portable/layers/scale_layer.hpp>
 #include <blobrt/caffe/portable/layers/sigmoid_layer.hpp>
 #include <blobrt/caffe/portable/layers/softmax_layer.hpp>
 #include <blobrt/caffe/portable/layers/slice_layer.hpp>
@@ -532,6 +628,19 @@ TYPED_TEST(LayerGlue, SoftmaxWithLossAsCaffeWithoutTraffic) {
     // Gradients to the labels: declined, so the layer's own code fails as Caffe's does.
     EXPECT_FALSE(blobrt_caffe_portable::backward_on_device<Dtype>("SoftmaxWithLossLayer", &layer, t,
                                                                   std::vector<bool>{true, true}, b));
+    // Forward leaves its scratch, the bottom's diff, cleared (Caffe's #6202): with no gradient
+    // wanted, backward leaves it so. A second top shares the probabilities.
+    Blob<Dtype> prob_top;
+    prob_top.ReshapeLike(bottom);
+    ASSERT_TRUE(forward<Dtype>("SoftmaxWithLossLayer", layer, b, {&loss, &prob_top}));
+    ASSERT_TRUE(blobrt_caffe_portable::backward_on_device<Dtype>("SoftmaxWithLossLayer", &layer, t,
+                                                                 std::vector<bool>{false, false}, b));
+    for (int i = 0; i < bottom.count(); ++i) ASSERT_EQ(bottom.cpu_diff()[i], Dtype(0)) << "scratch left at " << i;
+    for (int o = 0; o < 4; ++o) {
+      double total = 0;
+      for (int c = 0; c < 5; ++c) total += prob_top.cpu_data()[(o * 5 + c) * 6];
+      EXPECT_NEAR(total, 1.0, 8 * this->kEps) << "the second top's probabilities";
+    }
   }
 }
 
@@ -584,7 +693,9 @@ TYPED_TEST(LayerGlue, ConcatAndSliceAlongAnAxis) {
     EXPECT_EQ(parts[1]->cpu_diff()[0], Dtype(7)) << "a bottom not propagated to was written";
     check_whole(whole.cpu_diff(), true, 1);
     // Slice: the parts out of the whole again, and their diffs back into it.
-    for (auto& part : parts) part->mutable_cpu_data()[0] = Dtype(NAN);
+    for (auto& part : parts) {
+      for (int i = 0; i < part->count(); ++i) part->mutable_cpu_data()[i] = Dtype(NAN);
+    }
     caffe::SliceLayer<Dtype> slice(whole, axis);
     ASSERT_TRUE(forward<Dtype>("SliceLayer", slice, {&whole}, part_ptrs));
     check_whole(whole.cpu_data(), false);
@@ -616,8 +727,10 @@ TYPED_TEST(LayerGlue, EltwiseProductAndSum) {
       const std::vector<Blob<Dtype>*> bottom{&a, &b, &c}, t{&top};
       ASSERT_TRUE(forward<Dtype>("EltwiseLayer", layer, bottom, t));
       fill_diff(top, 34);
+      b.mutable_cpu_diff()[0] = Dtype(7);  // not propagated to: untouched
       ASSERT_TRUE(blobrt_caffe_portable::backward_on_device<Dtype>("EltwiseLayer", &layer, t,
-                                                                   std::vector<bool>{true, true, true}, bottom));
+                                                                   std::vector<bool>{true, false, true}, bottom));
+      EXPECT_EQ(b.cpu_diff()[0], Dtype(7)) << "a bottom not propagated to was written";
       const int n = top.count();
       std::vector<Dtype> want(n);
       const Dtype coeff[] = {Dtype(1), Dtype(-0.5), Dtype(2)};
@@ -626,7 +739,7 @@ TYPED_TEST(LayerGlue, EltwiseProductAndSum) {
         want[i] = op == EltwiseParameter::PROD ? x[0] * x[1] * x[2] : coeff[0] * x[0] + coeff[1] * x[1] + coeff[2] * x[2];
       }
       this->expect_near(top.cpu_data(), want, "top");
-      for (int k = 0; k < 3; ++k) {
+      for (int k : {0, 2}) {
         for (int i = 0; i < n; ++i) {
           const Dtype x[] = {a.cpu_data()[i], b.cpu_data()[i], c.cpu_data()[i]};
           const Dtype others = x[(k + 1) % 3] * x[(k + 2) % 3];
@@ -642,6 +755,137 @@ TYPED_TEST(LayerGlue, EltwiseProductAndSum) {
   caffe::EltwiseLayer<Dtype> max_layer(max_param, 2);
   Blob<Dtype> a(1, 1, 2, 2), b(1, 1, 2, 2), top(1, 1, 2, 2);
   EXPECT_FALSE(forward<Dtype>("EltwiseLayer", max_layer, {&a, &b}, {&top})) << "MAX ran on the device";
+  EXPECT_FALSE(backward<Dtype>("EltwiseLayer", max_layer, {&top}, {&a, &b})) << "MAX's backward ran on the device";
+}
+
+// LRN across channels (2 x 7 x 3 x 4, windows of 5 channels) against the formulas of Caffe's
+// lrn_layer.cpp in double: top = x (k + α/n Σ x²)^-β and its gradient; within a channel
+// declined (the CPU code composes other layers).
+TYPED_TEST(LayerGlue, LRNAcrossChannels) {
+  using Dtype = TypeParam;
+  caffe::LayerParameter param;
+  caffe::LRNParameter* p = param.mutable_lrn_param();
+  p->set_local_size(5);
+  p->set_alpha(0.75f);
+  p->set_beta(0.6f);
+  p->set_k(1.5f);
+  Blob<Dtype> bottom(2, 7, 3, 4), top(2, 7, 3, 4);
+  fill(bottom, 41, false);
+  caffe::LRNLayer<Dtype> layer(param, bottom);
+  const std::vector<Blob<Dtype>*> b{&bottom}, t{&top};
+  ASSERT_TRUE(forward<Dtype>("LRNLayer", layer, b, t));
+  fill_diff(top, 42);
+  ASSERT_TRUE(backward<Dtype>("LRNLayer", layer, t, b));
+  const double alpha = p->alpha(), beta = p->beta(), k = p->k();
+  const int n = 5, channels = 7, inner = 12;
+  const Dtype* x = bottom.cpu_data();
+  const Dtype* dy = top.cpu_diff();
+  std::vector<double> scale(bottom.count()), y(bottom.count());
+  auto at = [&](int o, int c, int i) { return (o * channels + c) * inner + i; };
+  for (int o = 0; o < 2; ++o) {
+    for (int i = 0; i < inner; ++i) {
+      for (int c = 0; c < channels; ++c) {
+        double sum = 0;
+        for (int w = std::max(0, c - 2); w <= std::min(channels - 1, c + 2); ++w) sum += double(x[at(o, w, i)]) * x[at(o, w, i)];
+        scale[at(o, c, i)] = k + alpha / n * sum;
+        y[at(o, c, i)] = x[at(o, c, i)] * std::pow(scale[at(o, c, i)], -beta);
+      }
+    }
+  }
+  std::vector<Dtype> want(y.begin(), y.end());
+  this->expect_near(top.cpu_data(), want, "top");
+  for (int o = 0; o < 2; ++o) {
+    for (int i = 0; i < inner; ++i) {
+      for (int c = 0; c < channels; ++c) {
+        double sum = 0;
+        for (int w = std::max(0, c - 2); w <= std::min(channels - 1, c + 2); ++w) {
+          sum += dy[at(o, w, i)] * y[at(o, w, i)] / scale[at(o, w, i)];
+        }
+        want[at(o, c, i)] = Dtype(dy[at(o, c, i)] * std::pow(scale[at(o, c, i)], -beta) -
+                                  2 * alpha * beta / n * x[at(o, c, i)] * sum);
+      }
+    }
+  }
+  this->expect_near(bottom.cpu_diff(), want, "bottom diff");
+  caffe::LayerParameter within;
+  within.mutable_lrn_param()->set_norm_region(caffe::LRNParameter::WITHIN_CHANNEL);
+  caffe::LRNLayer<Dtype> within_layer(within, bottom);
+  EXPECT_FALSE(forward<Dtype>("LRNLayer", within_layer, b, t)) << "within a channel ran on the device";
+}
+
+// Scale along axis 1 of 2 x 3 x 4 x 5 against scale_layer.cpp's formulas in double: a
+// parameter scale with a bias term (its BiasLayer's gradient too), out of place; the same in
+// place (the bottom kept for backward); the scale as a second bottom (its gradient written,
+// a parameter's accumulated). Then Bias alone, with its gradient accumulated.
+TYPED_TEST(LayerGlue, ScaleAndBiasPerChannel) {
+  using Dtype = TypeParam;
+  struct Setting {
+    bool parameter, bias_term, in_place;
+  };
+  for (const Setting setting : {Setting{true, true, false}, Setting{true, true, true}, Setting{false, false, false}}) {
+    SCOPED_TRACE(std::string(setting.parameter ? "parameter" : "second bottom") + (setting.bias_term ? ", bias" : "") +
+                 (setting.in_place ? ", in place" : ""));
+    Blob<Dtype> bottom(2, 3, 4, 5), separate_top(2, 3, 4, 5), factor(std::vector<int>{3});
+    Blob<Dtype>& top = setting.in_place ? bottom : separate_top;
+    fill(bottom, 51, false);
+    const std::vector<Dtype> x(bottom.cpu_data(), bottom.cpu_data() + bottom.count());
+    caffe::ScaleLayer<Dtype> layer(bottom, setting.parameter, setting.bias_term);
+    Blob<Dtype>* scale = setting.parameter ? layer.parameter(0) : &factor;
+    fill(*scale, 52, false);
+    Blob<Dtype>* bias = setting.bias_term ? layer.parameter(1) : nullptr;
+    if (bias) fill(*bias, 53, false);
+    const Dtype accumulated = setting.parameter ? Dtype(0.25) : Dtype(0);  // a parameter's diff adds up
+    for (int c = 0; c < 3; ++c) scale->mutable_cpu_diff()[c] = setting.parameter ? accumulated : Dtype(NAN);
+    if (bias) {
+      for (int c = 0; c < 3; ++c) bias->mutable_cpu_diff()[c] = accumulated;
+    }
+    std::vector<Blob<Dtype>*> b{&bottom};
+    if (!setting.parameter) b.push_back(&factor);
+    const std::vector<Blob<Dtype>*> t{&top};
+    ASSERT_TRUE(forward<Dtype>("ScaleLayer", layer, b, t));
+    std::vector<Dtype> want(x.size());
+    for (std::size_t e = 0; e < x.size(); ++e) {
+      const int c = static_cast<int>(e / 20 % 3);
+      want[e] = Dtype(double(x[e]) * scale->cpu_data()[c] + (bias ? double(bias->cpu_data()[c]) : 0));
+    }
+    this->expect_near(top.cpu_data(), want, "top");
+    fill_diff(top, 54);
+    const std::vector<Dtype> dy(top.cpu_diff(), top.cpu_diff() + top.count());
+    ASSERT_TRUE(blobrt_caffe_portable::backward_on_device<Dtype>("ScaleLayer", &layer, t,
+                                                                 std::vector<bool>(b.size(), true), b));
+    std::vector<double> scale_sum(3, 0), bias_sum(3, 0);
+    for (std::size_t e = 0; e < x.size(); ++e) {
+      const int c = static_cast<int>(e / 20 % 3);
+      scale_sum[c] += double(dy[e]) * x[e];
+      bias_sum[c] += dy[e];
+      want[e] = Dtype(double(dy[e]) * scale->cpu_data()[c]);
+    }
+    this->expect_near(bottom.cpu_diff(), want, "bottom diff");
+    std::vector<Dtype> want_scale(3), want_bias(3);
+    for (int c = 0; c < 3; ++c) {
+      want_scale[c] = Dtype(accumulated + scale_sum[c]);
+      want_bias[c] = Dtype(accumulated + bias_sum[c]);
+    }
+    this->expect_near(scale->cpu_diff(), want_scale, "scale diff");
+    if (bias) this->expect_near(bias->cpu_diff(), want_bias, "bias diff");
+  }
+  // Bias alone: forward, the top's diff copied down, the parameter's gradient accumulated.
+  Blob<Dtype> bottom(2, 3, 4, 5), top(2, 3, 4, 5);
+  fill(bottom, 55, false);
+  caffe::BiasLayer<Dtype> layer(bottom);
+  Blob<Dtype>& bias = *layer.parameter();
+  fill(bias, 56, false);
+  for (int c = 0; c < 3; ++c) bias.mutable_cpu_diff()[c] = Dtype(0.5);
+  ASSERT_TRUE(forward<Dtype>("BiasLayer", layer, {&bottom}, {&top}));
+  std::vector<Dtype> want(static_cast<std::size_t>(top.count()));
+  for (std::size_t e = 0; e < want.size(); ++e) want[e] = bottom.cpu_data()[e] + bias.cpu_data()[e / 20 % 3];
+  this->expect_near(top.cpu_data(), want, "bias top");
+  fill_diff(top, 57);
+  ASSERT_TRUE(backward<Dtype>("BiasLayer", layer, {&top}, {&bottom}));
+  this->expect_near(bottom.cpu_diff(), std::vector<Dtype>(top.cpu_diff(), top.cpu_diff() + top.count()), "bias bottom diff");
+  std::vector<Dtype> want_bias(3, Dtype(0.5));
+  for (std::size_t e = 0; e < want.size(); ++e) want_bias[e / 20 % 3] += top.cpu_diff()[e];
+  this->expect_near(bias.cpu_diff(), want_bias, "bias diff");
 }
 
 // The record says which ran on the device.

@@ -63,10 +63,13 @@ TEST(DeviceVtable, LaterMinorsAppendAfterThem) {
   EXPECT_EQ(slot(&Device::ave_pool_backward), 37);
   EXPECT_EQ(slot(&Device::softmax), 38);
   EXPECT_EQ(slot(&Device::softmax_backward), 39);
-  // ABI 1.6: the softmax loss, copy_rows.
+  // ABI 1.6: the softmax loss, copy_rows, LRN, channel_affine.
   EXPECT_EQ(slot(&Device::softmax_loss), 40);
   EXPECT_EQ(slot(&Device::softmax_loss_backward), 41);
   EXPECT_EQ(slot(&Device::copy_rows), 42);
+  EXPECT_EQ(slot(&Device::lrn_scale), 43);
+  EXPECT_EQ(slot(&Device::lrn_backward), 44);
+  EXPECT_EQ(slot(&Device::channel_affine), 45);
 }
 
 }  // namespace

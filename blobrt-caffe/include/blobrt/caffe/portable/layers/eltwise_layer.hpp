@@ -16,16 +16,13 @@ namespace blobrt_caffe_portable::layers {
 template <typename Dtype>
 struct EltwiseMethods : caffe::EltwiseLayer<Dtype> {  // never made: it names the layer's protected members
   using Layer = caffe::EltwiseLayer<Dtype>;
-  static const Layer& layer_of(void* layer) {
-    return *static_cast<const Layer*>(static_cast<caffe::Layer<Dtype>*>(layer));
-  }
   // y = a * b, element-wise (y may be a or b).
   static void mul(std::int64_t n, const Dtype* a, const Dtype* b, Dtype* y) {
     device().elementwise(precision_of<Dtype>(), blobrt::ElementwiseOp::kMul, n, 0, 0, a, 0, b, 0, y, 0);
   }
 
   static bool forward(void* layer, const void* bottom_erased, const void* top_erased) {
-    const Layer& l = layer_of(layer);
+    const Layer& l = layer_as<Layer, Dtype>(layer);
     const auto& bottom = blobs<Dtype>(bottom_erased);
     caffe::Blob<Dtype>& top = *blobs<Dtype>(top_erased)[0];
     const auto op = l.*(&EltwiseMethods::op_);
@@ -46,7 +43,7 @@ struct EltwiseMethods : caffe::EltwiseLayer<Dtype> {  // never made: it names th
 
   static bool backward(void* layer, const void* top_erased, const std::vector<bool>& propagate_down,
                        const void* bottom_erased) {
-    const Layer& l = layer_of(layer);
+    const Layer& l = layer_as<Layer, Dtype>(layer);
     const auto& bottom = blobs<Dtype>(bottom_erased);
     const caffe::Blob<Dtype>& top = *blobs<Dtype>(top_erased)[0];
     const auto op = l.*(&EltwiseMethods::op_);

@@ -22,6 +22,12 @@ const std::vector<caffe::Blob<Dtype>*>& blobs(const void* erased) {
 
 inline blobrt::Device& device() { return *blobrt::current_device(); }
 
+// The layer class L (a caffe::Layer<Dtype>) behind PortableLayerMethods' erased pointer.
+template <class L, typename Dtype>
+L& layer_as(void* layer) {
+  return *static_cast<L*>(static_cast<caffe::Layer<Dtype>*>(layer));
+}
+
 // Registers Forward<Dtype> and Backward<Dtype> (templates over Dtype taking the erased
 // arguments) for `layer_class` in float and double; true, for a namespace-scope constant.
 template <template <typename> class Methods>
@@ -31,6 +37,18 @@ bool register_both(const char* layer_class) {
   register_portable_gpu_layer(layer_class, blobrt::Precision::kFloat64,
                               {&Methods<double>::forward, &Methods<double>::backward});
   return true;
+}
+
+// register_both where Methods<float>::kSupported (the tree's layer has what the methods
+// read), else nothing (the layer's CPU code runs); the methods' bodies are then never
+// instantiated, so they may name what such a layer lacks.
+template <template <typename> class Methods>
+bool register_if_supported(const char* layer_class) {
+  if constexpr (Methods<float>::kSupported) {
+    return register_both<Methods>(layer_class);
+  } else {
+    return false;
+  }
 }
 
 // A neuron layer computed by one element-wise code each way: forward y = f(bottom), backward
@@ -75,18 +93,29 @@ struct ParameterlessNeuron {
   };
 };
 
-// Caffe's Concat and Slice: a whole blob and its parts along `axis`, each seen as `rows`
-// rows (the leading axes' count); part i's row is its extent along the axis times `inner`
-// (the trailing axes' count) elements, at column `offset` (the earlier parts' columns) of
-// the whole's row. fn(i, columns, offset, whole_columns) per part.
-template <typename Dtype, class Fn>
-void for_each_part(const std::vector<caffe::Blob<Dtype>*>& parts, int axis, std::int64_t inner, Fn fn) {
+// Caffe's Concat and Slice kernels, both directions: the whole blob and its parts along
+// `axis` seen as `rows` rows (the leading axes' count); part i's row is its extent along the
+// axis times `inner` (the trailing axes' count) elements, at the earlier parts' columns in
+// the whole's row. Copies each part's data (or diff) into its place in the whole, or out of
+// it; `wanted` (may be null: all) says which parts take part.
+template <typename Dtype>
+void copy_parts(std::int64_t rows, std::int64_t inner, int axis, const std::vector<caffe::Blob<Dtype>*>& parts,
+                const std::vector<bool>* wanted, bool diff, bool into_whole, caffe::Blob<Dtype>& whole) {
   std::int64_t whole_columns = 0;
   for (const caffe::Blob<Dtype>* part : parts) whole_columns += part->shape(axis) * inner;
   std::int64_t offset = 0;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const std::int64_t columns = parts[i]->shape(axis) * inner;
-    fn(i, columns, offset, whole_columns);
+    if (!wanted || (i < wanted->size() && (*wanted)[i])) {
+      caffe::Blob<Dtype>& part = *parts[i];
+      if (into_whole) {
+        device().copy_rows(precision_of<Dtype>(), rows, columns, diff ? part.gpu_diff() : part.gpu_data(), 0, columns,
+                           diff ? whole.mutable_gpu_diff() : whole.mutable_gpu_data(), offset, whole_columns);
+      } else {
+        device().copy_rows(precision_of<Dtype>(), rows, columns, diff ? whole.gpu_diff() : whole.gpu_data(), offset,
+                           whole_columns, diff ? part.mutable_gpu_diff() : part.mutable_gpu_data(), 0, columns);
+      }
+    }
     offset += columns;
   }
 }

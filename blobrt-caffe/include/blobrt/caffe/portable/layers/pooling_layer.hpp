@@ -36,7 +36,7 @@ struct PoolingMethods : caffe::PoolingLayer<Dtype> {  // never made: it names th
             l.*(&PoolingMethods::pad_w_)};
   }
   static const Layer& layer_of(void* layer) {
-    return *static_cast<const Layer*>(static_cast<caffe::Layer<Dtype>*>(layer));
+    return layer_as<const Layer, Dtype>(layer);
   }
   static bool is_max(const Layer& l) {
     return l.layer_param().pooling_param().pool() == caffe::PoolingParameter_PoolMethod_MAX;

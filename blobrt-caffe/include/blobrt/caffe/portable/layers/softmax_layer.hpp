@@ -19,7 +19,7 @@ struct SoftmaxMethods : caffe::SoftmaxLayer<Dtype> {  // never made: it names th
   };
   // A pointer to a protected member formed through this class applies to any SoftmaxLayer.
   static Shape shape(void* layer, const caffe::Blob<Dtype>& bottom) {
-    const Layer& l = *static_cast<const Layer*>(static_cast<caffe::Layer<Dtype>*>(layer));
+    const Layer& l = layer_as<const Layer, Dtype>(layer);
     return {l.*(&SoftmaxMethods::outer_num_), bottom.shape(l.*(&SoftmaxMethods::softmax_axis_)),
             l.*(&SoftmaxMethods::inner_num_)};
   }

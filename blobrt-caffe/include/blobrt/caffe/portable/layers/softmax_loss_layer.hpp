@@ -38,7 +38,6 @@ struct SoftmaxWithLossMethods : caffe::SoftmaxWithLossLayer<Dtype> {  // never m
   struct HasNormalizer<S, std::void_t<decltype(&S::get_normalizer), decltype(&S::normalization_)>> : std::true_type {};
   static constexpr bool kSupported = HasNormalizer<Self>::value;
 
-  static Layer& layer_of(void* layer) { return *static_cast<Layer*>(static_cast<caffe::Layer<Dtype>*>(layer)); }
 
   struct Shape {
     std::int64_t outer, channels, inner;
@@ -75,7 +74,7 @@ struct SoftmaxWithLossMethods : caffe::SoftmaxWithLossLayer<Dtype> {  // never m
   }
 
   static bool forward(void* layer, const void* bottom_erased, const void* top_erased) {
-    Layer& l = layer_of(layer);
+    Layer& l = layer_as<Layer, Dtype>(layer);
     const auto& bottom = blobs<Dtype>(bottom_erased);
     const auto& top = blobs<Dtype>(top_erased);
     (l.*(&Self::softmax_layer_))->Forward(l.*(&Self::softmax_bottom_vec_), l.*(&Self::softmax_top_vec_));
@@ -104,7 +103,7 @@ struct SoftmaxWithLossMethods : caffe::SoftmaxWithLossLayer<Dtype> {  // never m
     // To the labels: the layer's own code fails as Caffe's does.
     if (propagate_down.size() > 1 && propagate_down[1]) return false;
     if (propagate_down.empty() || !propagate_down[0]) return true;
-    Layer& l = layer_of(layer);
+    Layer& l = layer_as<Layer, Dtype>(layer);
     const auto& bottom = blobs<Dtype>(bottom_erased);
     const auto& top = blobs<Dtype>(top_erased);
     const caffe::Blob<Dtype>& prob = l.*(&Self::prob_);
@@ -117,15 +116,6 @@ struct SoftmaxWithLossMethods : caffe::SoftmaxWithLossLayer<Dtype> {  // never m
     return true;
   }
 };
-
-template <template <typename> class Methods>
-bool register_if_supported(const char* layer_class) {
-  if constexpr (Methods<float>::kSupported) {
-    return register_both<Methods>(layer_class);
-  } else {
-    return false;  // the methods' bodies are never instantiated: they may name what the layer lacks
-  }
-}
 
 namespace {
 const bool softmax_loss_layer_registered = register_if_supported<SoftmaxWithLossMethods>("SoftmaxWithLossLayer");
