@@ -23,7 +23,7 @@
 //                     ulps, the sum); backward
 //                     (4 + √channels)ε·(|dy| + Σ|dy·y|)·|y|
 //   copy_rows:        exact, the elements between dst's rows untouched too
-//   channel_affine:   2ε·(|x·scale| + |bias|), or exact where it is a copy
+//   channel_affine:   2ε·(|x·scale| + |bias|)
 //   LRN:              the window sums' rounding in the kernels' running sum, (4 + 2 channels)ε
 //                     times its largest partial sum; the gradient's pow 16ε·|its term|
 //   softmax loss:     4ε·(1 + |ref|) (log's ulps); its backward 2ε·|ref| ((p − 1)·scale);

@@ -3,7 +3,8 @@
 // outer x channels x inner (num x channels x height*width); each (outer, inner) position is
 // one pass over its channels with a window of `size` channels centred on each, in Caffe's
 // GPU kernels' order: a running sum that adds the channel entering the window and
-// subtracts the one leaving it, so every device gives the sums Caffe's kernels give.
+// subtracts the one leaving it: every device adds in Caffe's kernels' order (a device that
+// fuses multiply-adds may round differently).
 #ifndef BLOBRT_KERNELS_LRN_HPP
 #define BLOBRT_KERNELS_LRN_HPP
 

@@ -807,6 +807,11 @@ TYPED_TEST(LayerGlue, LRNAcrossChannels) {
     }
   }
   this->expect_near(bottom.cpu_diff(), want, "bottom diff");
+  // In place (Caffe's Net allows it): the same top.
+  Blob<Dtype> in_place(2, 7, 3, 4);
+  in_place.CopyFrom(bottom);
+  ASSERT_TRUE(forward<Dtype>("LRNLayer", layer, {&in_place}, {&in_place}));
+  this->expect_near(in_place.cpu_data(), std::vector<Dtype>(y.begin(), y.end()), "top in place");
   caffe::LayerParameter within;
   within.mutable_lrn_param()->set_norm_region(caffe::LRNParameter::WITHIN_CHANNEL);
   caffe::LRNLayer<Dtype> within_layer(within, bottom);

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include <blobrt/caffe/portable/layers/layer_glue.hpp>
+#include <blobrt/caffe/portable/scratch.hpp>
 
 namespace blobrt_caffe_portable::layers {
 
@@ -31,7 +32,7 @@ struct LRNMethods : caffe::LRNLayer<Dtype> {  // never made: it names the layer'
   static bool forward(void* layer, const void* bottom_erased, const void* top_erased) {
     Layer& l = layer_as<Layer, Dtype>(layer);
     if (!across_channels(l)) return false;
-    const caffe::Blob<Dtype>& bottom = *blobs<Dtype>(bottom_erased)[0];
+    caffe::Blob<Dtype>& bottom = *blobs<Dtype>(bottom_erased)[0];
     caffe::Blob<Dtype>& top = *blobs<Dtype>(top_erased)[0];
     caffe::Blob<Dtype>& scale = l.*(&Self::scale_);
     const Shape s = shape(l);
@@ -44,8 +45,11 @@ struct LRNMethods : caffe::LRNLayer<Dtype> {  // never made: it names the layer'
     device().lrn_scale(p, s.outer, s.channels, s.inner, s.size, Dtype(alpha / s.size), k, bottom.gpu_data(), 0,
                        scale_data, 0);
     // top = bottom * scale^-beta: Caffe's LRNComputeOutput in two passes, the same roundings.
-    device().elementwise(p, blobrt::ElementwiseOp::kPowx, count, Dtype(-beta), 0, scale_data, 0, nullptr, 0, top_data, 0);
-    device().elementwise(p, blobrt::ElementwiseOp::kMul, count, 0, 0, bottom.gpu_data(), 0, top_data, 0, top_data, 0);
+    // In place (top is bottom) the power goes to a scratch first, so that the product reads
+    // the bottom's values, as Caffe's kernel does element by element.
+    Dtype* power = &top == &bottom ? scratch<Dtype>(0, static_cast<int>(count)) : top_data;
+    device().elementwise(p, blobrt::ElementwiseOp::kPowx, count, Dtype(-beta), 0, scale_data, 0, nullptr, 0, power, 0);
+    device().elementwise(p, blobrt::ElementwiseOp::kMul, count, 0, 0, bottom.gpu_data(), 0, power, 0, top_data, 0);
     return true;
   }
 
