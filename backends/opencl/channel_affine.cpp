@@ -55,17 +55,14 @@ int channel_affine(void* context, int32_t precision, int64_t outer, int64_t chan
                    const void* bottom, int64_t bottom_offset, const void* scale, int64_t scale_offset,
                    const void* bias, int64_t bias_offset, void* top, int64_t top_offset, blobrt_error* err) {
   Context* c = as_context(context);
-  const int64_t n = blobrt_kernels::SoftmaxShape{outer, channels, inner}.count();
-  const size_t element = element_size(precision);
+  const int64_t n = outer * channels * inner;  // the core refused a product past 64 bits
   const char* call = "channel_affine";
-  if (int s = check_extent(bottom, bottom_offset, n, element, "bottom", call, err)) return s;
-  if (scale) {
-    if (int s = check_extent(scale, scale_offset, channels, element, "scale", call, err)) return s;
+  if (int s = check_operands(blobrt_kernels::MathArgs<blobrt_kernels::MathOp::channel_affine>{
+                                 precision, outer, channels, inner, bottom, bottom_offset, scale, scale_offset, bias,
+                                 bias_offset, top, top_offset},
+                             err)) {
+    return s;
   }
-  if (bias) {
-    if (int s = check_extent(bias, bias_offset, channels, element, "bias", call, err)) return s;
-  }
-  if (int s = check_extent(top, top_offset, n, element, "top", call, err)) return s;
   std::lock_guard<std::mutex> lock(c->mutex);  // the kernel's arguments
   const int p = precision == BLOBRT_FLOAT64 ? 1 : 0;
   cl_kernel kernel = nullptr;

@@ -17,6 +17,7 @@
 #include <unordered_map>
 
 #include "blobrt/plugin_abi.h"
+#include "blobrt_kernels/math_operation.hpp"
 #include "blobrt_kernels/parallel.hpp"
 #include "blobrt/plugin_kit.hpp"
 #include "status_names.hpp"
@@ -242,6 +243,9 @@ inline char* in_place(Context* c, const void* handle, size_t offset) {
 // The n elements from `offset` on must lie inside the buffer: the plugin's own kernels do
 // not check, and only the buffer knows its size (a handle the core did not allocate
 // included). `what` names the call in the message ("element-wise add", "im2col").
+// The bytes of one element of a precision.
+inline size_t element_size(int32_t precision) { return precision == BLOBRT_FLOAT64 ? sizeof(double) : sizeof(float); }
+
 inline int check_extent(const void* handle, int64_t offset, int64_t n, size_t element, const char* operand,
                         const char* what, blobrt_error* err) {
   size_t size = 0;
@@ -249,6 +253,21 @@ inline int check_extent(const void* handle, int64_t offset, int64_t n, size_t el
   if (offset < 0 || static_cast<uint64_t>(offset) + static_cast<uint64_t>(n) > size / element) {
     return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT, "%s: %s holds %zu elements, fewer than offset %lld + n %lld",
                        what, operand, size / element, static_cast<long long>(offset), static_cast<long long>(n));
+  }
+  return BLOBRT_OK;
+}
+
+// Every operand a call uses against its buffer's CL_MEM_SIZE, at the extents the operation's
+// semantics give (blobrt_kernels/<name>.hpp's operands(): the one statement of them), named
+// as they name it; an operand of 0 elements (unused, or absent as channel_affine's factors)
+// is not looked at.
+template <blobrt_kernels::MathOp Op>
+int check_operands(const blobrt_kernels::MathArgs<Op>& args, blobrt_error* err) {
+  for (const blobrt_kernels::Operand& o : blobrt_kernels::MathSemantics<Op>::operands(args)) {
+    if (o.count == 0) continue;
+    if (int s = check_extent(o.buffer, o.offset, o.count, element_size(args.precision), o.name, args.kName, err)) {
+      return s;
+    }
   }
   return BLOBRT_OK;
 }
@@ -261,9 +280,6 @@ cl_int set_kernel_args(cl_kernel kernel, cl_uint first, const Args&... args) {
   ((status = status == CL_SUCCESS ? clSetKernelArg(kernel, index++, sizeof(Args), &args) : status), ...);
   return status;
 }
-
-// The bytes of one element of a precision.
-inline size_t element_size(int32_t precision) { return precision == BLOBRT_FLOAT64 ? sizeof(double) : sizeof(float); }
 
 // A scalar kernel argument in the kernel's precision (the operation list passes doubles).
 inline cl_int set_scalar_arg(cl_kernel kernel, cl_uint index, int32_t precision, double value) {

@@ -39,12 +39,11 @@ int copy_rows(void* context, int32_t precision, int64_t rows, int64_t columns, c
               int64_t src_stride, void* dst, int64_t dst_offset, int64_t dst_stride, blobrt_error* err) {
   Context* c = as_context(context);
   const bool wide = precision == BLOBRT_FLOAT64;
-  const size_t element = element_size(precision);
-  const int64_t src_n = blobrt_kernels::rows_extent(rows, columns, src_stride);
-  const int64_t dst_n = blobrt_kernels::rows_extent(rows, columns, dst_stride);
-  if (int s = check_extent(src, src_offset, src_n, element, "src", "copy_rows", err)) return s;
-  if (int s = check_extent(dst, dst_offset, dst_n, element, "dst", "copy_rows", err)) return s;
-  if (src_n == 0) return BLOBRT_OK;
+  if (int s = check_operands(blobrt_kernels::MathArgs<blobrt_kernels::MathOp::copy_rows>{
+                                 precision, rows, columns, src, src_offset, src_stride, dst, dst_offset, dst_stride},
+                             err)) {
+    return s;
+  }
   std::lock_guard<std::mutex> lock(c->mutex);  // the kernel's arguments
   cl_kernel kernel = nullptr;
   if (int s = cached_kernel(c, &c->copy_rows_program, copy_rows_kernel_source(), "copy_rows kernels",

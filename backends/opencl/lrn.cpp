@@ -92,10 +92,12 @@ int lrn_scale(void* context, int32_t precision, int64_t outer, int64_t channels,
               double alpha_over_size, double k, const void* bottom, int64_t bottom_offset, void* scale,
               int64_t scale_offset, blobrt_error* err) {
   Context* c = as_context(context);
-  const int64_t n = blobrt_kernels::SoftmaxShape{outer, channels, inner}.count();
-  const size_t element = element_size(precision);
-  if (int s = check_extent(bottom, bottom_offset, n, element, "bottom", "lrn_scale", err)) return s;
-  if (int s = check_extent(scale, scale_offset, n, element, "scale", "lrn_scale", err)) return s;
+  if (int s = check_operands(blobrt_kernels::MathArgs<blobrt_kernels::MathOp::lrn_scale>{
+                                 precision, outer, channels, inner, size, alpha_over_size, k, bottom, bottom_offset,
+                                 scale, scale_offset},
+                             err)) {
+    return s;
+  }
   std::lock_guard<std::mutex> lock(c->mutex);  // the kernels' arguments
   cl_kernel kernel = nullptr;
   if (int s = lrn_kernel(c, 0, precision, &kernel, err)) return s;
@@ -106,7 +108,7 @@ int lrn_scale(void* context, int32_t precision, int64_t outer, int64_t channels,
     status = set_kernel_args(kernel, 6, as_mem(bottom), cl_long{bottom_offset}, as_mem(scale), cl_long{scale_offset});
   }
   if (status != CL_SUCCESS) return cl_fail(err, "clSetKernelArg(lrn_scale)", status);
-  return enqueue_1d(c, kernel, n == 0 ? 0 : outer * inner, "lrn_scale", err);
+  return enqueue_1d(c, kernel, outer * inner, "lrn_scale", err);
 }
 
 int lrn_backward(void* context, int32_t precision, int64_t outer, int64_t channels, int64_t inner, int64_t size,
@@ -114,14 +116,14 @@ int lrn_backward(void* context, int32_t precision, int64_t outer, int64_t channe
                  int64_t top_offset, const void* scale, int64_t scale_offset, const void* top_diff,
                  int64_t top_diff_offset, void* bottom_diff, int64_t bottom_diff_offset, blobrt_error* err) {
   Context* c = as_context(context);
-  const int64_t n = blobrt_kernels::SoftmaxShape{outer, channels, inner}.count();
-  const size_t element = element_size(precision);
   const char* call = "lrn_backward";
-  if (int s = check_extent(bottom, bottom_offset, n, element, "bottom", call, err)) return s;
-  if (int s = check_extent(top, top_offset, n, element, "top", call, err)) return s;
-  if (int s = check_extent(scale, scale_offset, n, element, "scale", call, err)) return s;
-  if (int s = check_extent(top_diff, top_diff_offset, n, element, "top_diff", call, err)) return s;
-  if (int s = check_extent(bottom_diff, bottom_diff_offset, n, element, "bottom_diff", call, err)) return s;
+  if (int s = check_operands(blobrt_kernels::MathArgs<blobrt_kernels::MathOp::lrn_backward>{
+                                 precision, outer, channels, inner, size, negative_beta, cache_ratio, bottom,
+                                 bottom_offset, top, top_offset, scale, scale_offset, top_diff, top_diff_offset,
+                                 bottom_diff, bottom_diff_offset},
+                             err)) {
+    return s;
+  }
   std::lock_guard<std::mutex> lock(c->mutex);
   cl_kernel kernel = nullptr;
   if (int s = lrn_kernel(c, 1, precision, &kernel, err)) return s;
@@ -134,7 +136,7 @@ int lrn_backward(void* context, int32_t precision, int64_t outer, int64_t channe
                              as_mem(bottom_diff), cl_long{bottom_diff_offset});
   }
   if (status != CL_SUCCESS) return cl_fail(err, "clSetKernelArg(lrn_backward)", status);
-  return enqueue_1d(c, kernel, n == 0 ? 0 : outer * inner, call, err);
+  return enqueue_1d(c, kernel, outer * inner, call, err);
 }
 
 }  // namespace blobrt_opencl

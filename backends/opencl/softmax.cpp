@@ -14,6 +14,7 @@
 
 #include "blobrt/plugin_abi.h"
 #include "blobrt_kernels/softmax.hpp"
+#include "blobrt_kernels/softmax_loss.hpp"
 #include "context.hpp"
 
 namespace blobrt_opencl {
@@ -173,13 +174,14 @@ int softmax_loss(void* context, int32_t precision, int64_t outer, int64_t channe
                  int64_t prob_offset, const void* label, int64_t label_offset, double ignore_label, void* loss,
                  int64_t loss_offset, blobrt_error* err) {
   Context* c = as_context(context);
-  const int64_t n = blobrt_kernels::SoftmaxShape{outer, channels, inner}.count();
-  const int64_t positions = n == 0 ? 0 : outer * inner;
-  const size_t element = element_size(precision);
+  const int64_t positions = outer * inner;
   const char* call = "softmax_loss";
-  if (int s = check_extent(prob, prob_offset, n, element, "prob", call, err)) return s;
-  if (int s = check_extent(label, label_offset, positions, element, "label", call, err)) return s;
-  if (int s = check_extent(loss, loss_offset, positions, element, "loss", call, err)) return s;
+  if (int s = check_operands(blobrt_kernels::MathArgs<blobrt_kernels::MathOp::softmax_loss>{
+                                 precision, outer, channels, inner, prob, prob_offset, label, label_offset,
+                                 ignore_label, loss, loss_offset},
+                             err)) {
+    return s;
+  }
   std::lock_guard<std::mutex> lock(c->mutex);
   cl_kernel kernel = nullptr;
   if (int s = softmax_kernel(c, kSoftmaxLoss, precision, &kernel, err)) return s;
@@ -194,13 +196,14 @@ int softmax_loss_backward(void* context, int32_t precision, int64_t outer, int64
                           double ignore_label, double scale, void* bottom_diff, int64_t bottom_diff_offset,
                           blobrt_error* err) {
   Context* c = as_context(context);
-  const int64_t n = blobrt_kernels::SoftmaxShape{outer, channels, inner}.count();
-  const int64_t positions = n == 0 ? 0 : outer * inner;
-  const size_t element = element_size(precision);
+  const int64_t positions = outer * inner;
   const char* call = "softmax_loss_backward";
-  if (int s = check_extent(prob, prob_offset, n, element, "prob", call, err)) return s;
-  if (int s = check_extent(label, label_offset, positions, element, "label", call, err)) return s;
-  if (int s = check_extent(bottom_diff, bottom_diff_offset, n, element, "bottom_diff", call, err)) return s;
+  if (int s = check_operands(blobrt_kernels::MathArgs<blobrt_kernels::MathOp::softmax_loss_backward>{
+                                 precision, outer, channels, inner, prob, prob_offset, label, label_offset,
+                                 ignore_label, scale, bottom_diff, bottom_diff_offset},
+                             err)) {
+    return s;
+  }
   std::lock_guard<std::mutex> lock(c->mutex);
   cl_kernel kernel = nullptr;
   if (int s = softmax_kernel(c, kSoftmaxLossBackward, precision, &kernel, err)) return s;
