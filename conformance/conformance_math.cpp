@@ -800,6 +800,21 @@ class MathChecker {
       case ElementwiseOp::kTanhBackward:
         *tol = 3 * eps * std::fabs(b) * (1 + a * a) + std::numeric_limits<T>::min();
         return;
+      // ELU: exp's ulps, absolute in exp(a) - 1 (it cancels near 0), and the product; its
+      // backward b (a + alpha): two roundings.
+      case ElementwiseOp::kElu:
+        *tol = a > 0 ? 0 : 8 * eps * std::fabs(al) * (std::exp(a) + 1) + std::numeric_limits<T>::min();
+        return;
+      case ElementwiseOp::kEluBackward:
+        *tol = 2 * eps * std::fabs(b) * (std::fabs(a) + std::fabs(al)) + std::numeric_limits<T>::min();
+        return;
+      // BNLL: log(1 + u) of a rounded 1 + u, absolute; its backward exp's ulps and a division.
+      case ElementwiseOp::kBnll: *tol = 4 * eps * (1 + std::fabs(*ref)); return;
+      case ElementwiseOp::kBnllBackward: *tol = 6 * eps * std::fabs(*ref) + std::numeric_limits<T>::min(); return;
+      // Comparisons and a selection: exact.
+      case ElementwiseOp::kThreshold:
+      case ElementwiseOp::kClip:
+      case ElementwiseOp::kClipBackward: *tol = 0; return;
       default: break;
     }
     // One correctly rounded operation; results below the smallest normal number may be
@@ -866,7 +881,12 @@ std::string math_case_name(const Case& c) {
   std::ostringstream s;
   if (c.op == Operation::kElementwise) {
     s << "ew_" << to_string(c.elementwise) << "_" << to_string(c.precision) << "_n" << c.n << "_off" << c.offset;
-    if (c.elementwise == ElementwiseOp::kPowx || c.elementwise == ElementwiseOp::kAxpby) s << "_a" << number(c.alpha);
+    if (c.elementwise == ElementwiseOp::kPowx || c.elementwise == ElementwiseOp::kAxpby ||
+        c.elementwise == ElementwiseOp::kElu || c.elementwise == ElementwiseOp::kEluBackward ||
+        c.elementwise == ElementwiseOp::kThreshold || c.elementwise == ElementwiseOp::kClip ||
+        c.elementwise == ElementwiseOp::kClipBackward) {
+      s << "_a" << number(c.alpha);  // the codes run with more than one alpha
+    }
     if (c.alias == Alias::kYIsA) s << "_inplace_a";
     if (c.alias == Alias::kYIsB) s << "_inplace_b";
     return s.str();
@@ -1100,6 +1120,12 @@ std::vector<Case> math_cases() {
       std::vector<double> alphas{1.5};
       if (op == ElementwiseOp::kPowx) alphas = {1.5, 2, -0.75};
       if (op == ElementwiseOp::kAxpby) alphas = {1.5, 0};
+      if (op == ElementwiseOp::kElu || op == ElementwiseOp::kEluBackward) alphas = {1.5, 0.25};
+      if (op == ElementwiseOp::kThreshold) alphas = {1.5, 0};
+      // Clip's alpha and beta are its minimum and maximum.
+      const bool clip = op == ElementwiseOp::kClip || op == ElementwiseOp::kClipBackward;
+      if (clip) alphas = {-0.5, 1};
+      const double beta = clip ? 1.25 : -0.25;
       for (double alpha : alphas) {
         for (std::int64_t n : {0, 1, 7, 1000, 65537, (1 << 20) + 3}) {
           for (std::int64_t offset : {0, 5}) {
@@ -1107,7 +1133,7 @@ std::vector<Case> math_cases() {
             Case c{Operation::kElementwise, p, n, offset};
             c.elementwise = op;
             c.alpha = alpha;
-            c.beta = -0.25;
+            c.beta = beta;
             cases.push_back(c);
           }
         }
@@ -1119,7 +1145,7 @@ std::vector<Case> math_cases() {
             Case c{Operation::kElementwise, p, n, 5};
             c.elementwise = op;
             c.alpha = alpha;
-            c.beta = -0.25;
+            c.beta = beta;
             c.alias = alias;
             cases.push_back(c);
           }

@@ -31,6 +31,10 @@ __device__ __forceinline__ float abs_(float a) { return fabsf(a); }
 __device__ __forceinline__ double abs_(double a) { return fabs(a); }
 __device__ __forceinline__ float tanh_(float a) { return tanhf(a); }
 __device__ __forceinline__ double tanh_(double a) { return tanh(a); }
+__device__ __forceinline__ float fmin_(float a, float b) { return fminf(a, b); }
+__device__ __forceinline__ double fmin_(double a, double b) { return fmin(a, b); }
+__device__ __forceinline__ float fmax_(float a, float b) { return fmaxf(a, b); }
+__device__ __forceinline__ double fmax_(double a, double b) { return fmax(a, b); }
 
 // Which operands operation Op reads, from the list (blobrt/elementwise_operations.h).
 #define BLOBRT_CUDA_EW_A_(CODE, Cxx, name, number, A, B, Y, ...) A,
@@ -91,6 +95,14 @@ BLOBRT_CUDA_EW_(SIGMOID, static_cast<T>(0.5 * tanh(0.5 * static_cast<double>(a))
 BLOBRT_CUDA_EW_(SIGMOID_BACKWARD, b * a * (T(1) - a))
 BLOBRT_CUDA_EW_(TANH, tanh_(a))
 BLOBRT_CUDA_EW_(TANH_BACKWARD, b * (T(1) - a * a))
+BLOBRT_CUDA_EW_(ELU, a > T(0) ? a : alpha * (exp_(a) - T(1)))
+BLOBRT_CUDA_EW_(ELU_BACKWARD, a > T(0) ? b : b * (a + alpha))
+// BNLL in double, as Caffe's kernels (their 1. is a double)
+BLOBRT_CUDA_EW_(BNLL, static_cast<T>(a > T(0) ? a + log(1. + exp_(-a)) : log(1. + exp_(a))))
+BLOBRT_CUDA_EW_(BNLL_BACKWARD, static_cast<T>(b * exp_(fmin_(a, T(50))) / (exp_(fmin_(a, T(50))) + 1.)))
+BLOBRT_CUDA_EW_(THRESHOLD, a > alpha ? T(1) : T(0))
+BLOBRT_CUDA_EW_(CLIP, fmax_(alpha, fmin_(a, beta)))
+BLOBRT_CUDA_EW_(CLIP_BACKWARD, b * T(a >= alpha && a <= beta))
 #undef BLOBRT_CUDA_EW_
 
 // 16 bytes of T: one 128-bit load or store.

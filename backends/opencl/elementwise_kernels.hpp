@@ -89,7 +89,21 @@ inline const char* elementwise_kernel_source() {
   EW_KERNEL(S, sigmoid, SIGMOID8(VA), SIGMOID1(a[i]))                                                \
   EW_KERNEL(S, sigmoid_backward, VB * VA * ((REAL)1 - VA), b[i] * a[i] * ((REAL)1 - a[i]))            \
   EW_KERNEL(S, tanh, tanh(VA), tanh(a[i]))                                                             \
-  EW_KERNEL(S, tanh_backward, VB * ((REAL)1 - VA * VA), b[i] * ((REAL)1 - a[i] * a[i]))
+  EW_KERNEL(S, tanh_backward, VB * ((REAL)1 - VA * VA), b[i] * ((REAL)1 - a[i] * a[i]))            \
+  EW_KERNEL(S, elu, select(alpha * (exp(VA) - (REAL8)(1)), VA, VA > (REAL8)(0)),                      \
+            a[i] > 0 ? a[i] : alpha * (exp(a[i]) - 1))                                                 \
+  EW_KERNEL(S, elu_backward, select(VB * (VA + (REAL8)(alpha)), VB, VA > (REAL8)(0)),                 \
+            a[i] > 0 ? b[i] : b[i] * (a[i] + alpha))                                                   \
+  EW_KERNEL(S, bnll, select(log((REAL8)(1) + exp(VA)), VA + log((REAL8)(1) + exp(-VA)), VA > (REAL8)(0)), \
+            a[i] > 0 ? a[i] + log(1 + exp(-a[i])) : log(1 + exp(a[i])))                                \
+  EW_KERNEL(S, bnll_backward,                                                                          \
+            VB * exp(fmin(VA, (REAL8)(50))) / (exp(fmin(VA, (REAL8)(50))) + (REAL8)(1)),               \
+            b[i] * exp(fmin(a[i], (REAL)50)) / (exp(fmin(a[i], (REAL)50)) + 1))                        \
+  EW_KERNEL(S, threshold, select((REAL8)(0), (REAL8)(1), VA > (REAL8)(alpha)), a[i] > alpha ? 1 : 0)   \
+  EW_KERNEL(S, clip, fmax((REAL8)(alpha), fmin(VA, (REAL8)(beta))), fmax(alpha, fmin(a[i], beta)))    \
+  EW_KERNEL(S, clip_backward,                                                                          \
+            VB * select((REAL8)(0), (REAL8)(1), (VA >= (REAL8)(alpha)) & (VA <= (REAL8)(beta))),        \
+            b[i] * (REAL)(a[i] >= alpha && a[i] <= beta))
 
 /* Caffe's sigmoid is 0.5 * tanh(0.5 * x) + 0.5 in double (its 0.5 is a double constant),
  * also for float: so here where the device has fp64. */

@@ -151,6 +151,8 @@ using Form_ALPHA_A_BETA_Y = void (*)(int, float, const float*, float, float*);
 using Form_A_ALPHA_Y = void (*)(int, const float*, float, float*);
 using Form_A_B_Y = void (*)(int, const float*, const float*, float*);
 using Form_A_B_ALPHA_Y = void (*)(int, const float*, const float*, float, float*);  // no Caffe function has it yet
+using Form_A_ALPHA_BETA_Y = void (*)(int, const float*, float, float, float*);         // nor this
+using Form_A_B_ALPHA_BETA_Y = void (*)(int, const float*, const float*, float, float, float*);  // nor this
 using Form_A_Y = void (*)(int, const float*, float*);
 void call(Form_Y_ALPHA f, int n, Operands<float>&, std::vector<float>& y) { f(n, static_cast<float>(kAlpha), y.data()); }
 void call(Form_ALPHA_A_Y f, int n, Operands<float>& in, std::vector<float>& y) {

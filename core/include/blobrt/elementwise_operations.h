@@ -26,7 +26,8 @@
  *   HEAVY    1 where an element costs tens of cycles (a libm call: compute-bound, shared
  *            across cores from a smaller n)
  *   FORM     the argument order of the Caffe functions it serves, after N:
- *            Y_ALPHA (N, alpha, y), ALPHA_A_Y, ALPHA_A_BETA_Y, A_ALPHA_Y, A_B_Y, A_B_ALPHA_Y, A_Y
+ *            Y_ALPHA (N, alpha, y), ALPHA_A_Y, ALPHA_A_BETA_Y, A_ALPHA_Y, A_ALPHA_BETA_Y, A_B_Y,
+ *            A_B_ALPHA_Y, A_B_ALPHA_BETA_Y, A_Y
  *   CAFFE    the Caffe functions it serves, each as BLOBRT_EW_CAFFE(function) (a consumer
  *            that wants them defines BLOBRT_EW_CAFFE first); nothing where none
  *   FORMULA  y's new value, as a C expression of a, b, y, alpha, beta (<math.h> names):
@@ -106,7 +107,34 @@
     (tanh(a)))                                                                                       \
   X(TANH_BACKWARD, TanhBackward, tanh_backward, 21, 1, 1, 0, 0, 0, 0, A_B_Y,                        \
     ,                                                                                               \
-    (b * (1 - a * a)))
+    (b * (1 - a * a)))                                                                               \
+  /* ABI 1.7: the other element-wise neuron layers' kernels (elu_layer.cu, bnll_layer.cu,   \
+   * threshold_layer.cu, clip_layer.cu), as those kernels compute them; a backward code's a \
+   * is the layer's bottom data, b the top's diff, but ELU's backward reads the top's data  \
+   * (the .cu's top + alpha; the bottom's sign is the top's for alpha >= 0, so it also runs  \
+   * in place). BNLL's backward clamps at Caffe's kBNLL_THRESHOLD, 50. Clip is fmin/fmax as  \
+   * CUDA's min/max (a NaN bottom gives the maximum, Caffe's CPU code the minimum). */        \
+  X(ELU,        Elu,       elu,        22, 1, 0, 0, 1, 0, 1, A_ALPHA_Y,                               \
+    ,                                                                                               \
+    (a > 0 ? a : alpha * (exp(a) - 1)))                                                              \
+  X(ELU_BACKWARD, EluBackward, elu_backward, 23, 1, 1, 0, 1, 0, 0, A_B_ALPHA_Y,                     \
+    ,                                                                                               \
+    (a > 0 ? b : b * (a + alpha)))                                                                   \
+  X(BNLL,       Bnll,      bnll,       24, 1, 0, 0, 0, 0, 1, A_Y,                                     \
+    ,                                                                                               \
+    (a > 0 ? a + log(1 + exp(-a)) : log(1 + exp(a))))                                                \
+  X(BNLL_BACKWARD, BnllBackward, bnll_backward, 25, 1, 1, 0, 0, 0, 1, A_B_Y,                        \
+    ,                                                                                               \
+    (b * exp(fmin(a, 50)) / (exp(fmin(a, 50)) + 1)))                                                 \
+  X(THRESHOLD,  Threshold, threshold,  26, 1, 0, 0, 1, 0, 0, A_ALPHA_Y,                               \
+    ,                                                                                               \
+    (a > alpha ? 1 : 0))                                                                             \
+  X(CLIP,       Clip,      clip,       27, 1, 0, 0, 1, 1, 0, A_ALPHA_BETA_Y,                          \
+    ,                                                                                               \
+    (fmax(alpha, fmin(a, beta))))                                                                    \
+  X(CLIP_BACKWARD, ClipBackward, clip_backward, 28, 1, 1, 0, 1, 1, 0, A_B_ALPHA_BETA_Y,             \
+    ,                                                                                               \
+    (b * (a >= alpha && a <= beta)))
 /* clang-format on */
 
 /* The enum: BLOBRT_EW_<CODE> = number, and BLOBRT_EW_OP_COUNT, the number of entries. */

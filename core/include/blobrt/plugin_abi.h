@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define BLOBRT_PLUGIN_ABI_MAJOR 1
-#define BLOBRT_PLUGIN_ABI_MINOR 6
+#define BLOBRT_PLUGIN_ABI_MINOR 7
 #define BLOBRT_PLUGIN_ENTRY_SYMBOL "blobrt_plugin_entry_v1"
 
 #define BLOBRT_ERROR_MESSAGE_SIZE 1024
@@ -277,7 +277,7 @@ typedef struct blobrt_plugin_v1 {
 /* The table's size in each minor version: a table's struct_size is at least
  * BLOBRT_PLUGIN_V1_0_SIZE (208 bytes on LP64), and a field added in 1.<m> exists when
  * struct_size >= BLOBRT_PLUGIN_V1_<m>_SIZE. Five header fields, then one function pointer
- * per entry (22 in 1.0, 24 in 1.1, 27 in 1.2 and 1.3, 30 in 1.4, 36 in 1.5, 42 in 1.6); checked against offsetof
+ * per entry (22 in 1.0, 24 in 1.1, 27 in 1.2 and 1.3, 30 in 1.4, 36 in 1.5, 42 in 1.6 and 1.7); checked against offsetof
  * below. */
 #define BLOBRT_PLUGIN_V1_HEADER_SIZE_ \
   (sizeof(size_t) + 2 * sizeof(uint32_t) + 2 * sizeof(const char*))
@@ -290,6 +290,8 @@ typedef struct blobrt_plugin_v1 {
 #define BLOBRT_PLUGIN_V1_4_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 30 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
 #define BLOBRT_PLUGIN_V1_5_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 36 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
 #define BLOBRT_PLUGIN_V1_6_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 42 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
+/* 1.7 added no entry (it added element-wise codes 22 to 28): its table is 1.6's size. */
+#define BLOBRT_PLUGIN_V1_7_SIZE BLOBRT_PLUGIN_V1_6_SIZE
 
 /* The size that ends with `field`, and whether `table` (a blobrt_plugin_v1*) has that field
  * and set it: what a reader asks before it calls an OPTIONAL entry. */
@@ -312,7 +314,7 @@ BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_2_SIZE == BLOBRT_PLUGIN_END_OF(elementwis
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_4_SIZE == BLOBRT_PLUGIN_END_OF(col2im), v1_4_size);
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_5_SIZE == BLOBRT_PLUGIN_END_OF(softmax_backward), v1_5_size);
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_6_SIZE == BLOBRT_PLUGIN_END_OF(channel_affine), v1_6_size);
-BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_6_SIZE == sizeof(blobrt_plugin_v1), v1_6_is_current);
+BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_7_SIZE == sizeof(blobrt_plugin_v1), v1_7_is_current);
 /* Every entry lies inside the size of the version that added it. */
 #define BLOBRT_PLUGIN_CHECK_SINCE_(presence, since, return_type, name, parameters) \
   BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_END_OF(name) <= BLOBRT_PLUGIN_V##since##_SIZE, name##_since);

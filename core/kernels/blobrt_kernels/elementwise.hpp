@@ -171,6 +171,47 @@ inline void ew_tanh_backward(std::int64_t n, T, T, const T* a, const T* b, T* y)
   for (std::int64_t i = 0; i < n; ++i) y[i] = b[i] * (T(1) - a[i] * a[i]);
 }
 
+// ABI 1.7: ELU, BNLL, Threshold and Clip as their .cu kernels compute them. BNLL's 1. is a
+// double in Caffe's kernels (the sum and its log in double, for float too); ELU's backward
+// reads the top (a); Clip is CUDA's fminf/fmaxf.
+template <typename T>
+inline void ew_elu(std::int64_t n, T alpha, T, const T* a, const T*, T* y) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] > T(0) ? a[i] : alpha * (std::exp(a[i]) - T(1));
+}
+template <typename T>
+inline void ew_elu_backward(std::int64_t n, T alpha, T, const T* a, const T* b, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] > T(0) ? b[i] : b[i] * (a[i] + alpha);
+}
+template <typename T>
+inline void ew_bnll(std::int64_t n, T, T, const T* a, const T*, T* y) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    y[i] = static_cast<T>(a[i] > T(0) ? a[i] + std::log(1. + std::exp(-a[i])) : std::log(1. + std::exp(a[i])));
+  }
+}
+template <typename T>
+inline void ew_bnll_backward(std::int64_t n, T, T, const T* a, const T* b, T* y) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const T e = std::exp(std::fmin(a[i], T(50)));
+    y[i] = static_cast<T>(b[i] * e / (e + 1.));
+  }
+}
+template <typename T>
+inline void ew_threshold(std::int64_t n, T alpha, T, const T* a, const T*, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] > alpha ? T(1) : T(0);
+}
+template <typename T>
+inline void ew_clip(std::int64_t n, T alpha, T beta, const T* a, const T*, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = std::fmax(alpha, std::fmin(a[i], beta));
+}
+template <typename T>
+inline void ew_clip_backward(std::int64_t n, T alpha, T beta, const T* a, const T* b, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = b[i] * T(a[i] >= alpha && a[i] <= beta);
+}
+
 // y[0..n) = f(a, b) for one operation, chosen once (never per element): the list's
 // ew_<name>. Returns false for an unknown operation code. A list entry without its
 // ew_<name> does not compile: every code has a host kernel, which the core runs for a

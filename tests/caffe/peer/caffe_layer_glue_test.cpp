@@ -1,5 +1,6 @@
 // blobrt-caffe's own GPU methods for Caffe's layers (<blobrt/caffe/portable/layers/>: Pooling,
-// ReLU, Sigmoid, TanH, Softmax, SoftmaxWithLoss, Concat, Slice, Eltwise, LRN, Scale, Bias), as the
+// ReLU, Sigmoid, TanH, ELU, BNLL, Threshold, Clip, Dropout, Softmax, SoftmaxWithLoss, Concat,
+// Slice, Eltwise, LRN, Scale, Bias), as the
 // portable build dispatches to them (forward_on_device / backward_on_device, no backend
 // having registered the class), on layer classes laid out as Caffe's (layer_param(), and
 // PoolingLayer's protected geometry members by Caffe's names), on the device BLOBRT_BACKEND
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <climits>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -40,6 +42,7 @@ class Layer {
 
  protected:
   LayerParameter layer_param_;
+  Phase phase_ = TRAIN;
   std::vector<shared_ptr<Blob<Dtype>>> blobs_;
   std::vector<bool> param_propagate_down_;
 };
@@ -283,12 +286,54 @@ template <typename Dtype>
 class TanHLayer : public Layer<Dtype> {
   using Layer<Dtype>::Layer;
 };
+template <typename Dtype>
+class ELULayer : public Layer<Dtype> {
+  using Layer<Dtype>::Layer;
+};
+template <typename Dtype>
+class BNLLLayer : public Layer<Dtype> {
+  using Layer<Dtype>::Layer;
+};
+template <typename Dtype>
+class ThresholdLayer : public Layer<Dtype> {
+  using Layer<Dtype>::Layer;
+};
+template <typename Dtype>
+class ClipLayer : public Layer<Dtype> {
+  using Layer<Dtype>::Layer;
+};
+
+// Caffe's DropoutLayer's members, as its LayerSetUp and Reshape set them.
+template <typename Dtype>
+class DropoutLayer : public Layer<Dtype> {
+ public:
+  DropoutLayer(const LayerParameter& param, Phase phase, const Blob<Dtype>& bottom) : Layer<Dtype>(param) {
+    this->phase_ = phase;
+    threshold_ = param.dropout_param().dropout_ratio();
+    scale_ = 1. / (1. - threshold_);
+    uint_thres_ = static_cast<unsigned int>(UINT_MAX * threshold_);
+    rand_vec_.Reshape(bottom.shape());
+  }
+  const Blob<unsigned int>& mask() const { return rand_vec_; }
+  unsigned int uint_threshold() const { return uint_thres_; }
+  Dtype scale() const { return scale_; }
+
+ protected:
+  Blob<unsigned int> rand_vec_;
+  Dtype threshold_;
+  Dtype scale_;
+  unsigned int uint_thres_;
+};
 
 }  // namespace caffe
 
 // What the portable build's generated source of each layer's .cu includes.
 #include <blobrt/caffe/portable/layers/bias_layer.hpp>
+#include <blobrt/caffe/portable/layers/bnll_layer.hpp>
+#include <blobrt/caffe/portable/layers/clip_layer.hpp>
 #include <blobrt/caffe/portable/layers/concat_layer.hpp>
+#include <blobrt/caffe/portable/layers/dropout_layer.hpp>
+#include <blobrt/caffe/portable/layers/elu_layer.hpp>
 #include <blobrt/caffe/portable/layers/eltwise_layer.hpp>
 #include <blobrt/caffe/portable/layers/lrn_layer.hpp>
 #include <blobrt/caffe/portable/layers/pooling_layer.hpp>
@@ -299,6 +344,7 @@ class TanHLayer : public Layer<Dtype> {
 #include <blobrt/caffe/portable/layers/slice_layer.hpp>
 #include <blobrt/caffe/portable/layers/softmax_loss_layer.hpp>
 #include <blobrt/caffe/portable/layers/tanh_layer.hpp>
+#include <blobrt/caffe/portable/layers/threshold_layer.hpp>
 
 namespace {
 
@@ -429,6 +475,7 @@ class LayerGlue : public ::testing::Test {
   template <class Forward, class Backward>
   void check_neuron(const char* layer_class, caffe::Layer<Dtype>& layer, bool backward_reads_top, Forward f,
                     Backward g) {
+    SCOPED_TRACE(layer_class);
     for (bool in_place : {false, true}) {
       Blob<Dtype> bottom(2, 3, 4, 5), separate_top(2, 3, 4, 5);
       Blob<Dtype>& top = in_place ? bottom : separate_top;
@@ -518,6 +565,120 @@ TYPED_TEST(LayerGlue, SigmoidAndTanH) {
   this->check_neuron(
       "TanHLayer", tanh_layer, true, [](Dtype x) { return std::tanh(x); },
       [](Dtype y, Dtype dy) { return dy * (1 - y * y); });
+}
+
+// ELU (its backward reads the top, so in place is Caffe's too), BNLL, Clip: the .cu's formulas.
+TYPED_TEST(LayerGlue, ELUBNLLAndClip) {
+  using Dtype = TypeParam;
+  caffe::LayerParameter param;
+  param.mutable_elu_param()->set_alpha(0.5f);
+  caffe::ELULayer<Dtype> elu(param);
+  const Dtype alpha = Dtype(0.5f);
+  this->check_neuron(
+      "ELULayer", elu, true, [&](Dtype x) { return x > 0 ? x : alpha * (std::exp(x) - Dtype(1)); },
+      [&](Dtype y, Dtype dy) { return y > 0 ? dy : dy * (y + alpha); });
+  caffe::BNLLLayer<Dtype> bnll(param);
+  this->check_neuron(
+      "BNLLLayer", bnll, false,
+      [](Dtype x) { return Dtype(x > 0 ? x + std::log(1. + std::exp(-x)) : std::log(1. + std::exp(x))); },
+      [](Dtype x, Dtype dy) {
+        const Dtype e = std::exp(std::min(x, Dtype(50)));
+        return Dtype(dy * e / (e + 1.));
+      });
+  param.mutable_clip_param()->set_min(-0.75f);
+  param.mutable_clip_param()->set_max(1.25f);
+  caffe::ClipLayer<Dtype> clip(param);
+  this->check_neuron(
+      "ClipLayer", clip, false, [](Dtype x) { return std::max(Dtype(-0.75), std::min(x, Dtype(1.25))); },
+      [](Dtype x, Dtype dy) { return dy * Dtype(x >= Dtype(-0.75) && x <= Dtype(1.25)); });
+  // A negative alpha: the top's sign is not the bottom's, so the backward is the CPU code's.
+  param.mutable_elu_param()->set_alpha(-0.5f);
+  caffe::ELULayer<Dtype> negative(param);
+  Blob<Dtype> bottom(1, 1, 2, 3), top(1, 1, 2, 3);
+  ASSERT_TRUE(forward<Dtype>("ELULayer", negative, {&bottom}, {&top}));
+  EXPECT_FALSE(backward<Dtype>("ELULayer", negative, {&top}, {&bottom}));
+}
+
+// Threshold: forward only (Caffe's layer has no backward); the threshold itself maps to 0.
+TYPED_TEST(LayerGlue, Threshold) {
+  using Dtype = TypeParam;
+  caffe::LayerParameter param;
+  param.mutable_threshold_param()->set_threshold(0.25f);
+  caffe::ThresholdLayer<Dtype> layer(param);
+  Blob<Dtype> bottom(2, 3, 4, 5), top(2, 3, 4, 5);
+  fill(bottom, 11, true);
+  bottom.mutable_cpu_data()[0] = Dtype(0.25f);
+  ASSERT_TRUE(forward<Dtype>("ThresholdLayer", layer, {&bottom}, {&top}));
+  for (int i = 0; i < bottom.count(); ++i) {
+    ASSERT_EQ(top.cpu_data()[i], bottom.cpu_data()[i] > Dtype(0.25f) ? Dtype(1) : Dtype(0)) << i;
+  }
+  EXPECT_FALSE(backward<Dtype>("ThresholdLayer", layer, {&top}, {&bottom})) << "nothing registered backward";
+}
+
+// Dropout in training: the mask in the layer's rand_vec_ (Caffe's generator, as
+// caffe_gpu_rng_uniform draws it), the output and the gradient Caffe's in * (mask > t) * scale,
+// bit for bit, out of place and in place; what crosses to the device is the factors, once
+// per forward. Testing: a copy both ways.
+TYPED_TEST(LayerGlue, DropoutAsCaffeWithItsMask) {
+  using Dtype = TypeParam;
+  for (const float ratio : {0.5f, 0.3f}) {
+    for (const bool in_place : {false, true}) {
+      SCOPED_TRACE(std::string("ratio ") + std::to_string(ratio) + (in_place ? ", in place" : ""));
+      caffe::LayerParameter param;
+      param.mutable_dropout_param()->set_dropout_ratio(ratio);
+      Blob<Dtype> bottom(4, 3, 5, 6), separate(4, 3, 5, 6);
+      Blob<Dtype>& top = in_place ? bottom : separate;
+      fill(bottom, 21, false);
+      const std::vector<Dtype> x(bottom.cpu_data(), bottom.cpu_data() + bottom.count());
+      caffe::DropoutLayer<Dtype> layer(param, caffe::TRAIN, bottom);
+      bottom.mutable_gpu_data();
+      top.mutable_gpu_data();
+      // What one upload of that many elements costs here (0 where the device is the host's memory).
+      Blob<Dtype> probe(4, 3, 5, 6);
+      probe.mutable_cpu_data();
+      blobrt::reset_transfer_counters();
+      probe.gpu_data();
+      const std::uint64_t upload = blobrt::transfer_counters().host_to_device;
+      blobrt::reset_transfer_counters();
+      ASSERT_TRUE(forward<Dtype>("DropoutLayer", layer, {&bottom}, {&top}));
+      EXPECT_EQ(blobrt::transfer_counters().host_to_device, upload) << "the factors, once";
+      EXPECT_EQ(blobrt::transfer_counters().device_to_host, 0u);
+      const unsigned int* mask = layer.mask().cpu_data();
+      const Dtype scale = static_cast<float>(layer.scale());
+      int kept = 0;
+      for (int i = 0; i < bottom.count(); ++i) {
+        const bool keep = mask[i] > layer.uint_threshold();
+        kept += keep;
+        ASSERT_EQ(top.cpu_data()[i], x[i] * Dtype(keep) * scale) << i;
+      }
+      EXPECT_GT(kept, bottom.count() * (1 - ratio) * 0.75);
+      EXPECT_LT(kept, bottom.count() * (1 - ratio) * 1.25 + 1);
+      fill_diff(top, 22);
+      const std::vector<Dtype> dy(top.cpu_diff(), top.cpu_diff() + top.count());
+      top.mutable_gpu_diff();
+      blobrt::reset_transfer_counters();
+      ASSERT_TRUE(backward<Dtype>("DropoutLayer", layer, {&top}, {&bottom}));
+      EXPECT_EQ(blobrt::transfer_counters().host_to_device, 0u);
+      EXPECT_EQ(blobrt::transfer_counters().device_to_host, 0u);
+      for (int i = 0; i < bottom.count(); ++i) {
+        ASSERT_EQ(bottom.cpu_diff()[i], dy[i] * scale * Dtype(mask[i] > layer.uint_threshold())) << i;
+      }
+    }
+  }
+  caffe::LayerParameter param;
+  Blob<Dtype> bottom(2, 3, 4, 5), top(2, 3, 4, 5);
+  fill(bottom, 23, false);
+  fill_diff(top, 24);
+  caffe::DropoutLayer<Dtype> testing(param, caffe::TEST, bottom);
+  ASSERT_TRUE(forward<Dtype>("DropoutLayer", testing, {&bottom}, {&top}));
+  ASSERT_TRUE(backward<Dtype>("DropoutLayer", testing, {&top}, {&bottom}));
+  for (int i = 0; i < bottom.count(); ++i) {
+    ASSERT_EQ(top.cpu_data()[i], bottom.cpu_data()[i]);
+    ASSERT_EQ(bottom.cpu_diff()[i], top.cpu_diff()[i]);
+  }
+  // A backward with no forward of its mask on the device runs the CPU code.
+  caffe::DropoutLayer<Dtype> fresh(param, caffe::TRAIN, bottom);
+  EXPECT_FALSE(backward<Dtype>("DropoutLayer", fresh, {&top}, {&bottom}));
 }
 
 // Softmax over axis 1 of 2 x 5 x 3 x 4 (outer 2, channels 5, inner 12), out of place and in

@@ -39,6 +39,14 @@ bool register_both(const char* layer_class) {
   return true;
 }
 
+// The same for a layer whose .cu has a forward only (ThresholdLayer).
+template <template <typename> class Methods>
+bool register_forward(const char* layer_class) {
+  register_portable_gpu_layer(layer_class, blobrt::Precision::kFloat32, {&Methods<float>::forward, nullptr});
+  register_portable_gpu_layer(layer_class, blobrt::Precision::kFloat64, {&Methods<double>::forward, nullptr});
+  return true;
+}
+
 // register_both where Methods<float>::kSupported (the tree's layer has what the methods
 // read), else nothing (the layer's CPU code runs); the methods' bodies are then never
 // instantiated, so they may name what such a layer lacks.
@@ -53,34 +61,37 @@ bool register_if_supported(const char* layer_class) {
 
 // A neuron layer computed by one element-wise code each way: forward y = f(bottom), backward
 // bottom_diff = g(a, top_diff) with a the bottom's data (ReLU) or the top's (Sigmoid, TanH),
-// as the layer's .cu reads them. In place (top = bottom) as Caffe's own kernels allow.
+// as the layer's .cu reads them, alpha and beta the code's parameters (a slope, Clip's range).
+// In place (top = bottom) as Caffe's own kernels allow.
 template <typename Dtype>
-bool neuron_forward(blobrt::ElementwiseOp op, double alpha, const void* bottom_erased, const void* top_erased) {
+bool neuron_forward(blobrt::ElementwiseOp op, double alpha, const void* bottom_erased, const void* top_erased,
+                    double beta = 0) {
   const caffe::Blob<Dtype>* bottom = blobs<Dtype>(bottom_erased)[0];
   caffe::Blob<Dtype>* top = blobs<Dtype>(top_erased)[0];
   const int count = bottom->count();
   if (count == 0) return true;
-  device().elementwise(precision_of<Dtype>(), op, count, alpha, 0, bottom->gpu_data(), 0, nullptr, 0,
+  device().elementwise(precision_of<Dtype>(), op, count, alpha, beta, bottom->gpu_data(), 0, nullptr, 0,
                        top->mutable_gpu_data(), 0);
   return true;
 }
 template <typename Dtype>
 bool neuron_backward(blobrt::ElementwiseOp op, double alpha, bool from_top, const void* top_erased,
-                     const std::vector<bool>& propagate_down, const void* bottom_erased) {
+                     const std::vector<bool>& propagate_down, const void* bottom_erased, double beta = 0) {
   if (propagate_down.empty() || !propagate_down[0]) return true;
   caffe::Blob<Dtype>* top = blobs<Dtype>(top_erased)[0];
   caffe::Blob<Dtype>* bottom = blobs<Dtype>(bottom_erased)[0];
   const int count = bottom->count();
   if (count == 0) return true;
   const Dtype* data = from_top ? top->gpu_data() : bottom->gpu_data();
-  device().elementwise(precision_of<Dtype>(), op, count, alpha, 0, data, 0, top->gpu_diff(), 0,
+  device().elementwise(precision_of<Dtype>(), op, count, alpha, beta, data, 0, top->gpu_diff(), 0,
                        bottom->mutable_gpu_diff(), 0);
   return true;
 }
 
-// A neuron layer without parameters whose backward reads the top's data (Sigmoid, TanH):
-// ParameterlessNeuron<forward code, backward code>::Methods, for register_both.
-template <blobrt::ElementwiseOp Forward, blobrt::ElementwiseOp Backward>
+// A neuron layer without parameters whose backward reads the top's data (Sigmoid, TanH) or,
+// FromTop false, the bottom's (BNLL): ParameterlessNeuron<forward code, backward code>::Methods,
+// for register_both.
+template <blobrt::ElementwiseOp Forward, blobrt::ElementwiseOp Backward, bool FromTop = true>
 struct ParameterlessNeuron {
   template <typename Dtype>
   struct Methods {
@@ -88,7 +99,7 @@ struct ParameterlessNeuron {
       return neuron_forward<Dtype>(Forward, 0, bottom, top);
     }
     static bool backward(void*, const void* top, const std::vector<bool>& propagate_down, const void* bottom) {
-      return neuron_backward<Dtype>(Backward, 0, true, top, propagate_down, bottom);
+      return neuron_backward<Dtype>(Backward, 0, FromTop, top, propagate_down, bottom);
     }
   };
 };

@@ -1,0 +1,117 @@
+// DropoutLayer's GPU methods in blobrt's operations (dropout_layer.cu's kernels). Training:
+// the mask drawn as caffe_gpu_rng_uniform draws it (Caffe's generator, one caffe_rng_rand()
+// per element) into the layer's rand_vec_ on the host, each element's factor
+// (mask > uint_thres_) * scale_ (scale_ as the float the .cu passes; 0 or that scale) uploaded
+// once per forward, and the output and the gradient as the element-wise mul by those factors:
+// Caffe's in * (mask > t) * scale, bit for bit (x * 1 * s is x * s; x * 0 * s is x * 0 for
+// s > 0). The upload replaces the mask's upload of caffe_gpu_rng_uniform (Caffe draws on the
+// device with cuRAND: blobrt's operation list has no generator yet). Testing: a copy, as the
+// .cu. The factors are kept per layer (per rand_vec_ memory) from the forward to its
+// backward; a backward with none (a forward that ran the CPU code) runs the CPU code too.
+#ifndef BLOBRT_CAFFE_PORTABLE_LAYERS_DROPOUT_LAYER_HPP
+#define BLOBRT_CAFFE_PORTABLE_LAYERS_DROPOUT_LAYER_HPP
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include <blobrt/caffe/portable/layers/layer_glue.hpp>
+#include <blobrt/syncedmem.hpp>
+
+namespace blobrt_caffe_portable::layers {
+
+// The factors of the mask held by `mask` (a rand_vec_'s memory), `bytes` long: made where
+// `make`, else null where there are none of that size. An entry ends with its mask (the
+// layer, or a reshape that reallocated it), pruned at the next entry made.
+inline blobrt::SyncedMemory* dropout_factors(const std::shared_ptr<blobrt::SyncedMemory>& mask, std::size_t bytes,
+                                             bool make) {
+  struct Entry {
+    std::weak_ptr<blobrt::SyncedMemory> mask;
+    std::unique_ptr<blobrt::SyncedMemory> factors;
+  };
+  static std::mutex mutex;
+  static std::map<const blobrt::SyncedMemory*, Entry> entries;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = entries.find(mask.get());
+  if (found != entries.end() && found->second.mask.lock() != mask) {
+    entries.erase(found);  // a freed mask's address, reused
+    found = entries.end();
+  }
+  if (found != entries.end() && found->second.factors->size() == bytes) return found->second.factors.get();
+  if (!make) return nullptr;
+  for (auto it = entries.begin(); it != entries.end();) {
+    it = it->second.mask.expired() ? entries.erase(it) : std::next(it);
+  }
+  Entry& entry = entries[mask.get()];
+  entry.mask = mask;
+  entry.factors = std::make_unique<blobrt::SyncedMemory>(bytes);
+  return entry.factors.get();
+}
+
+template <typename Dtype>
+struct DropoutMethods : caffe::DropoutLayer<Dtype> {  // never made: it names the layer's protected members
+  using Layer = caffe::DropoutLayer<Dtype>;
+  using Self = DropoutMethods;
+
+  static bool training(const Layer& l) { return l.*(&Self::phase_) == caffe::TRAIN; }
+  // The .cu's caffe_copy (nothing in place).
+  static void copy_on_device(int count, const Dtype* from, Dtype* to) {
+    if (count > 0 && from != to) device().copy_device(from, 0, to, 0, static_cast<std::size_t>(count) * sizeof(Dtype));
+  }
+
+  static bool forward(void* layer, const void* bottom_erased, const void* top_erased) {
+    Layer& l = layer_as<Layer, Dtype>(layer);
+    const caffe::Blob<Dtype>& bottom = *blobs<Dtype>(bottom_erased)[0];
+    caffe::Blob<Dtype>& top = *blobs<Dtype>(top_erased)[0];
+    const int count = bottom.count();
+    if (!training(l)) {
+      copy_on_device(count, bottom.gpu_data(), top.mutable_gpu_data());
+      return true;
+    }
+    if (count == 0) return true;
+    caffe::Blob<unsigned int>& rand_vec = l.*(&Self::rand_vec_);
+    unsigned int* mask = rand_vec.mutable_cpu_data();
+    blobrt::SyncedMemory& factors = *dropout_factors(rand_vec.data(), static_cast<std::size_t>(count) * sizeof(Dtype),
+                                                     true);
+    Dtype* factor = static_cast<Dtype*>(factors.mutable_cpu_data());
+    const unsigned int threshold = l.*(&Self::uint_thres_);
+    const Dtype scale = static_cast<float>(l.*(&Self::scale_));
+    for (int i = 0; i < count; ++i) {
+      mask[i] = caffe::caffe_rng_rand();
+      factor[i] = mask[i] > threshold ? scale : Dtype(0);
+    }
+    device().elementwise(precision_of<Dtype>(), blobrt::ElementwiseOp::kMul, count, 0, 0, bottom.gpu_data(), 0,
+                         factors.gpu_data(), 0, top.mutable_gpu_data(), 0);
+    return true;
+  }
+
+  static bool backward(void* layer, const void* top_erased, const std::vector<bool>& propagate_down,
+                       const void* bottom_erased) {
+    Layer& l = layer_as<Layer, Dtype>(layer);
+    if (propagate_down.empty() || !propagate_down[0]) return true;
+    const caffe::Blob<Dtype>& top = *blobs<Dtype>(top_erased)[0];
+    caffe::Blob<Dtype>& bottom = *blobs<Dtype>(bottom_erased)[0];
+    const int count = bottom.count();
+    if (!training(l)) {
+      copy_on_device(count, top.gpu_diff(), bottom.mutable_gpu_diff());
+      return true;
+    }
+    if (count == 0) return true;
+    caffe::Blob<unsigned int>& rand_vec = l.*(&Self::rand_vec_);
+    blobrt::SyncedMemory* factors =
+        dropout_factors(rand_vec.data(), static_cast<std::size_t>(count) * sizeof(Dtype), false);
+    if (!factors) return false;  // no forward of this mask on the device: the CPU code reads rand_vec_
+    device().elementwise(precision_of<Dtype>(), blobrt::ElementwiseOp::kMul, count, 0, 0, top.gpu_diff(), 0,
+                         factors->gpu_data(), 0, bottom.mutable_gpu_diff(), 0);
+    return true;
+  }
+};
+
+namespace {
+const bool dropout_layer_registered = register_both<DropoutMethods>("DropoutLayer");
+}
+
+}  // namespace blobrt_caffe_portable::layers
+
+#endif  // BLOBRT_CAFFE_PORTABLE_LAYERS_DROPOUT_LAYER_HPP
