@@ -1,5 +1,5 @@
 // blobrt-caffe's own GPU methods for Caffe's layers (<blobrt/caffe/portable/layers/>: Pooling,
-// ReLU, Sigmoid, TanH, ELU, BNLL, Threshold, Clip, Dropout, Softmax, SoftmaxWithLoss, Concat,
+// ReLU, PReLU, Sigmoid, TanH, ELU, BNLL, Threshold, Clip, Dropout, Softmax, SoftmaxWithLoss, Concat,
 // Slice, Eltwise, LRN, Scale, Bias), as the
 // portable build dispatches to them (forward_on_device / backward_on_device, no backend
 // having registered the class), on layer classes laid out as Caffe's (layer_param(), and
@@ -303,6 +303,30 @@ class ClipLayer : public Layer<Dtype> {
   using Layer<Dtype>::Layer;
 };
 
+// Caffe's PReLULayer's members, as its LayerSetUp and Reshape set them (the slopes 0.25 by
+// its default filler; the tests set their own).
+template <typename Dtype>
+class PReLULayer : public Layer<Dtype> {
+ public:
+  PReLULayer(const LayerParameter& param, bool channel_shared, const Blob<Dtype>& bottom, bool in_place)
+      : Layer<Dtype>(param) {
+    channel_shared_ = channel_shared;
+    this->blobs_.push_back(shared_ptr<Blob<Dtype>>(new Blob<Dtype>(std::vector<int>(1, channel_shared ? 1 : bottom.shape(1)))));
+    this->param_propagate_down_.assign(1, true);
+    multiplier_.Reshape(std::vector<int>(1, bottom.count(1)));
+    backward_buff_.Reshape(std::vector<int>(1, bottom.count(1)));
+    for (int i = 0; i < multiplier_.count(); ++i) multiplier_.mutable_cpu_data()[i] = Dtype(1);
+    if (in_place) bottom_memory_.ReshapeLike(bottom);
+  }
+  Blob<Dtype>& slope() { return *this->blobs_[0]; }
+
+ protected:
+  bool channel_shared_;
+  Blob<Dtype> multiplier_;
+  Blob<Dtype> backward_buff_;
+  Blob<Dtype> bottom_memory_;
+};
+
 // Caffe's DropoutLayer's members, as its LayerSetUp and Reshape set them.
 template <typename Dtype>
 class DropoutLayer : public Layer<Dtype> {
@@ -337,6 +361,7 @@ class DropoutLayer : public Layer<Dtype> {
 #include <blobrt/caffe/portable/layers/eltwise_layer.hpp>
 #include <blobrt/caffe/portable/layers/lrn_layer.hpp>
 #include <blobrt/caffe/portable/layers/pooling_layer.hpp>
+#include <blobrt/caffe/portable/layers/prelu_layer.hpp>
 #include <blobrt/caffe/portable/layers/relu_layer.hpp>
 #include <blobrt/caffe/portable/layers/scale_layer.hpp>
 #include <blobrt/caffe/portable/layers/sigmoid_layer.hpp>
@@ -597,6 +622,43 @@ TYPED_TEST(LayerGlue, ELUBNLLAndClip) {
   Blob<Dtype> bottom(1, 1, 2, 3), top(1, 1, 2, 3);
   ASSERT_TRUE(forward<Dtype>("ELULayer", negative, {&bottom}, {&top}));
   EXPECT_FALSE(backward<Dtype>("ELULayer", negative, {&top}, {&bottom}));
+}
+
+// PReLU, per channel and shared, out of place and in place: Caffe's prelu_layer.cpp
+// Forward_cpu and Backward_cpu (the slopes' gradient added to their diff).
+TYPED_TEST(LayerGlue, PReLUPerChannelAndShared) {
+  using Dtype = TypeParam;
+  for (const bool shared : {false, true}) {
+    for (const bool in_place : {false, true}) {
+      SCOPED_TRACE(std::string(shared ? "shared" : "per channel") + (in_place ? ", in place" : ""));
+      caffe::LayerParameter param;
+      Blob<Dtype> bottom(3, 4, 2, 5), separate(3, 4, 2, 5);
+      Blob<Dtype>& top = in_place ? bottom : separate;
+      fill(bottom, 31, true);  // halves: zeros too
+      const std::vector<Dtype> x(bottom.cpu_data(), bottom.cpu_data() + bottom.count());
+      caffe::PReLULayer<Dtype> layer(param, shared, bottom, in_place);
+      fill(layer.slope(), 32, false);
+      for (int c = 0; c < layer.slope().count(); ++c) layer.slope().mutable_cpu_diff()[c] = Dtype(0.5);
+      ASSERT_TRUE(forward<Dtype>("PReLULayer", layer, {&bottom}, {&top}));
+      const Dtype* slope = layer.slope().cpu_data();
+      const auto slope_of = [&](int e) { return shared ? slope[0] : slope[e / 10 % 4]; };
+      std::vector<Dtype> want(x.size());
+      for (std::size_t e = 0; e < x.size(); ++e) {
+        want[e] = std::max(x[e], Dtype(0)) + slope_of(static_cast<int>(e)) * std::min(x[e], Dtype(0));
+      }
+      this->expect_near(top.cpu_data(), want, "top");
+      fill_diff(top, 33);
+      const std::vector<Dtype> dy(top.cpu_diff(), top.cpu_diff() + top.count());
+      ASSERT_TRUE(backward<Dtype>("PReLULayer", layer, {&top}, {&bottom}));
+      std::vector<Dtype> want_slope(static_cast<std::size_t>(layer.slope().count()), Dtype(0.5));
+      for (std::size_t e = 0; e < x.size(); ++e) {
+        want[e] = dy[e] * ((x[e] > 0) + slope_of(static_cast<int>(e)) * (x[e] <= 0));
+        want_slope[shared ? 0 : e / 10 % 4] += dy[e] * x[e] * (x[e] <= 0);
+      }
+      this->expect_near(bottom.cpu_diff(), want, "bottom diff");
+      this->expect_near(layer.slope().cpu_diff(), want_slope, "slope diff");
+    }
+  }
 }
 
 // Threshold: forward only (Caffe's layer has no backward); the threshold itself maps to 0.
