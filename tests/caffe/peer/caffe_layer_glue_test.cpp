@@ -1,5 +1,5 @@
 // blobrt-caffe's own GPU methods for Caffe's layers (<blobrt/caffe/portable/layers/>: Pooling,
-// ReLU, PReLU, Sigmoid, TanH, ELU, BNLL, Threshold, Clip, Dropout, Softmax, SoftmaxWithLoss, Concat,
+// ReLU, PReLU, Sigmoid, TanH, ELU, BNLL, Threshold, Clip, Swish, Dropout, Softmax, SoftmaxWithLoss, Concat,
 // Slice, Eltwise, LRN, Scale, Bias), as the
 // portable build dispatches to them (forward_on_device / backward_on_device, no backend
 // having registered the class), on layer classes laid out as Caffe's (layer_param(), and
@@ -327,6 +327,21 @@ class PReLULayer : public Layer<Dtype> {
   Blob<Dtype> bottom_memory_;
 };
 
+// Caffe's SwishLayer's members, as its LayerSetUp and Reshape set them.
+template <typename Dtype>
+class SwishLayer : public Layer<Dtype> {
+ public:
+  SwishLayer(const LayerParameter& param, const Blob<Dtype>& bottom)
+      : Layer<Dtype>(param), sigmoid_input_(new Blob<Dtype>()), sigmoid_output_(new Blob<Dtype>()) {
+    sigmoid_input_->ReshapeLike(bottom);
+    sigmoid_output_->ReshapeLike(bottom);
+  }
+
+ protected:
+  shared_ptr<Blob<Dtype>> sigmoid_input_;
+  shared_ptr<Blob<Dtype>> sigmoid_output_;
+};
+
 // Caffe's DropoutLayer's members, as its LayerSetUp and Reshape set them.
 template <typename Dtype>
 class DropoutLayer : public Layer<Dtype> {
@@ -368,6 +383,7 @@ class DropoutLayer : public Layer<Dtype> {
 #include <blobrt/caffe/portable/layers/softmax_layer.hpp>
 #include <blobrt/caffe/portable/layers/slice_layer.hpp>
 #include <blobrt/caffe/portable/layers/softmax_loss_layer.hpp>
+#include <blobrt/caffe/portable/layers/swish_layer.hpp>
 #include <blobrt/caffe/portable/layers/tanh_layer.hpp>
 #include <blobrt/caffe/portable/layers/threshold_layer.hpp>
 
@@ -658,6 +674,36 @@ TYPED_TEST(LayerGlue, PReLUPerChannelAndShared) {
       this->expect_near(bottom.cpu_diff(), want, "bottom diff");
       this->expect_near(layer.slope().cpu_diff(), want_slope, "slope diff");
     }
+  }
+}
+
+// Swish (beta 1.5), out of place and in place: x s with s = sigmoid(beta x), and
+// swish_layer.cu's dy (beta y + s (1 - beta y)) from the top's data and the kept s.
+TYPED_TEST(LayerGlue, Swish) {
+  using Dtype = TypeParam;
+  caffe::LayerParameter param;
+  param.mutable_swish_param()->set_beta(1.5f);
+  const Dtype beta = Dtype(1.5f);
+  for (const bool in_place : {false, true}) {
+    SCOPED_TRACE(in_place ? "in place" : "out of place");
+    Blob<Dtype> bottom(2, 3, 4, 5), separate(2, 3, 4, 5);
+    Blob<Dtype>& top = in_place ? bottom : separate;
+    caffe::SwishLayer<Dtype> layer(param, bottom);
+    fill(bottom, 41, false);
+    const std::vector<Dtype> x(bottom.cpu_data(), bottom.cpu_data() + bottom.count());
+    ASSERT_TRUE(forward<Dtype>("SwishLayer", layer, {&bottom}, {&top}));
+    std::vector<Dtype> s(x.size()), want(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      s[i] = Dtype(0.5 * std::tanh(0.5 * double(Dtype(beta * x[i]))) + 0.5);
+      want[i] = x[i] * s[i];
+    }
+    this->expect_near(top.cpu_data(), want, "top");
+    fill_diff(top, 42);
+    const std::vector<Dtype> dy(top.cpu_diff(), top.cpu_diff() + top.count());
+    const std::vector<Dtype> y(top.cpu_data(), top.cpu_data() + top.count());
+    ASSERT_TRUE(backward<Dtype>("SwishLayer", layer, {&top}, {&bottom}));
+    for (std::size_t i = 0; i < x.size(); ++i) want[i] = dy[i] * (beta * y[i] + s[i] * (1 - beta * y[i]));
+    this->expect_near(bottom.cpu_diff(), want, "bottom diff");
   }
 }
 
