@@ -456,7 +456,8 @@ void upload_drawn(const char* function, int n, T* r, Draw draw) {
 // n 32-bit random integers (Caffe: curandGenerate).
 inline void caffe_gpu_rng_uniform(const int n, unsigned int* r) {
   math_detail::upload_drawn("caffe_gpu_rng_uniform", n, r, [n](unsigned int* v) {
-    for (int i = 0; i < n; ++i) v[i] = caffe_rng_rand();
+    rng_t& rng = *caffe_rng();  // once: finding the thread's generator costs more than a draw
+    for (int i = 0; i < n; ++i) v[i] = rng();
   });
 }
 

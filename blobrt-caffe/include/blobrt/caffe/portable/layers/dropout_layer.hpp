@@ -77,9 +77,11 @@ struct DropoutMethods : caffe::DropoutLayer<Dtype> {  // never made: it names th
     Dtype* factor = static_cast<Dtype*>(factors.mutable_cpu_data());
     const unsigned int threshold = l.*(&Self::uint_thres_);
     const Dtype scale = static_cast<float>(l.*(&Self::scale_));
+    caffe::rng_t& rng = *caffe::caffe_rng();  // caffe_rng_rand() without finding the generator per element
+    const Dtype choices[2] = {Dtype(0), scale};  // indexed, not branched on: the mask is random
     for (int i = 0; i < count; ++i) {
-      mask[i] = caffe::caffe_rng_rand();
-      factor[i] = mask[i] > threshold ? scale : Dtype(0);
+      mask[i] = rng();
+      factor[i] = choices[mask[i] > threshold];
     }
     device().elementwise(precision_of<Dtype>(), blobrt::ElementwiseOp::kMul, count, 0, 0, bottom.gpu_data(), 0,
                          factors.gpu_data(), 0, top.mutable_gpu_data(), 0);
