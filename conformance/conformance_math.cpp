@@ -764,6 +764,12 @@ class MathChecker {
         // Integral exponents are defined on negative bases too (Caffe's PowerLayer).
         return c_.alpha == std::floor(c_.alpha) ? values(offset, n, -2, 2, seed) : values(offset, n, 0.05, 4, seed);
       case ElementwiseOp::kExp: return values(offset, n, -4, 4, seed);
+      case ElementwiseOp::kMaskSelect: {
+        // A mask: bottom indices 0 to 3, so that alpha (1) picks some.
+        std::vector<T> v = values(offset, n, -0.49, 3.49, seed);
+        for (std::int64_t i = 0; i < n; ++i) v[offset + i] = std::round(v[offset + i]);
+        return v;
+      }
       default: break;
     }
     std::vector<T> v = values(offset, n, -2, 2, seed);
@@ -814,7 +820,10 @@ class MathChecker {
       // Comparisons and a selection: exact.
       case ElementwiseOp::kThreshold:
       case ElementwiseOp::kClip:
-      case ElementwiseOp::kClipBackward: *tol = 0; return;
+      case ElementwiseOp::kClipBackward:
+      case ElementwiseOp::kMaxStep:
+      case ElementwiseOp::kArgmaxStep:
+      case ElementwiseOp::kMaskSelect: *tol = 0; return;
       default: break;
     }
     // One correctly rounded operation; results below the smallest normal number may be
@@ -884,7 +893,8 @@ std::string math_case_name(const Case& c) {
     if (c.elementwise == ElementwiseOp::kPowx || c.elementwise == ElementwiseOp::kAxpby ||
         c.elementwise == ElementwiseOp::kElu || c.elementwise == ElementwiseOp::kEluBackward ||
         c.elementwise == ElementwiseOp::kThreshold || c.elementwise == ElementwiseOp::kClip ||
-        c.elementwise == ElementwiseOp::kClipBackward) {
+        c.elementwise == ElementwiseOp::kClipBackward || c.elementwise == ElementwiseOp::kMaskSelect ||
+        c.elementwise == ElementwiseOp::kArgmaxStep) {
       s << "_a" << number(c.alpha);  // the codes run with more than one alpha
     }
     if (c.alias == Alias::kYIsA) s << "_inplace_a";
@@ -1122,6 +1132,7 @@ std::vector<Case> math_cases() {
       if (op == ElementwiseOp::kAxpby) alphas = {1.5, 0};
       if (op == ElementwiseOp::kElu || op == ElementwiseOp::kEluBackward) alphas = {1.5, 0.25};
       if (op == ElementwiseOp::kThreshold) alphas = {1.5, 0};
+      if (op == ElementwiseOp::kMaskSelect || op == ElementwiseOp::kArgmaxStep) alphas = {1};
       // Clip's alpha and beta are its minimum and maximum.
       const bool clip = op == ElementwiseOp::kClip || op == ElementwiseOp::kClipBackward;
       if (clip) alphas = {-0.5, 1};

@@ -103,6 +103,9 @@ BLOBRT_CUDA_EW_(BNLL_BACKWARD, static_cast<T>(b * exp_(fmin_(a, T(50))) / (exp_(
 BLOBRT_CUDA_EW_(THRESHOLD, a > alpha ? T(1) : T(0))
 BLOBRT_CUDA_EW_(CLIP, fmax_(alpha, fmin_(a, beta)))
 BLOBRT_CUDA_EW_(CLIP_BACKWARD, b * T(a >= alpha && a <= beta))
+BLOBRT_CUDA_EW_(MAX_STEP, a > b ? a : b)
+BLOBRT_CUDA_EW_(ARGMAX_STEP, a > b ? y : alpha)
+BLOBRT_CUDA_EW_(MASK_SELECT, a == alpha ? T(0) + b : T(0))
 #undef BLOBRT_CUDA_EW_
 
 // 16 bytes of T: one 128-bit load or store.

@@ -103,7 +103,11 @@ inline const char* elementwise_kernel_source() {
   EW_KERNEL(S, clip, fmax((REAL8)(alpha), fmin(VA, (REAL8)(beta))), fmax(alpha, fmin(a[i], beta)))    \
   EW_KERNEL(S, clip_backward,                                                                          \
             VB * select((REAL8)(0), (REAL8)(1), (VA >= (REAL8)(alpha)) & (VA <= (REAL8)(beta))),        \
-            b[i] * (REAL)(a[i] >= alpha && a[i] <= beta))
+            b[i] * (REAL)(a[i] >= alpha && a[i] <= beta))                                              \
+  EW_KERNEL(S, max_step, select(VB, VA, VA > VB), a[i] > b[i] ? a[i] : b[i])                           \
+  EW_KERNEL(S, argmax_step, select((REAL8)(alpha), VY, VA > VB), a[i] > b[i] ? y[i] : alpha)            \
+  EW_KERNEL(S, mask_select, select((REAL8)(0), (REAL8)(0) + VB, VA == (REAL8)(alpha)),                  \
+            a[i] == alpha ? 0 + b[i] : 0)
 
 /* Caffe's sigmoid is 0.5 * tanh(0.5 * x) + 0.5 in double (its 0.5 is a double constant),
  * also for float: so here where the device has fp64. */

@@ -134,7 +134,21 @@
     (fmax(alpha, fmin(a, beta))))                                                                    \
   X(CLIP_BACKWARD, ClipBackward, clip_backward, 28, 1, 1, 0, 1, 1, 0, A_B_ALPHA_BETA_Y,             \
     ,                                                                                               \
-    (b * (a >= alpha && a <= beta)))
+    (b * (a >= alpha && a <= beta)))                                                                 \
+  /* ABI 1.7: Eltwise MAX (eltwise_layer.cu's MaxForward and MaxBackward) with its mask in   \
+   * the element type: max_step is one bottom's step of the running maximum (a the maximum   \
+   * so far, b the next bottom: a tie takes b, as the .cu does), argmax_step the mask's step   \
+   * before it (y the mask, alpha the next bottom's index), mask_select the gradient of the   \
+   * bottom whose index is alpha (0 + b: a -0 gradient becomes +0, as the .cu's sum). */      \
+  X(MAX_STEP,   MaxStep,   max_step,   29, 1, 1, 0, 0, 0, 0, A_B_Y,                                   \
+    ,                                                                                               \
+    (a > b ? a : b))                                                                                 \
+  X(ARGMAX_STEP, ArgmaxStep, argmax_step, 30, 1, 1, 1, 1, 0, 0, A_B_ALPHA_Y,                        \
+    ,                                                                                               \
+    (a > b ? y : alpha))                                                                             \
+  X(MASK_SELECT, MaskSelect, mask_select, 31, 1, 1, 0, 1, 0, 0, A_B_ALPHA_Y,                        \
+    ,                                                                                               \
+    (a == alpha ? 0 + b : 0))
 /* clang-format on */
 
 /* The enum: BLOBRT_EW_<CODE> = number, and BLOBRT_EW_OP_COUNT, the number of entries. */

@@ -212,6 +212,23 @@ inline void ew_clip_backward(std::int64_t n, T alpha, T beta, const T* a, const 
   for (std::int64_t i = 0; i < n; ++i) y[i] = b[i] * T(a[i] >= alpha && a[i] <= beta);
 }
 
+// Eltwise MAX's steps, as MaxForward and MaxBackward compute them (the mask in T).
+template <typename T>
+inline void ew_max_step(std::int64_t n, T, T, const T* a, const T* b, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] > b[i] ? a[i] : b[i];
+}
+template <typename T>
+inline void ew_argmax_step(std::int64_t n, T alpha, T, const T* a, const T* b, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] > b[i] ? y[i] : alpha;
+}
+template <typename T>
+inline void ew_mask_select(std::int64_t n, T alpha, T, const T* a, const T* b, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] == alpha ? T(0) + b[i] : T(0);
+}
+
 // y[0..n) = f(a, b) for one operation, chosen once (never per element): the list's
 // ew_<name>. Returns false for an unknown operation code. A list entry without its
 // ew_<name> does not compile: every code has a host kernel, which the core runs for a

@@ -171,11 +171,12 @@ class SliceLayer : public Layer<Dtype> {
 template <typename Dtype>
 class EltwiseLayer : public Layer<Dtype> {
  public:
-  EltwiseLayer(const LayerParameter& param, int bottoms) : Layer<Dtype>(param) {
+  EltwiseLayer(const LayerParameter& param, int bottoms, const Blob<Dtype>& bottom) : Layer<Dtype>(param) {
     op_ = param.eltwise_param().operation();
     coeffs_.assign(bottoms, Dtype(1));
     for (int i = 0; i < param.eltwise_param().coeff_size(); ++i) coeffs_[i] = param.eltwise_param().coeff(i);
     stable_prod_grad_ = param.eltwise_param().stable_prod_grad();
+    if (op_ == EltwiseParameter_EltwiseOp_MAX) max_idx_.Reshape(bottom.shape());
   }
 
  protected:
@@ -988,8 +989,8 @@ TYPED_TEST(LayerGlue, EltwiseProductAndSum) {
       if (op == EltwiseParameter::SUM) {
         for (float c : {1.0f, -0.5f, 2.0f}) param.mutable_eltwise_param()->add_coeff(c);
       }
-      caffe::EltwiseLayer<Dtype> layer(param, 3);
       Blob<Dtype> a(2, 3, 4, 5), b(2, 3, 4, 5), c(2, 3, 4, 5), top(2, 3, 4, 5);
+      caffe::EltwiseLayer<Dtype> layer(param, 3, a);
       fill(a, 31, false);
       fill(b, 32, false);
       fill(c, 33, false);
@@ -1019,12 +1020,55 @@ TYPED_TEST(LayerGlue, EltwiseProductAndSum) {
       if (op == EltwiseParameter::SUM) break;  // stable_prod_grad is PROD's
     }
   }
-  caffe::LayerParameter max_param;
-  max_param.mutable_eltwise_param()->set_operation(EltwiseParameter::MAX);
-  caffe::EltwiseLayer<Dtype> max_layer(max_param, 2);
+}
+
+// Eltwise MAX over two and three bottoms with many ties: eltwise_layer.cu's running maximum
+// (a tie goes to the later bottom there, where the CPU code keeps the earlier one after the
+// first two) and each bottom's gradient where the mask names it, 0 elsewhere; a backward with
+// no forward on the device runs the CPU code.
+TYPED_TEST(LayerGlue, EltwiseMaxAsTheKernels) {
+  using Dtype = TypeParam;
+  using caffe::EltwiseParameter;
+  for (const int bottoms : {2, 3}) {
+    SCOPED_TRACE(std::to_string(bottoms) + " bottoms");
+    caffe::LayerParameter param;
+    param.mutable_eltwise_param()->set_operation(EltwiseParameter::MAX);
+    Blob<Dtype> b0(2, 3, 2, 3), b1(2, 3, 2, 3), b2(2, 3, 2, 3), top(2, 3, 2, 3);
+    fill(b0, 61, true);
+    fill(b1, 62, true);
+    fill(b2, 63, true);
+    std::vector<Blob<Dtype>*> bottom{&b0, &b1, &b2};
+    bottom.resize(static_cast<std::size_t>(bottoms));
+    caffe::EltwiseLayer<Dtype> layer(param, bottoms, b0);
+    ASSERT_TRUE(forward<Dtype>("EltwiseLayer", layer, bottom, {&top}));
+    std::vector<Dtype> want(static_cast<std::size_t>(top.count()));
+    std::vector<int> mask(want.size());
+    for (std::size_t e = 0; e < want.size(); ++e) {
+      Dtype best = bottom[0]->cpu_data()[e];
+      int index = 0;
+      for (int i = 1; i < bottoms; ++i) {
+        if (!(best > bottom[i]->cpu_data()[e])) {
+          best = bottom[i]->cpu_data()[e];
+          index = i;
+        }
+      }
+      want[e] = best;
+      mask[e] = index;
+    }
+    this->expect_near(top.cpu_data(), want, "top");
+    fill_diff(top, 64);
+    ASSERT_TRUE(blobrt_caffe_portable::backward_on_device<Dtype>("EltwiseLayer", &layer, {&top},
+                                                                 std::vector<bool>(bottoms, true), bottom));
+    for (int i = 0; i < bottoms; ++i) {
+      for (std::size_t e = 0; e < want.size(); ++e) want[e] = mask[e] == i ? top.cpu_diff()[e] : Dtype(0);
+      this->expect_near(bottom[i]->cpu_diff(), want, ("bottom " + std::to_string(i) + " diff").c_str());
+    }
+  }
+  caffe::LayerParameter param;
+  param.mutable_eltwise_param()->set_operation(EltwiseParameter::MAX);
   Blob<Dtype> a(1, 1, 2, 2), b(1, 1, 2, 2), top(1, 1, 2, 2);
-  EXPECT_FALSE(forward<Dtype>("EltwiseLayer", max_layer, {&a, &b}, {&top})) << "MAX ran on the device";
-  EXPECT_FALSE(backward<Dtype>("EltwiseLayer", max_layer, {&top}, {&a, &b})) << "MAX's backward ran on the device";
+  caffe::EltwiseLayer<Dtype> fresh(param, 2, a);
+  EXPECT_FALSE(backward<Dtype>("EltwiseLayer", fresh, {&top}, {&a, &b})) << "a backward with no mask kept";
 }
 
 // LRN across channels (2 x 7 x 3 x 4, windows of 5 channels) against the formulas of Caffe's

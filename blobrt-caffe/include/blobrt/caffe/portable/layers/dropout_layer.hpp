@@ -12,42 +12,11 @@
 #define BLOBRT_CAFFE_PORTABLE_LAYERS_DROPOUT_LAYER_HPP
 
 #include <cstddef>
-#include <map>
-#include <memory>
-#include <mutex>
 
+#include <blobrt/caffe/portable/layers/kept_buffer.hpp>
 #include <blobrt/caffe/portable/layers/layer_glue.hpp>
-#include <blobrt/syncedmem.hpp>
 
 namespace blobrt_caffe_portable::layers {
-
-// The factors of the mask held by `mask` (a rand_vec_'s memory), `bytes` long: made where
-// `make`, else null where there are none of that size. An entry ends with its mask (the
-// layer, or a reshape that reallocated it), pruned at the next entry made.
-inline blobrt::SyncedMemory* dropout_factors(const std::shared_ptr<blobrt::SyncedMemory>& mask, std::size_t bytes,
-                                             bool make) {
-  struct Entry {
-    std::weak_ptr<blobrt::SyncedMemory> mask;
-    std::unique_ptr<blobrt::SyncedMemory> factors;
-  };
-  static std::mutex mutex;
-  static std::map<const blobrt::SyncedMemory*, Entry> entries;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto found = entries.find(mask.get());
-  if (found != entries.end() && found->second.mask.lock() != mask) {
-    entries.erase(found);  // a freed mask's address, reused
-    found = entries.end();
-  }
-  if (found != entries.end() && found->second.factors->size() == bytes) return found->second.factors.get();
-  if (!make) return nullptr;
-  for (auto it = entries.begin(); it != entries.end();) {
-    it = it->second.mask.expired() ? entries.erase(it) : std::next(it);
-  }
-  Entry& entry = entries[mask.get()];
-  entry.mask = mask;
-  entry.factors = std::make_unique<blobrt::SyncedMemory>(bytes);
-  return entry.factors.get();
-}
 
 template <typename Dtype>
 struct DropoutMethods : caffe::DropoutLayer<Dtype> {  // never made: it names the layer's protected members
@@ -72,8 +41,9 @@ struct DropoutMethods : caffe::DropoutLayer<Dtype> {  // never made: it names th
     if (count == 0) return true;
     caffe::Blob<unsigned int>& rand_vec = l.*(&Self::rand_vec_);
     unsigned int* mask = rand_vec.mutable_cpu_data();
-    blobrt::SyncedMemory& factors = *dropout_factors(rand_vec.data(), static_cast<std::size_t>(count) * sizeof(Dtype),
-                                                     true);
+    blobrt::SyncedMemory* kept = kept_buffer(rand_vec.data(), static_cast<std::size_t>(count) * sizeof(Dtype), true);
+    if (!kept) return false;  // rand_vec_ never shaped: the CPU code
+    blobrt::SyncedMemory& factors = *kept;
     Dtype* factor = static_cast<Dtype*>(factors.mutable_cpu_data());
     const unsigned int threshold = l.*(&Self::uint_thres_);
     const Dtype scale = static_cast<float>(l.*(&Self::scale_));
@@ -102,7 +72,7 @@ struct DropoutMethods : caffe::DropoutLayer<Dtype> {  // never made: it names th
     if (count == 0) return true;
     caffe::Blob<unsigned int>& rand_vec = l.*(&Self::rand_vec_);
     blobrt::SyncedMemory* factors =
-        dropout_factors(rand_vec.data(), static_cast<std::size_t>(count) * sizeof(Dtype), false);
+        kept_buffer(rand_vec.data(), static_cast<std::size_t>(count) * sizeof(Dtype), false);
     if (!factors) return false;  // no forward of this mask on the device: the CPU code reads rand_vec_
     device().elementwise(precision_of<Dtype>(), blobrt::ElementwiseOp::kMul, count, 0, 0, top.gpu_diff(), 0,
                          factors->gpu_data(), 0, bottom.mutable_gpu_diff(), 0);
