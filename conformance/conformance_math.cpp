@@ -754,6 +754,20 @@ class MathChecker {
     return {true, false, ""};
   }
 
+  // The codes that compare and select (exact, bit for bit, on inputs with ties).
+  bool selects() const {
+    switch (c_.elementwise) {
+      case ElementwiseOp::kThreshold:
+      case ElementwiseOp::kClip:
+      case ElementwiseOp::kClipBackward:
+      case ElementwiseOp::kMaxStep:
+      case ElementwiseOp::kArgmaxStep:
+      case ElementwiseOp::kMaskSelect:
+      case ElementwiseOp::kPositiveSelect: return true;
+      default: return false;
+    }
+  }
+
   // Inputs on the operation's domain; sign, sgnbit and abs also get -0.0, +0.0 and
   // negatives at fixed places.
   std::vector<T> elementwise_input(std::int64_t offset, std::int64_t n, unsigned seed) {
@@ -775,6 +789,10 @@ class MathChecker {
     std::vector<T> v = values(offset, n, -2, 2, seed);
     const T specials[] = {T(-0.0), T(0.0), T(-1), T(1), T(-1e-30), T(3.5)};
     for (std::int64_t i = 0; i < n && i < 6; ++i) v[offset + i * 3 % n] = specials[i];
+    if (selects()) {
+      // Quarters: ties between a and b, values on Clip's bounds and Threshold's, -0 from -1e-30.
+      for (std::int64_t i = 0; i < n; ++i) v[offset + i] = std::round(v[offset + i] * 4) / 4;
+    }
     return v;
   }
 
@@ -823,7 +841,8 @@ class MathChecker {
       case ElementwiseOp::kClipBackward:
       case ElementwiseOp::kMaxStep:
       case ElementwiseOp::kArgmaxStep:
-      case ElementwiseOp::kMaskSelect: *tol = 0; return;
+      case ElementwiseOp::kMaskSelect:
+      case ElementwiseOp::kPositiveSelect: *tol = 0; return;
       default: break;
     }
     // One correctly rounded operation; results below the smallest normal number may be
@@ -842,7 +861,7 @@ class MathChecker {
       for (std::int64_t i = 1; i < n; i += 2) b_values[offsets_.b + i] = -b_values[offsets_.b + i];
     }
     const bool reads_y = ew_code(c_.elementwise).y;
-    std::vector<T> y_values = reads_y ? values(offsets_.y, n, -2, 2, 33)
+    std::vector<T> y_values = reads_y ? (selects() ? elementwise_input(offsets_.y, n, 33) : values(offsets_.y, n, -2, 2, 33))
                                       : filled(offsets_.y, n, std::numeric_limits<T>::quiet_NaN());
     std::unique_ptr<Operand<T>> a, b, y;
     if (c_.alias == Alias::kYIsA) {
@@ -867,7 +886,7 @@ class MathChecker {
       reference(a_values[offsets_.a + i], b_values[offsets_.b + i], y_before[offsets_.y + i], &ref, &tol);
       const T g = got[offsets_.y + i];
       const bool exact_bits = c_.elementwise == ElementwiseOp::kSet || c_.elementwise == ElementwiseOp::kAbs ||
-                              c_.elementwise == ElementwiseOp::kSgnbit;
+                              c_.elementwise == ElementwiseOp::kSgnbit || selects();
       const bool ok = exact_bits ? same_bits(g, static_cast<T>(ref)) : std::fabs(g - ref) <= tol;
       if (!ok) {
         return fail(to_string(c_.elementwise), ": y[", i, "] is ", g, std::signbit(g) ? " (sign bit set)" : "",

@@ -106,6 +106,7 @@ BLOBRT_CUDA_EW_(CLIP_BACKWARD, b * T(a >= alpha && a <= beta))
 BLOBRT_CUDA_EW_(MAX_STEP, a > b ? a : b)
 BLOBRT_CUDA_EW_(ARGMAX_STEP, a > b ? y : alpha)
 BLOBRT_CUDA_EW_(MASK_SELECT, a == alpha ? T(0) + b : T(0))
+BLOBRT_CUDA_EW_(POSITIVE_SELECT, a > T(0) ? b : y)
 #undef BLOBRT_CUDA_EW_
 
 // 16 bytes of T: one 128-bit load or store.

@@ -240,12 +240,12 @@ inline char* in_place(Context* c, const void* handle, size_t offset) {
   return host ? host + offset : nullptr;
 }
 
-// The n elements from `offset` on must lie inside the buffer: the plugin's own kernels do
-// not check, and only the buffer knows its size (a handle the core did not allocate
-// included). `what` names the call in the message ("element-wise add", "im2col").
 // The bytes of one element of a precision.
 inline size_t element_size(int32_t precision) { return precision == BLOBRT_FLOAT64 ? sizeof(double) : sizeof(float); }
 
+// The n elements from `offset` on must lie inside the buffer: the plugin's own kernels do
+// not check, and only the buffer knows its size (a handle the core did not allocate
+// included). `what` names the call in the message ("element-wise add", "im2col").
 inline int check_extent(const void* handle, int64_t offset, int64_t n, size_t element, const char* operand,
                         const char* what, blobrt_error* err) {
   size_t size = 0;

@@ -94,11 +94,8 @@ inline const char* elementwise_kernel_source() {
             a[i] > 0 ? a[i] : alpha * (exp(a[i]) - 1))                                                 \
   EW_KERNEL(S, elu_backward, select(VB * (VA + (REAL8)(alpha)), VB, VA > (REAL8)(0)),                 \
             a[i] > 0 ? b[i] : b[i] * (a[i] + alpha))                                                   \
-  EW_KERNEL(S, bnll, select(log((REAL8)(1) + exp(VA)), VA + log((REAL8)(1) + exp(-VA)), VA > (REAL8)(0)), \
-            a[i] > 0 ? a[i] + log(1 + exp(-a[i])) : log(1 + exp(a[i])))                                \
-  EW_KERNEL(S, bnll_backward,                                                                          \
-            VB * exp(fmin(VA, (REAL8)(50))) / (exp(fmin(VA, (REAL8)(50))) + (REAL8)(1)),               \
-            b[i] * exp(fmin(a[i], (REAL)50)) / (exp(fmin(a[i], (REAL)50)) + 1))                        \
+  EW_KERNEL(S, bnll, BNLL8(VA), BNLL1(a[i]))                                                           \
+  EW_KERNEL(S, bnll_backward, BNLL_BACKWARD8(VA, VB), BNLL_BACKWARD1(a[i], b[i]))                      \
   EW_KERNEL(S, threshold, select((REAL8)(0), (REAL8)(1), VA > (REAL8)(alpha)), a[i] > alpha ? 1 : 0)   \
   EW_KERNEL(S, clip, fmax((REAL8)(alpha), fmin(VA, (REAL8)(beta))), fmax(alpha, fmin(a[i], beta)))    \
   EW_KERNEL(S, clip_backward,                                                                          \
@@ -107,7 +104,8 @@ inline const char* elementwise_kernel_source() {
   EW_KERNEL(S, max_step, select(VB, VA, VA > VB), a[i] > b[i] ? a[i] : b[i])                           \
   EW_KERNEL(S, argmax_step, select((REAL8)(alpha), VY, VA > VB), a[i] > b[i] ? y[i] : alpha)            \
   EW_KERNEL(S, mask_select, select((REAL8)(0), (REAL8)(0) + VB, VA == (REAL8)(alpha)),                  \
-            a[i] == alpha ? 0 + b[i] : 0)
+            a[i] == alpha ? 0 + b[i] : 0)                                                              \
+  EW_KERNEL(S, positive_select, select(VY, VB, VA > (REAL8)(0)), a[i] > 0 ? b[i] : y[i])
 
 /* Caffe's sigmoid is 0.5 * tanh(0.5 * x) + 0.5 in double (its 0.5 is a double constant),
  * also for float: so here where the device has fp64. */
@@ -119,13 +117,32 @@ inline const char* elementwise_kernel_source() {
 #ifdef HAVE_FP64
 #define SIGMOID8(v) convert_float8(0.5 * tanh(0.5 * convert_double8(v)) + 0.5)
 #define SIGMOID1(x) (float)(0.5 * tanh(0.5 * (double)(x)) + 0.5)
+/* BNLL as Caffe's kernels compute it for float: exp in float, the 1. (a double) and what
+ * follows in double. */
+#define BNLL8(v)                                                                              \
+  convert_float8(select(log(1.0 + convert_double8(exp(v))),                                   \
+                        convert_double8(v) + log(1.0 + convert_double8(exp(-(v)))),           \
+                        convert_long8((v) > (float8)(0))))
+#define BNLL1(x) (float)((x) > 0 ? (x) + log(1.0 + (double)exp(-(x))) : log(1.0 + (double)exp(x)))
+#define BNLL_BACKWARD8(v, d)                                                                  \
+  convert_float8(convert_double8((d) * exp(fmin((v), (float8)(50)))) /                        \
+                 (convert_double8(exp(fmin((v), (float8)(50)))) + 1.0))
+#define BNLL_BACKWARD1(x, d) (float)((double)((d) * exp(fmin((x), 50.0f))) / ((double)exp(fmin((x), 50.0f)) + 1.0))
 #else
 #define SIGMOID8(v) (0.5f * tanh(0.5f * (v)) + 0.5f)
 #define SIGMOID1(x) (0.5f * tanh(0.5f * (x)) + 0.5f)
+#define BNLL8(v) select(log(1.0f + exp(v)), (v) + log(1.0f + exp(-(v))), (v) > (float8)(0))
+#define BNLL1(x) ((x) > 0 ? (x) + log(1.0f + exp(-(x))) : log(1.0f + exp(x)))
+#define BNLL_BACKWARD8(v, d) ((d) * exp(fmin((v), (float8)(50))) / (exp(fmin((v), (float8)(50))) + 1.0f))
+#define BNLL_BACKWARD1(x, d) ((d) * exp(fmin((x), 50.0f)) / (exp(fmin((x), 50.0f)) + 1.0f))
 #endif
 EW_ALL(f)
 #undef SIGMOID8
 #undef SIGMOID1
+#undef BNLL8
+#undef BNLL1
+#undef BNLL_BACKWARD8
+#undef BNLL_BACKWARD1
 #undef REAL
 #undef REAL8
 #undef AS_BITS8
@@ -140,6 +157,10 @@ EW_ALL(f)
 #define SIGN_SHIFT 63
 #define SIGMOID8(v) (0.5 * tanh(0.5 * (v)) + 0.5)
 #define SIGMOID1(x) (0.5 * tanh(0.5 * (x)) + 0.5)
+#define BNLL8(v) select(log(1.0 + exp(v)), (v) + log(1.0 + exp(-(v))), (v) > (double8)(0))
+#define BNLL1(x) ((x) > 0 ? (x) + log(1.0 + exp(-(x))) : log(1.0 + exp(x)))
+#define BNLL_BACKWARD8(v, d) ((d) * exp(fmin((v), (double8)(50))) / (exp(fmin((v), (double8)(50))) + 1.0))
+#define BNLL_BACKWARD1(x, d) ((d) * exp(fmin((x), 50.0)) / (exp(fmin((x), 50.0)) + 1.0))
 EW_ALL(d)
 #undef REAL
 #undef REAL8

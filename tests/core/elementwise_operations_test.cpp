@@ -107,14 +107,33 @@ TEST(ElementwiseOperations, EveryCodeIsNamedOnce) {
 
 // The operand flags agree with the formula: what it computes changes with an operand the
 // list says the code reads (values of either sign: sign and sgnbit), never with another.
+// The comparing codes (threshold, clip, max_step, mask_select ...) depend on an operand only
+// on some side of a comparison, so each operand is varied over a grid of points and scalars.
 TEST(ElementwiseOperations, FormulaReadsOnlyTheListedOperands) {
-  auto differ = [](double x, double y) { return !(x == y); };  // NaN differs too
+  auto differ = [](double x, double y) { return !(x == y) && !(std::isnan(x) && std::isnan(y)); };
+  const double probes[] = {-2.5, -0.0, 0.75, 1.0, 1.25, 3.0};
+  const double scalars[][2] = {{kAlpha, kBeta}, {1.0, 1.25}, {-0.5, 2.0}};
   for (const Entry& e : kEntries) {
-    const double ref = formula(e.code, 0.75, 1.25, 0.5, kAlpha, kBeta);
-    EXPECT_TRUE(std::isfinite(ref)) << e.name;
-    EXPECT_EQ(differ(formula(e.code, -2.5, 1.25, 0.5, kAlpha, kBeta), ref), e.a) << e.name << " and a";
-    EXPECT_EQ(differ(formula(e.code, 0.75, -3.0, 0.5, kAlpha, kBeta), ref), e.b) << e.name << " and b";
-    EXPECT_EQ(differ(formula(e.code, 0.75, 1.25, -1.75, kAlpha, kBeta), ref), e.y) << e.name << " and y";
+    EXPECT_TRUE(std::isfinite(formula(e.code, 0.75, 1.25, 0.5, kAlpha, kBeta))) << e.name;
+    bool a_matters = false, b_matters = false, y_matters = false;
+    for (const auto& scalar : scalars) {
+      const auto f = [&](double a, double b, double y) { return formula(e.code, a, b, y, scalar[0], scalar[1]); };
+      for (double a : probes) {
+        for (double b : probes) {
+          for (double y : {0.5, -1.75}) {
+            const double ref = f(a, b, y);
+            for (double other : probes) {
+              a_matters = a_matters || differ(f(other, b, y), ref);
+              b_matters = b_matters || differ(f(a, other, y), ref);
+              y_matters = y_matters || differ(f(a, b, other), ref);
+            }
+          }
+        }
+      }
+    }
+    EXPECT_EQ(a_matters, e.a) << e.name << " and a";
+    EXPECT_EQ(b_matters, e.b) << e.name << " and b";
+    EXPECT_EQ(y_matters, e.y) << e.name << " and y";
   }
 }
 

@@ -148,7 +148,12 @@
     (a > b ? y : alpha))                                                                             \
   X(MASK_SELECT, MaskSelect, mask_select, 31, 1, 1, 0, 1, 0, 0, A_B_ALPHA_Y,                        \
     ,                                                                                               \
-    (a == alpha ? 0 + b : 0))
+    (a == alpha ? 0 + b : 0))                                                                        \
+  /* ABI 1.7: b where a is positive, else y as it is (PReLU's x > 0 ? x : x * slope, with y   \
+   * holding x * slope, and its gradient's dy : dy * slope). */                                \
+  X(POSITIVE_SELECT, PositiveSelect, positive_select, 32, 1, 1, 1, 0, 0, 0, A_B_Y,                 \
+    ,                                                                                               \
+    (a > 0 ? b : y))
 /* clang-format on */
 
 /* The enum: BLOBRT_EW_<CODE> = number, and BLOBRT_EW_OP_COUNT, the number of entries. */

@@ -290,7 +290,7 @@ typedef struct blobrt_plugin_v1 {
 #define BLOBRT_PLUGIN_V1_4_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 30 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
 #define BLOBRT_PLUGIN_V1_5_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 36 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
 #define BLOBRT_PLUGIN_V1_6_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 42 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
-/* 1.7 added no entry (it added element-wise codes 22 to 31): its table is 1.6's size. */
+/* 1.7 added no entry (it added element-wise codes 22 to 32): its table is 1.6's size. */
 #define BLOBRT_PLUGIN_V1_7_SIZE BLOBRT_PLUGIN_V1_6_SIZE
 
 /* The size that ends with `field`, and whether `table` (a blobrt_plugin_v1*) has that field

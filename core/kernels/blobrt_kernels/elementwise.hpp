@@ -228,6 +228,12 @@ inline void ew_mask_select(std::int64_t n, T alpha, T, const T* a, const T* b, T
 #pragma omp simd
   for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] == alpha ? T(0) + b[i] : T(0);
 }
+// PReLU's selection: b where a > 0, else y unchanged.
+template <typename T>
+inline void ew_positive_select(std::int64_t n, T, T, const T* a, const T* b, T* y) {
+#pragma omp simd
+  for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] > T(0) ? b[i] : y[i];
+}
 
 // y[0..n) = f(a, b) for one operation, chosen once (never per element): the list's
 // ew_<name>. Returns false for an unknown operation code. A list entry without its

@@ -18,6 +18,7 @@
 #include <cfloat>
 #include <climits>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -627,12 +628,40 @@ TYPED_TEST(LayerGlue, ELUBNLLAndClip) {
         const Dtype e = std::exp(std::min(x, Dtype(50)));
         return Dtype(dy * e / (e + 1.));
       });
-  param.mutable_clip_param()->set_min(-0.75f);
-  param.mutable_clip_param()->set_max(1.25f);
+  // Bounds that the bottom's values (check_neuron's, and halves below) reach exactly.
+  param.mutable_clip_param()->set_min(-0.5f);
+  param.mutable_clip_param()->set_max(1.5f);
   caffe::ClipLayer<Dtype> clip(param);
   this->check_neuron(
-      "ClipLayer", clip, false, [](Dtype x) { return std::max(Dtype(-0.75), std::min(x, Dtype(1.25))); },
-      [](Dtype x, Dtype dy) { return dy * Dtype(x >= Dtype(-0.75) && x <= Dtype(1.25)); });
+      "ClipLayer", clip, false, [](Dtype x) { return std::max(Dtype(-0.5), std::min(x, Dtype(1.5))); },
+      [](Dtype x, Dtype dy) { return dy * Dtype(x >= Dtype(-0.5) && x <= Dtype(1.5)); });
+  {
+    Blob<Dtype> bottom(2, 3, 4, 5), top(2, 3, 4, 5);
+    fill(bottom, 5, true);  // halves: -0.5 and 1.5 among them
+    ASSERT_TRUE(forward<Dtype>("ClipLayer", clip, {&bottom}, {&top}));
+    fill_diff(top, 6);
+    ASSERT_TRUE(backward<Dtype>("ClipLayer", clip, {&top}, {&bottom}));
+    int on_bounds = 0;
+    for (int i = 0; i < bottom.count(); ++i) {
+      const Dtype x = bottom.cpu_data()[i];
+      on_bounds += x == Dtype(-0.5) || x == Dtype(1.5);
+      ASSERT_EQ(top.cpu_data()[i], std::max(Dtype(-0.5), std::min(x, Dtype(1.5)))) << i;
+      ASSERT_EQ(bottom.cpu_diff()[i], top.cpu_diff()[i] * Dtype(x >= Dtype(-0.5) && x <= Dtype(1.5))) << i;
+    }
+    EXPECT_GT(on_bounds, 0);
+  }
+  // ELU's backward against the .cu's own test of the bottom (out of place: x and y both there).
+  {
+    Blob<Dtype> bottom(2, 3, 4, 5), top(2, 3, 4, 5);
+    fill(bottom, 7, true);
+    ASSERT_TRUE(forward<Dtype>("ELULayer", elu, {&bottom}, {&top}));
+    fill_diff(top, 8);
+    ASSERT_TRUE(backward<Dtype>("ELULayer", elu, {&top}, {&bottom}));
+    for (int i = 0; i < bottom.count(); ++i) {
+      const Dtype x = bottom.cpu_data()[i], y = top.cpu_data()[i], dy = top.cpu_diff()[i];
+      ASSERT_EQ(bottom.cpu_diff()[i], x > 0 ? dy : dy * (y + alpha)) << i;
+    }
+  }
   // A negative alpha: the top's sign is not the bottom's, so the backward is the CPU code's.
   param.mutable_elu_param()->set_alpha(-0.5f);
   caffe::ELULayer<Dtype> negative(param);
@@ -675,6 +704,25 @@ TYPED_TEST(LayerGlue, PReLUPerChannelAndShared) {
       this->expect_near(bottom.cpu_diff(), want, "bottom diff");
       this->expect_near(layer.slope().cpu_diff(), want_slope, "slope diff");
     }
+  }
+  // The kernel's x > 0 ? x : x * slope, bit for bit where a sum of the two sides would not
+  // be: -inf (its side times 0 is NaN), +0 with a negative slope (-0), a huge x whose
+  // product overflows.
+  caffe::LayerParameter param;
+  Blob<Dtype> bottom(1, 2, 1, 3), top(1, 2, 1, 3);
+  caffe::PReLULayer<Dtype> layer(param, false, bottom, false);
+  layer.slope().mutable_cpu_data()[0] = Dtype(-0.25);
+  layer.slope().mutable_cpu_data()[1] = Dtype(1e30);
+  const Dtype inf = std::numeric_limits<Dtype>::infinity(), huge = std::numeric_limits<Dtype>::max();
+  const Dtype x[] = {-inf, Dtype(0), Dtype(-2), huge, Dtype(-0.0), Dtype(3)};
+  std::copy(x, x + 6, bottom.mutable_cpu_data());
+  ASSERT_TRUE(forward<Dtype>("PReLULayer", layer, {&bottom}, {&top}));
+  for (int i = 0; i < 6; ++i) {
+    const Dtype slope = layer.slope().cpu_data()[i / 3];
+    const Dtype want = x[i] > 0 ? x[i] : x[i] * slope;
+    EXPECT_EQ(std::signbit(top.cpu_data()[i]), std::signbit(want)) << i;
+    if (!std::isnan(want)) EXPECT_EQ(top.cpu_data()[i], want) << i;
+    EXPECT_FALSE(std::isnan(top.cpu_data()[i])) << i;
   }
 }
 

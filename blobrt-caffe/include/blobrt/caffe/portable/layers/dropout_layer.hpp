@@ -1,13 +1,14 @@
 // DropoutLayer's GPU methods in blobrt's operations (dropout_layer.cu's kernels). Training:
-// the mask drawn as caffe_gpu_rng_uniform draws it (Caffe's generator, one caffe_rng_rand()
-// per element) into the layer's rand_vec_ on the host, each element's factor
-// (mask > uint_thres_) * scale_ (scale_ as the float the .cu passes; 0 or that scale) uploaded
-// once per forward, and the output and the gradient as the element-wise mul by those factors:
-// Caffe's in * (mask > t) * scale, bit for bit (x * 1 * s is x * s; x * 0 * s is x * 0 for
-// s > 0). The upload replaces the mask's upload of caffe_gpu_rng_uniform (Caffe draws on the
-// device with cuRAND: blobrt's operation list has no generator yet). Testing: a copy, as the
-// .cu. The factors are kept per layer (per rand_vec_ memory) from the forward to its
-// backward; a backward with none (a forward that ran the CPU code) runs the CPU code too.
+// the mask drawn as caffe_gpu_rng_uniform draws it (Caffe's generator, one draw per element)
+// into the layer's rand_vec_ on the host, its test mask > uint_thres_ as 0 or 1 uploaded once
+// per forward, and the kernels' expressions in their order by element-wise operations: the
+// output (in * keep) * scale, the gradient (dy * scale) * keep, scale_ as the float the .cu
+// passes: Caffe's values bit for bit, infinities and NaN included. The upload replaces the
+// mask's upload of caffe_gpu_rng_uniform (Caffe draws on the device with cuRAND: blobrt's
+// operation list has no generator yet). Testing: a copy, as the .cu. The 0/1 mask is kept
+// per layer (per rand_vec_ memory) from the forward to its backward; a backward with none
+// runs the CPU code. A forward in CPU mode between a forward and a backward in GPU mode
+// (Caffe never mixes them in one step) would leave the GPU backward the older mask.
 #ifndef BLOBRT_CAFFE_PORTABLE_LAYERS_DROPOUT_LAYER_HPP
 #define BLOBRT_CAFFE_PORTABLE_LAYERS_DROPOUT_LAYER_HPP
 
@@ -24,6 +25,8 @@ struct DropoutMethods : caffe::DropoutLayer<Dtype> {  // never made: it names th
   using Self = DropoutMethods;
 
   static bool training(const Layer& l) { return l.*(&Self::phase_) == caffe::TRAIN; }
+  // scale_ as the .cu's kernels take it: a float.
+  static double scale(const Layer& l) { return static_cast<float>(l.*(&Self::scale_)); }
   // The .cu's caffe_copy (nothing in place).
   static void copy_on_device(int count, const Dtype* from, Dtype* to) {
     if (count > 0 && from != to) device().copy_device(from, 0, to, 0, static_cast<std::size_t>(count) * sizeof(Dtype));
@@ -43,18 +46,18 @@ struct DropoutMethods : caffe::DropoutLayer<Dtype> {  // never made: it names th
     unsigned int* mask = rand_vec.mutable_cpu_data();
     blobrt::SyncedMemory* kept = kept_buffer(rand_vec.data(), static_cast<std::size_t>(count) * sizeof(Dtype), true);
     if (!kept) return false;  // rand_vec_ never shaped: the CPU code
-    blobrt::SyncedMemory& factors = *kept;
-    Dtype* factor = static_cast<Dtype*>(factors.mutable_cpu_data());
+    Dtype* keep = static_cast<Dtype*>(kept->mutable_cpu_data());
     const unsigned int threshold = l.*(&Self::uint_thres_);
-    const Dtype scale = static_cast<float>(l.*(&Self::scale_));
     caffe::rng_t& rng = *caffe::caffe_rng();  // caffe_rng_rand() without finding the generator per element
-    const Dtype choices[2] = {Dtype(0), scale};  // indexed, not branched on: the mask is random
     for (int i = 0; i < count; ++i) {
       mask[i] = rng();
-      factor[i] = choices[mask[i] > threshold];
+      keep[i] = static_cast<Dtype>(static_cast<int>(mask[i] > threshold));  // no branch: the mask is random
     }
+    Dtype* y = top.mutable_gpu_data();
     device().elementwise(precision_of<Dtype>(), blobrt::ElementwiseOp::kMul, count, 0, 0, bottom.gpu_data(), 0,
-                         factors.gpu_data(), 0, top.mutable_gpu_data(), 0);
+                         kept->gpu_data(), 0, y, 0);
+    device().elementwise(precision_of<Dtype>(), blobrt::ElementwiseOp::kScale, count, scale(l), 0, y, 0, nullptr, 0,
+                         y, 0);
     return true;
   }
 
@@ -71,11 +74,13 @@ struct DropoutMethods : caffe::DropoutLayer<Dtype> {  // never made: it names th
     }
     if (count == 0) return true;
     caffe::Blob<unsigned int>& rand_vec = l.*(&Self::rand_vec_);
-    blobrt::SyncedMemory* factors =
-        kept_buffer(rand_vec.data(), static_cast<std::size_t>(count) * sizeof(Dtype), false);
-    if (!factors) return false;  // no forward of this mask on the device: the CPU code reads rand_vec_
-    device().elementwise(precision_of<Dtype>(), blobrt::ElementwiseOp::kMul, count, 0, 0, top.gpu_diff(), 0,
-                         factors->gpu_data(), 0, bottom.mutable_gpu_diff(), 0);
+    blobrt::SyncedMemory* keep = kept_buffer(rand_vec.data(), static_cast<std::size_t>(count) * sizeof(Dtype), false);
+    if (!keep) return false;  // no forward of this mask on the device: the CPU code reads rand_vec_
+    Dtype* dx = bottom.mutable_gpu_diff();
+    device().elementwise(precision_of<Dtype>(), blobrt::ElementwiseOp::kScale, count, scale(l), 0, top.gpu_diff(), 0,
+                         nullptr, 0, dx, 0);
+    device().elementwise(precision_of<Dtype>(), blobrt::ElementwiseOp::kMul, count, 0, 0, dx, 0, keep->gpu_data(), 0,
+                         dx, 0);
     return true;
   }
 };

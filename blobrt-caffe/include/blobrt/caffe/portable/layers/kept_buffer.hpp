@@ -16,8 +16,10 @@
 namespace blobrt_caffe_portable::layers {
 
 // The buffer kept for `owner`, `bytes` long: made (or remade at another size) where `make`,
-// else null where there is none of that size (or no owner). An entry ends with its owner (the layer, or a
-// reshape that reallocated the blob), pruned at the next entry made.
+// else null where there is none of that size (or no owner). An entry ends with its owner (the
+// layer, or a reshape that reallocated the blob): entries whose owner is gone are dropped at
+// every call. The buffer is used after the lock is released: one layer's methods never run
+// on two threads at once (Caffe runs a net on one thread; each solver thread has its own).
 inline blobrt::SyncedMemory* kept_buffer(const std::shared_ptr<blobrt::SyncedMemory>& owner, std::size_t bytes,
                                          bool make) {
   struct Entry {
@@ -28,16 +30,16 @@ inline blobrt::SyncedMemory* kept_buffer(const std::shared_ptr<blobrt::SyncedMem
   static std::map<const blobrt::SyncedMemory*, Entry> entries;
   if (!owner) return nullptr;  // a blob never shaped: nothing to keep beside
   std::lock_guard<std::mutex> lock(mutex);
+  for (auto it = entries.begin(); it != entries.end();) {
+    it = it->second.owner.expired() ? entries.erase(it) : std::next(it);
+  }
   auto found = entries.find(owner.get());
   if (found != entries.end() && found->second.owner.lock() != owner) {
-    entries.erase(found);  // a freed owner's address, reused
+    entries.erase(found);  // a freed owner's address, reused by a memory made since
     found = entries.end();
   }
   if (found != entries.end() && found->second.buffer->size() == bytes) return found->second.buffer.get();
   if (!make) return nullptr;
-  for (auto it = entries.begin(); it != entries.end();) {
-    it = it->second.owner.expired() ? entries.erase(it) : std::next(it);
-  }
   Entry& entry = entries[owner.get()];
   entry.owner = owner;
   entry.buffer = std::make_unique<blobrt::SyncedMemory>(bytes);

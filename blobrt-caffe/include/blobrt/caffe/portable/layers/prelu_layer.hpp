@@ -1,13 +1,11 @@
-// PReLULayer's GPU methods in blobrt's operations, composed of general ones where
-// prelu_layer.cu has a kernel of its own:
-//   forward   x > 0 ? x : x * slope[c]  as  relu(x, 0) + clip_backward(x, x * slope[c]) over
-//             (-inf, 0], the per-channel product by channel_affine: each element's value is
-//             the kernel's (one side adds a zero);
-//   backward  the slopes' gradient as the .cu: dy * x * (x <= 0) per element, summed over the
-//             batch (gemv with ones; the .cu sums the rows in a loop), then over each channel
-//             (gemv with the layer's multiplier_, or dot where the slope is shared) into the
-//             slope's diff; the bottom's as relu_backward(x, dy, 0) + clip_backward(x,
-//             dy * slope[c]) over (-inf, 0].
+// PReLULayer's GPU methods in blobrt's operations, where prelu_layer.cu has kernels of its own:
+//   forward   x * slope[c] by channel_affine, then positive_select: x where x > 0, the kernel's
+//             x > 0 ? x : x * slope[c];
+//   backward  the slopes' gradient as the .cu: dy * x * (x <= 0) per element (mul, then
+//             clip_backward over [-inf, 0]), summed over the batch (gemv with ones; the .cu
+//             sums the rows in a loop), then over each channel (gemv with the layer's
+//             multiplier_, or dot where the slope is shared) into the slope's diff; the
+//             bottom's dy * slope[c] by channel_affine, then positive_select: dy where x > 0.
 // In place, the bottom is kept in the layer's bottom_memory_ as the .cu keeps it.
 #ifndef BLOBRT_CAFFE_PORTABLE_LAYERS_PRELU_LAYER_HPP
 #define BLOBRT_CAFFE_PORTABLE_LAYERS_PRELU_LAYER_HPP
@@ -47,25 +45,27 @@ struct PReLUMethods : caffe::PReLULayer<Dtype> {  // never made: it names the la
     device().elementwise(precision_of<Dtype>(), blobrt::ElementwiseOp::kClipBackward, count, kMinusInfinity, 0.0, x,
                          0, y, 0, y, 0);
   }
+  // y = x > 0 ? v : y, in place.
+  static void where_positive(std::int64_t count, const Dtype* x, const Dtype* v, Dtype* y) {
+    device().elementwise(precision_of<Dtype>(), blobrt::ElementwiseOp::kPositiveSelect, count, 0.0, 0.0, x, 0, v, 0,
+                         y, 0);
+  }
 
   static bool forward(void* layer, const void* bottom_erased, const void* top_erased) {
     Layer& l = layer_as<Layer, Dtype>(layer);
     caffe::Blob<Dtype>& bottom = *blobs<Dtype>(bottom_erased)[0];
     caffe::Blob<Dtype>& top = *blobs<Dtype>(top_erased)[0];
     const Shape s = shape(bottom);
-    const blobrt::Precision p = precision_of<Dtype>();
-    if (&top == &bottom) {
-      device().copy_device(bottom.gpu_data(), 0, (l.*(&Self::bottom_memory_)).mutable_gpu_data(), 0,
-                           static_cast<std::size_t>(s.count) * sizeof(Dtype));
-    }
     if (s.count == 0) return true;
     const Dtype* x = bottom.gpu_data();
-    Dtype* negative = scratch<Dtype>(0, static_cast<int>(s.count));
-    times_slope(l, s, x, negative);
-    keep_non_positive(s.count, x, negative);
+    if (&top == &bottom) {
+      Dtype* kept = (l.*(&Self::bottom_memory_)).mutable_gpu_data();
+      device().copy_device(x, 0, kept, 0, static_cast<std::size_t>(s.count) * sizeof(Dtype));
+      x = kept;
+    }
     Dtype* y = top.mutable_gpu_data();
-    device().elementwise(p, blobrt::ElementwiseOp::kRelu, s.count, 0.0, 0.0, x, 0, nullptr, 0, y, 0);
-    device().elementwise(p, blobrt::ElementwiseOp::kAdd, s.count, 0.0, 0.0, y, 0, negative, 0, y, 0);
+    times_slope(l, s, x, y);
+    where_positive(s.count, x, x, y);
     return true;
   }
 
@@ -105,12 +105,12 @@ struct PReLUMethods : caffe::PReLULayer<Dtype> {  // never made: it names the la
       }
     }
     if (bottom_gradient) {
-      Dtype* negative = scratch<Dtype>(0, static_cast<int>(s.count));
-      times_slope(l, s, dy, negative);
-      keep_non_positive(s.count, x, negative);
       Dtype* dx = bottom.mutable_gpu_diff();
-      device().elementwise(p, blobrt::ElementwiseOp::kReluBackward, s.count, 0.0, 0.0, x, 0, dy, 0, dx, 0);
-      device().elementwise(p, blobrt::ElementwiseOp::kAdd, s.count, 0.0, 0.0, dx, 0, negative, 0, dx, 0);
+      // In place dx is dy, which the selection still reads: the product goes to a scratch.
+      Dtype* product = dx == dy ? scratch<Dtype>(0, static_cast<int>(s.count)) : dx;
+      times_slope(l, s, dy, product);
+      where_positive(s.count, x, dy, product);
+      if (product != dx) device().copy_device(product, 0, dx, 0, static_cast<std::size_t>(s.count) * sizeof(Dtype));
     }
     return true;
   }
