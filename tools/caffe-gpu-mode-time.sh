@@ -53,6 +53,6 @@ per_layer() {  # LOG: "layer ms" lines
 echo "layers, forward + backward (ms): opencl GPU mode / blis CPU mode / blis GPU mode"
 per_layer "$work/blis-cpu.log" | sort > "$work/cpu.txt"
 per_layer "$work/blis-gpu.log" | sort > "$work/bgpu.txt"
-per_layer "$work/opencl-gpu.log" | sort -k2 -rn | head -8 | while read -r layer ms; do
+per_layer "$work/opencl-gpu.log" | sort -k2 -rn | sed -n 1,8p | while read -r layer ms; do
   echo "  $layer: $ms / $(awk -v l="$layer" '$1 == l { print $2 }' "$work/cpu.txt") / $(awk -v l="$layer" '$1 == l { print $2 }' "$work/bgpu.txt")"
 done

@@ -774,7 +774,7 @@ TYPED_TEST(LayerGlue, Threshold) {
 
 // Dropout in training: the mask in the layer's rand_vec_ (Caffe's generator, as
 // caffe_gpu_rng_uniform draws it), the output and the gradient Caffe's in * (mask > t) * scale,
-// bit for bit, out of place and in place; what crosses to the device is the factors, once
+// bit for bit, out of place and in place; what crosses to the device is the 0/1 mask, once
 // per forward. Testing: a copy both ways.
 TYPED_TEST(LayerGlue, DropoutAsCaffeWithItsMask) {
   using Dtype = TypeParam;
@@ -798,7 +798,7 @@ TYPED_TEST(LayerGlue, DropoutAsCaffeWithItsMask) {
       const std::uint64_t upload = blobrt::transfer_counters().host_to_device;
       blobrt::reset_transfer_counters();
       ASSERT_TRUE(forward<Dtype>("DropoutLayer", layer, {&bottom}, {&top}));
-      EXPECT_EQ(blobrt::transfer_counters().host_to_device, upload) << "the factors, once";
+      EXPECT_EQ(blobrt::transfer_counters().host_to_device, upload) << "the 0/1 mask, once";
       EXPECT_EQ(blobrt::transfer_counters().device_to_host, 0u);
       const unsigned int* mask = layer.mask().cpu_data();
       const Dtype scale = static_cast<float>(layer.scale());

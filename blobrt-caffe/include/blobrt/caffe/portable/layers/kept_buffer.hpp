@@ -1,5 +1,5 @@
 // Device memory a layer's GPU methods keep from the forward to its backward where the layer
-// has no member of the element type for it (Dropout's factors beside its unsigned mask,
+// has no member of the element type for it (Dropout's 0/1 mask beside its unsigned one,
 // Eltwise MAX's mask beside its int one): one buffer per owner, a member SyncedMemory of the
 // layer (the blob's data()), living as long as that memory does.
 #ifndef BLOBRT_CAFFE_PORTABLE_LAYERS_KEPT_BUFFER_HPP
