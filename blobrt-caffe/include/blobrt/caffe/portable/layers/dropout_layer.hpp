@@ -49,9 +49,10 @@ struct DropoutMethods : caffe::DropoutLayer<Dtype> {  // never made: it names th
     Dtype* keep = static_cast<Dtype*>(kept->mutable_cpu_data());
     const unsigned int threshold = l.*(&Self::uint_thres_);
     caffe::rng_t& rng = *caffe::caffe_rng();  // caffe_rng_rand() without finding the generator per element
+    const Dtype zero_one[2] = {Dtype(0), Dtype(1)};  // indexed, not branched on: the mask is random
     for (int i = 0; i < count; ++i) {
       mask[i] = rng();
-      keep[i] = static_cast<Dtype>(static_cast<int>(mask[i] > threshold));  // no branch: the mask is random
+      keep[i] = zero_one[mask[i] > threshold];
     }
     Dtype* y = top.mutable_gpu_data();
     device().elementwise(precision_of<Dtype>(), blobrt::ElementwiseOp::kMul, count, 0, 0, bottom.gpu_data(), 0,
