@@ -39,6 +39,9 @@ const char* to_string(Operation op) {
     case Operation::kLrnScale: return "lrn_scale";
     case Operation::kLrnBackward: return "lrn_backward";
     case Operation::kChannelAffine: return "channel_affine";
+    case Operation::kGatherRows: return "gather_rows";
+    case Operation::kScatterAddRows: return "scatter_add_rows";
+    case Operation::kTopKHits: return "top_k_hits";
   }
   return "?";
 }
@@ -61,7 +64,10 @@ bool is_math(Operation op) {
     case Operation::kCopyRows:
     case Operation::kLrnScale:
     case Operation::kLrnBackward:
-    case Operation::kChannelAffine: return true;
+    case Operation::kChannelAffine:
+    case Operation::kGatherRows:
+    case Operation::kScatterAddRows:
+    case Operation::kTopKHits: return true;
     default: return false;
   }
 }
@@ -72,7 +78,8 @@ std::vector<Operation> all_operations() {
           Operation::kIm2col, Operation::kCol2im, Operation::kMaxPool, Operation::kMaxPoolBackward,
           Operation::kAvePool, Operation::kAvePoolBackward, Operation::kSoftmax, Operation::kSoftmaxBackward,
           Operation::kSoftmaxLoss, Operation::kSoftmaxLossBackward, Operation::kCopyRows,
-          Operation::kLrnScale, Operation::kLrnBackward, Operation::kChannelAffine};
+          Operation::kLrnScale, Operation::kLrnBackward, Operation::kChannelAffine, Operation::kGatherRows,
+          Operation::kScatterAddRows, Operation::kTopKHits};
 }
 
 const char* to_string(Precision p) { return p == Precision::kFloat32 ? "float" : "double"; }

@@ -27,6 +27,9 @@
 //                     (4 + √channels)ε·(|dy| + Σ|dy·y|)·|y|
 //   copy_rows:        exact, the elements between dst's rows untouched too
 //   channel_affine:   2ε·(|x·scale| + |bias|)
+//   gather_rows:      exact (a copy; a row of NaN where the index names no row)
+//   scatter_add_rows: exact (the rows added in index order, the reference's order too)
+//   top_k_hits:       exact (1 or 0; 0 where ignored, NaN where the label is outside)
 //   LRN:              the window sums' rounding in the kernels' running sum, (4 + 2 channels)ε
 //                     times its largest partial sum; the gradient's pow 16ε·|its term|
 //   softmax loss:     4ε·(1 + |ref|) (log's ulps); its backward 2ε·|ref| ((p − 1)·scale);
@@ -51,7 +54,7 @@ enum class Operation {
   kMemset, kCopyRoundTrip, kCopyDevice, kAxpy, kDot, kAsum, kScal, kGemm, kGemv, kElementwise, kIm2col, kCol2im,
   kMaxPool, kMaxPoolBackward, kAvePool, kAvePoolBackward, kSoftmax, kSoftmaxBackward,
   kSoftmaxLoss, kSoftmaxLossBackward, kCopyRows, kLrnScale, kLrnBackward,
-  kChannelAffine
+  kChannelAffine, kGatherRows, kScatterAddRows, kTopKHits
 };
 const char* to_string(Operation op);
 std::vector<Operation> all_operations();
@@ -89,6 +92,11 @@ struct RowsShape {
   std::int64_t rows = 1, columns = 1, src_stride = 1, dst_stride = 1;
 };
 
+// gather_rows's and scatter_add_rows's shape: rows picked from a table_rows x columns table.
+struct GatherShape {
+  std::int64_t rows = 1, columns = 1, table_rows = 1;
+};
+
 // The core's precision (blobrt::Precision, device.hpp) is the one enum; its name in a case
 // is "float" or "double".
 const char* to_string(Precision p);
@@ -117,6 +125,8 @@ struct Case {
   RowsShape copy;  // copy_rows
   std::int64_t lrn_size = 5;  // lrn_scale, lrn_backward: the window (their shape is `softmax`)
   bool with_scale = true, with_bias = true;  // channel_affine's factors (its shape is `softmax`)
+  GatherShape gather;  // gather_rows, scatter_add_rows
+  std::int64_t top_k = 1;  // top_k_hits (its shape is `softmax`, its ignore label the loss's)
   std::string name() const;
 };
 // How GoogleTest prints a case (the test name's parameter; else it dumps the struct's bytes,

@@ -17,6 +17,7 @@
 #include <memory>
 #include <random>
 #include <sstream>
+#include <tuple>
 #include <utility>
 
 #include "blobrt/plugin_abi.h"
@@ -128,6 +129,9 @@ class MathChecker {
       case Operation::kLrnScale:
       case Operation::kLrnBackward: return lrn();
       case Operation::kChannelAffine: return channel_affine();
+      case Operation::kGatherRows:
+      case Operation::kScatterAddRows: return gather_rows();
+      case Operation::kTopKHits: return top_k_hits();
       default: return elementwise();
     }
   }
@@ -724,6 +728,124 @@ class MathChecker {
     return untouched_outside(got, top.before(), y_offset, n, "channel_affine top");
   }
 
+  // An index array for `rows` picks from a table of table_rows rows, read as Caffe reads it
+  // (toward zero): whole rows, every row of the table in turn (so rows repeat where there are
+  // more picks than rows), fractions (2.75 is row 2, -0.5 row 0), and, every seventh, one
+  // that names no row (table_rows, -1, NaN, 2^31, -inf in turn).
+  std::vector<T> row_indices(std::int64_t offset, const GatherShape& g) {
+    std::vector<T> v = filled(offset, g.rows, T(0));
+    const T outside[] = {T(g.table_rows), T(-1), std::numeric_limits<T>::quiet_NaN(), T(2147483648.0),
+                         -std::numeric_limits<T>::infinity()};
+    for (std::int64_t r = 0; r < g.rows; ++r) {
+      const std::int64_t row = g.table_rows == 0 ? 0 : (r * 5 + 3) % g.table_rows;
+      T& x = v[offset + r];
+      if (r % 7 == 6 || g.table_rows == 0) x = outside[(r / 7) % 5];
+      else if (r % 3 == 1) x = T(row) + T(0.75);
+      else if (r % 3 == 2 && row == 0) x = T(-0.5);
+      else x = T(row);
+    }
+    return v;
+  }
+  static std::int64_t row_of(T index, std::int64_t table_rows) {
+    if (!(index >= T(-2147483648.0) && index < T(2147483648.0))) return -1;
+    const auto row = static_cast<std::int64_t>(index);
+    return row >= 0 && row < table_rows ? row : -1;
+  }
+
+  // gather_rows: dst's rows the table's named ones, bitwise (NaN payloads, -0, denormals: a
+  // copy), a row of NaN where the index names none. scatter_add_rows: the table plus the rows
+  // added in index order, computed in T in that order, so exact.
+  Result gather_rows() {
+    const GatherShape& g = c_.gather;
+    const bool gather = c_.op == Operation::kGatherRows;
+    const std::int64_t picked = g.rows * g.columns, table_n = g.table_rows * g.columns;
+    const std::vector<T> index = row_indices(offsets_.a, g);
+    std::vector<T> table_values = values(offsets_.b, table_n, -1, 1, 62);
+    if (table_n > 2) {
+      table_values[offsets_.b] = T(-0.0);
+      table_values[offsets_.b + 1] = std::numeric_limits<T>::denorm_min();
+    }
+    Operand<T> idx(device_, index);
+    Operand<T> table(device_, table_values);
+    Operand<T> rows(device_, gather ? filled(offsets_.y, picked, T(-3.5)) : values(offsets_.y, picked, -1, 1, 63));
+    if (gather) {
+      device_.gather_rows(precision, g.rows, g.columns, g.table_rows, idx.get(), offsets_.a, table.get(), offsets_.b,
+                          rows.get(), offsets_.y);
+    } else {
+      device_.scatter_add_rows(precision, g.rows, g.columns, g.table_rows, idx.get(), offsets_.a, rows.get(),
+                               offsets_.y, table.get(), offsets_.b);
+    }
+    const Operand<T>& out = gather ? rows : table;
+    std::vector<T> want = out.before();
+    const std::int64_t out_offset = gather ? offsets_.y : offsets_.b;
+    for (std::int64_t r = 0; r < g.rows; ++r) {
+      const std::int64_t row = row_of(index[offsets_.a + r], g.table_rows);
+      for (std::int64_t c = 0; c < g.columns; ++c) {
+        if (gather) {
+          want[offsets_.y + r * g.columns + c] =
+              row < 0 ? std::numeric_limits<T>::quiet_NaN() : table_values[offsets_.b + row * g.columns + c];
+        } else if (row >= 0) {
+          want[offsets_.b + row * g.columns + c] += rows.before()[offsets_.y + r * g.columns + c];
+        }
+      }
+    }
+    const std::vector<T> got = out.after();
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const bool both_nan = std::isnan(got[i]) && std::isnan(want[i]);
+      if (!same_bits(got[i], want[i]) && !(gather && both_nan)) {
+        return fail(to_string(c_.op), ": element ", static_cast<std::int64_t>(i) - out_offset, " is ", got[i],
+                    ", expected ", want[i]);
+      }
+    }
+    if (!gather) return untouched_outside(idx.after(), index, 0, 0, "scatter_add_rows index");
+    return {true, false, ""};
+  }
+
+  // top_k_hits: scores in eighths (ties with the label's score, which count against it), a NaN
+  // score now and then, labels as softmax_loss's cases have them (fractions, ignored,
+  // outside, NaN); each position's hit against a count of the channels scoring at least the
+  // label's, exact.
+  Result top_k_hits() {
+    const SoftmaxShape& s = c_.softmax;
+    const std::int64_t n = s.outer * s.channels * s.inner, positions = n == 0 ? 0 : s.outer * s.inner;
+    std::vector<T> scores = values(offsets_.a, n, -1, 1, 64);
+    for (std::int64_t e = 0; e < n; ++e) {
+      T& x = scores[offsets_.a + e];
+      x = e % 17 == 5 ? std::numeric_limits<T>::quiet_NaN() : std::round(x * T(8)) / T(8);
+    }
+    std::vector<T> labels = filled(offsets_.b, positions, T(0));
+    const T special[] = {static_cast<T>(s.channels - 1) + T(0.75), T(-0.5), T(255), static_cast<T>(s.channels),
+                         std::numeric_limits<T>::quiet_NaN()};
+    for (std::int64_t q = 0; q < positions; ++q) {
+      labels[offsets_.b + q] = q % 9 < 5 ? special[q % 9] : static_cast<T>((q * 7) % s.channels);
+    }
+    Operand<T> score(device_, scores);
+    Operand<T> label(device_, labels);
+    Operand<T> hits(device_, filled(offsets_.y, positions, T(-3.5)));
+    device_.top_k_hits(precision, s.outer, s.channels, s.inner, score.get(), offsets_.a, label.get(), offsets_.b,
+                       c_.ignore_label, c_.top_k, hits.get(), offsets_.y);
+    const std::vector<T> got = hits.after();
+    for (std::int64_t q = 0; q < positions; ++q) {
+      const double l = std::trunc(static_cast<double>(labels[offsets_.b + q]));
+      const bool ignored = l == c_.ignore_label, outside = !ignored && !(l >= 0 && l < s.channels);
+      double want = 0;
+      if (outside) {
+        want = std::numeric_limits<double>::quiet_NaN();
+      } else if (!ignored) {
+        const T* p = scores.data() + offsets_.a + q / s.inner * s.channels * s.inner + q % s.inner;
+        const T truth = p[static_cast<std::int64_t>(l) * s.inner];
+        std::int64_t at_least = 0;
+        for (std::int64_t c = 0; c < s.channels; ++c) at_least += p[c * s.inner] >= truth ? 1 : 0;
+        want = at_least - 1 < c_.top_k ? 1 : 0;  // the label's own channel is one of them
+      }
+      const double g = got[offsets_.y + q];
+      if (!(g == want || (std::isnan(g) && std::isnan(want)))) {
+        return fail("top_k_hits: position ", q, " is ", g, ", expected ", want, " (label ", labels[offsets_.b + q], ")");
+      }
+    }
+    return untouched_outside(got, hits.before(), offsets_.y, positions, "top_k_hits hits");
+  }
+
   // copy_rows: every element of dst as it was but the rows copied, bitwise (NaN payloads,
   // -0 and denormals included: a copy, not arithmetic).
   Result copy_rows() {
@@ -947,6 +1069,16 @@ std::string math_case_name(const Case& c) {
       << (c.alias == Alias::kYIsA ? "_inplace" : "") << "_off" << c.offset;
     return s.str();
   }
+  if (c.op == Operation::kTopKHits) {
+    s << "top_k_hits_" << to_string(c.precision) << "_" << c.softmax.outer << "x" << c.softmax.channels << "x"
+      << c.softmax.inner << "_k" << c.top_k << (std::isnan(c.ignore_label) ? "" : "_ignore") << "_off" << c.offset;
+    return s.str();
+  }
+  if (c.op == Operation::kGatherRows || c.op == Operation::kScatterAddRows) {
+    s << to_string(c.op) << "_" << to_string(c.precision) << "_r" << c.gather.rows << "c" << c.gather.columns << "_t"
+      << c.gather.table_rows << "_off" << c.offset;
+    return s.str();
+  }
   if (c.op == Operation::kCopyRows) {
     s << "copy_rows_" << to_string(c.precision) << "_r" << c.copy.rows << "c" << c.copy.columns << "_src"
       << c.copy.src_stride << "_dst" << c.copy.dst_stride << "_off" << c.offset;
@@ -1137,6 +1269,39 @@ std::vector<Case> math_cases() {
           c.alias = alias;
           cases.push_back(c);
         }
+      }
+    }
+    // gather_rows and scatter_add_rows (rows, columns, table rows): an LSTM's Embed (a batch of
+    // 20 sequences of 16 words, 256-wide, a vocabulary of 1000: rows repeat, so the gradient
+    // adds several into one), BatchReindex's permutation of 8 images of 3 x 5 x 5, one column,
+    // more picks than rows, an empty table (every index outside), nothing.
+    const GatherShape shapes_gather[] = {{320, 256, 1000}, {8, 75, 8}, {40, 1, 9}, {30, 3, 4}, {7, 4, 0}, {0, 5, 3}};
+    for (Operation op : {Operation::kGatherRows, Operation::kScatterAddRows}) {
+      for (const GatherShape& shape : shapes_gather) {
+        for (std::int64_t offset : {0, 3}) {
+          Case c{op, p, 0, offset};
+          c.gather = shape;
+          cases.push_back(c);
+        }
+      }
+    }
+    // top_k_hits (outer x channels x inner, k, ignore label): CaffeNet's accuracy (10 images of
+    // 1000 classes, top 1 and top 5), a segmentation net's per pixel (21 classes of 6 x 6,
+    // void class 255), k past the channels, k of 0, nothing.
+    const std::tuple<SoftmaxShape, std::int64_t, double> shapes_hits[] = {
+        {{10, 1000, 1}, 1, std::numeric_limits<double>::quiet_NaN()},
+        {{10, 1000, 1}, 5, std::numeric_limits<double>::quiet_NaN()},
+        {{2, 21, 36}, 1, 255.0},
+        {{3, 4, 5}, 7, 255.0},
+        {{3, 4, 5}, 0, std::numeric_limits<double>::quiet_NaN()},
+        {{0, 4, 4}, 1, std::numeric_limits<double>::quiet_NaN()}};
+    for (const auto& [shape, k, ignore] : shapes_hits) {
+      for (std::int64_t offset : {0, 3}) {
+        Case c{Operation::kTopKHits, p, 0, offset};
+        c.softmax = shape;
+        c.top_k = k;
+        c.ignore_label = ignore;
+        cases.push_back(c);
       }
     }
     // element-wise: every code of the list (blobrt/elementwise_operations.h)

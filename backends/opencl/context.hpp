@@ -102,10 +102,10 @@ struct Context {
   // made at the first call.
   cl_program pool_program = nullptr;
   cl_kernel pool_kernels[4][2] = {};
-  // softmax.cpp's kernels, [softmax, softmax_backward, softmax_loss, softmax_loss_backward]
-  // [precision], made at the first call.
+  // softmax.cpp's kernels, [softmax, softmax_backward, softmax_loss, softmax_loss_backward,
+  // top_k_hits][precision], made at the first call.
   cl_program softmax_program = nullptr;
-  cl_kernel softmax_kernels[4][2] = {};
+  cl_kernel softmax_kernels[5][2] = {};
   // copy_rows.cpp's kernel, [0][32-bit, 64-bit words], made at the first call.
   cl_program copy_rows_program = nullptr;
   cl_kernel copy_rows_kernels[1][2] = {};
@@ -115,6 +115,9 @@ struct Context {
   // channel_affine.cpp's kernel, [0][precision], made at the first call.
   cl_program channel_affine_program = nullptr;
   cl_kernel channel_affine_kernels[1][2] = {};
+  // gather_rows.cpp's kernels, [gather_rows, scatter_add_rows][precision], made at the first call.
+  cl_program gather_rows_program = nullptr;
+  cl_kernel gather_rows_kernels[2][2] = {};
   cl_ulong cache_bytes = ~cl_ulong(0);  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: y beyond it is streamed
   std::unordered_map<void*, cl_mem> pinned;  // host pointer -> the buffer it maps
 };
@@ -350,6 +353,8 @@ BLOBRT_KIT_ENTRY_TYPE(softmax_backward) softmax_backward;
 // ABI 1.6: the softmax loss and its gradient, softmax.cpp too.
 BLOBRT_KIT_ENTRY_TYPE(softmax_loss) softmax_loss;
 BLOBRT_KIT_ENTRY_TYPE(softmax_loss_backward) softmax_loss_backward;
+// ABI 1.8: Caffe's top-k accuracy, softmax.cpp (it reads labels as the loss does).
+BLOBRT_KIT_ENTRY_TYPE(top_k_hits) top_k_hits;
 void release_softmax(Context* c);
 // ABI 1.6: rows between strided layouts, copy_rows.cpp.
 BLOBRT_KIT_ENTRY_TYPE(copy_rows) copy_rows;
@@ -361,6 +366,10 @@ void release_lrn(Context* c);
 // ABI 1.6: Caffe's Scale and Bias, channel_affine.cpp.
 BLOBRT_KIT_ENTRY_TYPE(channel_affine) channel_affine;
 void release_channel_affine(Context* c);
+// ABI 1.8: Caffe's Embed and BatchReindex, gather_rows.cpp.
+BLOBRT_KIT_ENTRY_TYPE(gather_rows) gather_rows;
+BLOBRT_KIT_ENTRY_TYPE(scatter_add_rows) scatter_add_rows;
+void release_gather_rows(Context* c);
 
 }  // namespace blobrt_opencl
 

@@ -15,6 +15,7 @@
 #include "blobrt/plugin_abi.h"
 #include "blobrt_kernels/softmax.hpp"
 #include "blobrt_kernels/softmax_loss.hpp"
+#include "blobrt_kernels/top_k_hits.hpp"
 #include "context.hpp"
 
 namespace blobrt_opencl {
@@ -94,6 +95,25 @@ __kernel void blobrt_softmax_loss_backward_##S(long outer, long channels, long i
     if (c == l) d -= (T)1;                                                                        \
     diff[diff_offset + e] = d * scale;                                                            \
   }                                                                                               \
+}                                                                                                 \
+/* top_k_hits: Caffe's AccuracyForwardGPU count, the label's own channel included. */            \
+__kernel void blobrt_top_k_hits_##S(long outer, long channels, long inner,                        \
+                                    __global const T* scores, long scores_offset,                 \
+                                    __global const T* label, long label_offset,                   \
+                                    int has_ignore, long ignore, long top_k, __global T* hits,    \
+                                    long hits_offset) {                                           \
+  const long q = get_global_id(0);                                                                \
+  if (q >= outer * inner) return;                                                                 \
+  const long l = blobrt_label_class_##S(label[label_offset + q], has_ignore, ignore, channels);    \
+  __global const T* s = scores + scores_offset + q / inner * channels * inner + q % inner;         \
+  T hit = l == -1 ? (T)0 : (T)NAN;                                                                \
+  if (l >= 0) {                                                                                   \
+    const T truth = s[l * inner];                                                                 \
+    long better = -1;                                                                             \
+    for (long c = 0; c < channels && better < top_k; ++c) better += s[c * inner] >= truth;        \
+    hit = better < top_k ? (T)1 : (T)0;                                                           \
+  }                                                                                               \
+  hits[hits_offset + q] = hit;                                                                    \
 }
 
 BLOBRT_SOFTMAX_KERNELS(float, f)
@@ -104,9 +124,9 @@ BLOBRT_SOFTMAX_KERNELS(double, d)
 }
 
 // The program's kernels, in Context::softmax_kernels' order.
-enum SoftmaxKernel { kSoftmax, kSoftmaxBackward, kSoftmaxLoss, kSoftmaxLossBackward };
+enum SoftmaxKernel { kSoftmax, kSoftmaxBackward, kSoftmaxLoss, kSoftmaxLossBackward, kTopKHits };
 const char* const kSoftmaxKernelNames[] = {"blobrt_softmax", "blobrt_softmax_backward", "blobrt_softmax_loss",
-                                           "blobrt_softmax_loss_backward"};
+                                           "blobrt_softmax_loss_backward", "blobrt_top_k_hits"};
 
 // The kernel `which` for a precision, made at its first call (under c->mutex).
 int softmax_kernel(Context* c, SoftmaxKernel which, int32_t precision, cl_kernel* kernel, blobrt_error* err) {
@@ -216,6 +236,26 @@ int softmax_loss_backward(void* context, int32_t precision, int64_t outer, int64
   }
   if (status != CL_SUCCESS) return cl_fail(err, "clSetKernelArg(softmax_loss_backward)", status);
   return enqueue_1d(c, kernel, positions, call, err);
+}
+
+int top_k_hits(void* context, int32_t precision, int64_t outer, int64_t channels, int64_t inner, const void* scores,
+               int64_t scores_offset, const void* label, int64_t label_offset, double ignore_label, int64_t top_k,
+               void* hits, int64_t hits_offset, blobrt_error* err) {
+  Context* c = as_context(context);
+  if (int s = check_operands(blobrt_kernels::MathArgs<blobrt_kernels::MathOp::top_k_hits>{
+                                 precision, outer, channels, inner, scores, scores_offset, label, label_offset,
+                                 ignore_label, top_k, hits, hits_offset},
+                             err)) {
+    return s;
+  }
+  std::lock_guard<std::mutex> lock(c->mutex);
+  cl_kernel kernel = nullptr;
+  if (int s = softmax_kernel(c, kTopKHits, precision, &kernel, err)) return s;
+  cl_int status =
+      set_loss_args(kernel, outer, channels, inner, scores, scores_offset, label, label_offset, ignore_label);
+  if (status == CL_SUCCESS) status = set_kernel_args(kernel, 9, cl_long{top_k}, as_mem(hits), cl_long{hits_offset});
+  if (status != CL_SUCCESS) return cl_fail(err, "clSetKernelArg(top_k_hits)", status);
+  return enqueue_1d(c, kernel, outer * inner, "top_k_hits", err);
 }
 
 }  // namespace blobrt_opencl

@@ -44,7 +44,7 @@
 
 #define BLOBRT_MATH_OPERATIONS(M, X) \
   BLOBRT_MATH_OPERATIONS_1_2(M, X) BLOBRT_MATH_OPERATIONS_1_4(M, X) BLOBRT_MATH_OPERATIONS_1_5(M, X) \
-  BLOBRT_MATH_OPERATIONS_1_6(M, X)
+  BLOBRT_MATH_OPERATIONS_1_6(M, X) BLOBRT_MATH_OPERATIONS_1_8(M, X)
 /* The operations ABI 1.2 added. */
 #define BLOBRT_MATH_OPERATIONS_1_2(M, X)                    \
   M(X, 1_2, gemm, BLOBRT_MATH_GEMM_PARAMETERS)              \
@@ -77,6 +77,40 @@
   M(X, 1_6, lrn_scale, BLOBRT_MATH_LRN_SCALE_PARAMETERS)                       \
   M(X, 1_6, lrn_backward, BLOBRT_MATH_LRN_BACKWARD_PARAMETERS)                 \
   M(X, 1_6, channel_affine, BLOBRT_MATH_CHANNEL_AFFINE_PARAMETERS)
+
+/* The operations ABI 1.8 added (1.7 added element-wise codes only): rows of a table picked by
+ * an index array and their gradient added back (embed_layer.cu's and batch_reindex_layer.cu's
+ * kernels), and whether each label is among its top k scores (accuracy_layer.cu's). */
+#define BLOBRT_MATH_OPERATIONS_1_8(M, X)                                       \
+  M(X, 1_8, gather_rows, BLOBRT_MATH_GATHER_ROWS_PARAMETERS)                   \
+  M(X, 1_8, scatter_add_rows, BLOBRT_MATH_SCATTER_ADD_ROWS_PARAMETERS)           \
+  M(X, 1_8, top_k_hits, BLOBRT_MATH_TOP_K_HITS_PARAMETERS)
+
+/* dst[r * columns + c] = table[index[r] * columns + c] for r < rows, c < columns: the rows of a
+ * table_rows x columns table that an index array of `rows` numbers names (Caffe's Embed
+ * forward, BatchReindex's). An index is read as Caffe reads it, converted to int toward zero;
+ * one that is not a row of the table (NaN included) gives a row of NaN, where Caffe's GPU
+ * kernel reads outside the table. dst may not overlap index or table. */
+#define BLOBRT_MATH_GATHER_ROWS_PARAMETERS(P)                                                     \
+  P(PRECISION, precision) P(SIZE, rows) P(SIZE, columns) P(SIZE, table_rows) P(INPUT, index)     \
+  P(OFFSET, index_offset) P(INPUT, table) P(OFFSET, table_offset) P(OUTPUT, dst) P(OFFSET, dst_offset)
+/* Its gradient: table[index[r] * columns + c] += src[r * columns + c], the rows added in index
+ * order r = 0, 1, ... (Caffe's CPU order: the sums are the same on every device, where Caffe's
+ * GPU kernel adds atomically in any order); a row whose index is not a row of the table is
+ * skipped (its forward gave NaN). table may not overlap index or src. */
+#define BLOBRT_MATH_SCATTER_ADD_ROWS_PARAMETERS(P)                                                \
+  P(PRECISION, precision) P(SIZE, rows) P(SIZE, columns) P(SIZE, table_rows) P(INPUT, index)     \
+  P(OFFSET, index_offset) P(INPUT, src) P(OFFSET, src_offset) P(OUTPUT, table) P(OFFSET, table_offset)
+
+/* Caffe's top-k accuracy of `scores` (outer x channels x inner, as softmax's) against `label`
+ * (outer x inner, read as softmax_loss reads it): at each position, hits = 1 when fewer than
+ * top_k channels score at least the label's (the label's own not counted; a tie counts
+ * against it), else 0; 0 where the label is ignore_label (NaN: none), NaN where it is outside
+ * [0, channels) (Caffe's kernel reads outside the scores there). */
+#define BLOBRT_MATH_TOP_K_HITS_PARAMETERS(P)                                                      \
+  P(PRECISION, precision) P(SIZE, outer) P(SIZE, channels) P(SIZE, inner) P(INPUT, scores)       \
+  P(OFFSET, scores_offset) P(INPUT, label) P(OFFSET, label_offset) P(SCALAR, ignore_label)       \
+  P(SIZE, top_k) P(OUTPUT, hits) P(OFFSET, hits_offset)
 
 /* C = alpha * op(A) * op(B) + beta * C (plugin_abi.h says the layout). */
 #define BLOBRT_MATH_GEMM_PARAMETERS(P)                                                              \

@@ -1,6 +1,6 @@
 // blobrt-caffe's own GPU methods for Caffe's layers (<blobrt/caffe/portable/layers/>: Pooling,
 // ReLU, PReLU, Sigmoid, TanH, ELU, BNLL, Threshold, Clip, Swish, Dropout, Softmax, SoftmaxWithLoss, Concat,
-// Slice, Eltwise, LRN, Scale, Bias), as the
+// Slice, Eltwise, LRN, Scale, Bias, Embed, BatchReindex, Crop, Accuracy), as the
 // portable build dispatches to them (forward_on_device / backward_on_device, no backend
 // having registered the class), on layer classes laid out as Caffe's (layer_param(), and
 // PoolingLayer's protected geometry members by Caffe's names), on the device BLOBRT_BACKEND
@@ -366,15 +366,80 @@ class DropoutLayer : public Layer<Dtype> {
   unsigned int uint_thres_;
 };
 
+// Caffe's EmbedLayer's members, as its LayerSetUp and Reshape set them (the bottom: M_
+// indices; the weight K_ x N_, the bias N_).
+template <typename Dtype>
+class EmbedLayer : public Layer<Dtype> {
+ public:
+  EmbedLayer(int m, int k, int n, bool bias) : Layer<Dtype>(LayerParameter()) {
+    M_ = m;
+    K_ = k;
+    N_ = n;
+    bias_term_ = bias;
+    this->blobs_.push_back(shared_ptr<Blob<Dtype>>(new Blob<Dtype>(std::vector<int>{k, n})));
+    if (bias) this->blobs_.push_back(shared_ptr<Blob<Dtype>>(new Blob<Dtype>(std::vector<int>{n})));
+    this->param_propagate_down_.assign(this->blobs_.size(), true);
+    bias_multiplier_.Reshape(std::vector<int>{m});
+    for (int i = 0; i < m; ++i) bias_multiplier_.mutable_cpu_data()[i] = Dtype(1);
+  }
+  Blob<Dtype>& weight() { return *this->blobs_[0]; }
+  Blob<Dtype>& bias() { return *this->blobs_[1]; }
+
+ protected:
+  int M_, K_, N_;
+  bool bias_term_;
+  Blob<Dtype> bias_multiplier_;
+};
+
+// Caffe's CropLayer's members: the offset along every axis (0 before the crop's axis).
+template <typename Dtype>
+class CropLayer : public Layer<Dtype> {
+ public:
+  explicit CropLayer(const std::vector<int>& along_every_axis) : Layer<Dtype>(LayerParameter()) {
+    offsets.Reshape(std::vector<int>{static_cast<int>(along_every_axis.size())});
+    std::copy(along_every_axis.begin(), along_every_axis.end(), offsets.mutable_cpu_data());
+  }
+
+ protected:
+  Blob<int> offsets;
+  Blob<int> src_strides_;
+  Blob<int> dest_strides_;
+};
+
+// Caffe's AccuracyLayer's members, as its LayerSetUp and Reshape set them for axis 1.
+template <typename Dtype>
+class AccuracyLayer : public Layer<Dtype> {
+ public:
+  AccuracyLayer(const Blob<Dtype>& bottom, int top_k, bool has_ignore, int ignore) : Layer<Dtype>(LayerParameter()) {
+    label_axis_ = 1;
+    outer_num_ = bottom.count(0, 1);
+    inner_num_ = bottom.count(2);
+    top_k_ = top_k;
+    has_ignore_label_ = has_ignore;
+    ignore_label_ = ignore;
+  }
+
+ protected:
+  int label_axis_, outer_num_, inner_num_;
+  int top_k_;
+  bool has_ignore_label_;
+  int ignore_label_;
+  Blob<Dtype> nums_buffer_;
+};
+
 }  // namespace caffe
 
 // What the portable build's generated source of each layer's .cu includes.
+#include <blobrt/caffe/portable/layers/accuracy_layer.hpp>
+#include <blobrt/caffe/portable/layers/batch_reindex_layer.hpp>
 #include <blobrt/caffe/portable/layers/bias_layer.hpp>
 #include <blobrt/caffe/portable/layers/bnll_layer.hpp>
 #include <blobrt/caffe/portable/layers/clip_layer.hpp>
 #include <blobrt/caffe/portable/layers/concat_layer.hpp>
+#include <blobrt/caffe/portable/layers/crop_layer.hpp>
 #include <blobrt/caffe/portable/layers/dropout_layer.hpp>
 #include <blobrt/caffe/portable/layers/elu_layer.hpp>
+#include <blobrt/caffe/portable/layers/embed_layer.hpp>
 #include <blobrt/caffe/portable/layers/eltwise_layer.hpp>
 #include <blobrt/caffe/portable/layers/lrn_layer.hpp>
 #include <blobrt/caffe/portable/layers/pooling_layer.hpp>
@@ -1267,3 +1332,153 @@ TEST(LayerGlueReport, SaysWhatRanOnTheDevice) {
 }
 
 }  // namespace
+
+namespace {
+
+// The row an index names, as Caffe's static_cast<int>.
+int row_of(double index) { return static_cast<int>(index); }
+
+// Embed: the weight's rows the indices name (repeats, a fraction) plus the bias; backward the
+// rows' gradients added into the weight's diff in the bottom's order (Caffe's CPU order: the
+// same sums, so equal), the bias's summed over the rows; backward to the indices runs the CPU
+// code (Caffe's CHECK), as does a layer without a bias term on its first parameter only.
+TYPED_TEST(LayerGlue, EmbedGathersAndAddsBack) {
+  using Dtype = TypeParam;
+  for (bool bias : {true, false}) {
+    SCOPED_TRACE(bias ? "bias term" : "no bias term");
+    const int m = 12, k = 7, n = 5;
+    caffe::EmbedLayer<Dtype> layer(m, k, n, bias);
+    fill(layer.weight(), 30, false);
+    if (bias) fill(layer.bias(), 31, false);
+    Blob<Dtype> bottom(std::vector<int>{2, 6}), top(std::vector<int>{2, 6, n});
+    const double indices[m] = {3, 0, 6, 3, 2.75, 1, 3, 0, 5, 6, 4, 3};
+    for (int i = 0; i < m; ++i) bottom.mutable_cpu_data()[i] = Dtype(indices[i]);
+    const std::vector<Blob<Dtype>*> bottoms{&bottom}, tops{&top};
+    ASSERT_TRUE(forward<Dtype>("EmbedLayer", layer, bottoms, tops));
+    for (int r = 0; r < m; ++r) {
+      for (int c = 0; c < n; ++c) {
+        Dtype want = layer.weight().cpu_data()[row_of(indices[r]) * n + c];
+        if (bias) want += layer.bias().cpu_data()[c];
+        ASSERT_EQ(top.cpu_data()[r * n + c], want) << "top row " << r << " column " << c;
+      }
+    }
+    fill_diff(top, 32);
+    fill_diff(layer.weight(), 33);  // added to, as Caffe accumulates parameter gradients
+    if (bias) fill_diff(layer.bias(), 34);
+    std::vector<Dtype> weight_diff(layer.weight().cpu_diff(), layer.weight().cpu_diff() + k * n), bias_diff(n);
+    if (bias) bias_diff.assign(layer.bias().cpu_diff(), layer.bias().cpu_diff() + n);
+    for (int r = 0; r < m; ++r) {
+      for (int c = 0; c < n; ++c) {
+        weight_diff[row_of(indices[r]) * n + c] += top.cpu_diff()[r * n + c];
+        bias_diff[c] += top.cpu_diff()[r * n + c];
+      }
+    }
+    ASSERT_TRUE(blobrt_caffe_portable::backward_on_device<Dtype>("EmbedLayer", &layer, tops, std::vector<bool>{false},
+                                                                 bottoms));
+    for (int i = 0; i < k * n; ++i) ASSERT_EQ(layer.weight().cpu_diff()[i], weight_diff[i]) << "weight diff " << i;
+    if (bias) this->expect_near(layer.bias().cpu_diff(), bias_diff, "bias diff");
+    EXPECT_FALSE(blobrt_caffe_portable::backward_on_device<Dtype>("EmbedLayer", &layer, tops, std::vector<bool>{true},
+                                                                  bottoms))
+        << "backward to the indices ran on the device, where Caffe's CPU code refuses it";
+  }
+}
+
+// BatchReindex: the items the index blob names (repeated, one not named), their gradients
+// summed back in the index blob's order; an index outside the batch runs the CPU code, whose
+// CHECK names it.
+TYPED_TEST(LayerGlue, BatchReindexPicksAndSumsBack) {
+  using Dtype = TypeParam;
+  Blob<Dtype> bottom(4, 3, 2, 1), index(std::vector<int>{6}), top(6, 3, 2, 1);
+  fill(bottom, 40, false);
+  const int picks[6] = {2, 0, 2, 3, 2, 0};  // item 1 is not picked
+  for (int i = 0; i < 6; ++i) index.mutable_cpu_data()[i] = Dtype(picks[i]);
+  caffe::Layer<Dtype> layer{caffe::LayerParameter()};
+  const std::vector<Blob<Dtype>*> bottoms{&bottom, &index}, tops{&top};
+  ASSERT_TRUE(forward<Dtype>("BatchReindexLayer", layer, bottoms, tops));
+  for (int i = 0; i < 6; ++i) {
+    for (int e = 0; e < 6; ++e) ASSERT_EQ(top.cpu_data()[i * 6 + e], bottom.cpu_data()[picks[i] * 6 + e]) << i;
+  }
+  fill_diff(top, 41);
+  bottom.mutable_cpu_diff()[6] = Dtype(NAN);  // item 1's: written over with 0
+  std::vector<Dtype> want(24, Dtype(0));
+  for (int i = 0; i < 6; ++i) {
+    for (int e = 0; e < 6; ++e) want[picks[i] * 6 + e] += top.cpu_diff()[i * 6 + e];
+  }
+  ASSERT_TRUE(blobrt_caffe_portable::backward_on_device<Dtype>("BatchReindexLayer", &layer, tops,
+                                                               std::vector<bool>{true, false}, bottoms));
+  for (int i = 0; i < 24; ++i) ASSERT_EQ(bottom.cpu_diff()[i], want[i]) << "bottom diff " << i;
+  index.mutable_cpu_data()[3] = Dtype(4);
+  EXPECT_FALSE(forward<Dtype>("BatchReindexLayer", layer, bottoms, {&top})) << "an index past the batch ran";
+}
+
+// Crop of a 4-axis blob along axes 1 to 3 (offsets 1, 2, 3), and of a 2-axis one: the top the
+// bottom's block, element for element; backward the bottom's diff 0 but the block, the top's.
+TYPED_TEST(LayerGlue, CropTheBlockAndBack) {
+  using Dtype = TypeParam;
+  struct Shape {
+    std::vector<int> bottom, top, offsets;
+  };
+  for (const Shape& s : {Shape{{2, 3, 7, 9}, {2, 2, 4, 5}, {0, 1, 2, 3}}, Shape{{6, 8}, {3, 8}, {2, 0}}}) {
+    SCOPED_TRACE(std::to_string(s.bottom.size()) + " axes");
+    Blob<Dtype> bottom(s.bottom), top(s.top);
+    fill(bottom, 50, false);
+    caffe::CropLayer<Dtype> layer(s.offsets);
+    ASSERT_TRUE(forward<Dtype>("CropLayer", layer, {&bottom}, {&top}));
+    // The bottom's index of the top's element i.
+    auto whole_index = [&](int i) {
+      int at = 0;
+      for (std::size_t a = 0; a < s.top.size(); ++a) {
+        const int coordinate = i / top.count(static_cast<int>(a) + 1) % s.top[a];
+        at = at * s.bottom[a] + coordinate + s.offsets[a];
+      }
+      return at;
+    };
+    for (int i = 0; i < top.count(); ++i) ASSERT_EQ(top.cpu_data()[i], bottom.cpu_data()[whole_index(i)]) << i;
+    fill_diff(top, 51);
+    fill_diff(bottom, 52);  // written over
+    std::vector<Dtype> want(bottom.count(), Dtype(0));
+    for (int i = 0; i < top.count(); ++i) want[whole_index(i)] = top.cpu_diff()[i];
+    ASSERT_TRUE(backward<Dtype>("CropLayer", layer, {&top}, {&bottom}));
+    for (int i = 0; i < bottom.count(); ++i) ASSERT_EQ(bottom.cpu_diff()[i], want[i]) << "bottom diff " << i;
+  }
+}
+
+// Accuracy, top 1 and top 2, with and without an ignore label, over 2 x 5 x 3 scores in
+// quarters (ties with the label's score count against it, as in Caffe's count): the value of
+// Caffe's CPU code, bottom[0]'s diff (the scratch) cleared; a second top (per class) runs the
+// CPU code.
+TYPED_TEST(LayerGlue, AccuracyTopKAsCaffeCounts) {
+  using Dtype = TypeParam;
+  Blob<Dtype> scores(2, 5, 3, 1), label(2, 3, 1, 1), top(std::vector<int>{});
+  fill(scores, 60, true);
+  const Dtype labels[6] = {0, 4, 2, 3, 2, 1};
+  std::copy(labels, labels + 6, label.mutable_cpu_data());
+  for (int top_k : {1, 2}) {
+    for (bool ignore : {false, true}) {
+      SCOPED_TRACE("top " + std::to_string(top_k) + (ignore ? ", label 2 ignored" : ""));
+      caffe::AccuracyLayer<Dtype> layer(scores, top_k, ignore, 2);
+      // Caffe's accuracy_layer.cpp Forward_cpu.
+      int hits = 0, valid = 0;
+      for (int n = 0; n < 2; ++n) {
+        for (int s = 0; s < 3; ++s) {
+          const int l = static_cast<int>(labels[n * 3 + s]);
+          if (ignore && l == 2) continue;
+          ++valid;
+          const Dtype truth = scores.cpu_data()[(n * 5 + l) * 3 + s];
+          int better = -1;
+          for (int k = 0; k < 5 && better < top_k; ++k) better += scores.cpu_data()[(n * 5 + k) * 3 + s] >= truth;
+          hits += better < top_k;
+        }
+      }
+      ASSERT_TRUE(forward<Dtype>("AccuracyLayer", layer, {&scores, &label}, {&top}));
+      EXPECT_EQ(top.cpu_data()[0], Dtype(hits) / Dtype(valid));
+      for (int i = 0; i < scores.count(); ++i) ASSERT_EQ(scores.cpu_diff()[i], Dtype(0)) << "scratch left at " << i;
+    }
+  }
+  caffe::AccuracyLayer<Dtype> layer(scores, 1, false, 0);
+  Blob<Dtype> per_class(std::vector<int>{5});
+  EXPECT_FALSE(forward<Dtype>("AccuracyLayer", layer, {&scores, &label}, {&top, &per_class}));
+}
+
+}  // namespace
+

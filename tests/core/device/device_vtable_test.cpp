@@ -70,6 +70,10 @@ TEST(DeviceVtable, LaterMinorsAppendAfterThem) {
   EXPECT_EQ(slot(&Device::lrn_scale), 43);
   EXPECT_EQ(slot(&Device::lrn_backward), 44);
   EXPECT_EQ(slot(&Device::channel_affine), 45);
+  // ABI 1.8: gather_rows, scatter_add_rows, top_k_hits.
+  EXPECT_EQ(slot(&Device::gather_rows), 46);
+  EXPECT_EQ(slot(&Device::scatter_add_rows), 47);
+  EXPECT_EQ(slot(&Device::top_k_hits), 48);
 }
 
 }  // namespace
