@@ -729,9 +729,9 @@ class MathChecker {
   }
 
   // An index array for `rows` picks from a table of table_rows rows, read as Caffe reads it
-  // (toward zero): whole rows, every row of the table in turn (so rows repeat where there are
-  // more picks than rows), fractions (2.75 is row 2, -0.5 row 0), and, every seventh, one
-  // that names no row (table_rows, -1, NaN, 2^31, -inf in turn).
+  // (toward zero): whole rows, row (5r + 3) mod table_rows for pick r (so rows repeat where
+  // there are more picks than rows), fractions (2.75 is row 2, -0.5 row 0), and, every
+  // seventh, one that names no row (table_rows, -1, NaN, 2^31, -inf in turn).
   std::vector<T> row_indices(std::int64_t offset, const GatherShape& g) {
     std::vector<T> v = filled(offset, g.rows, T(0));
     const T outside[] = {T(g.table_rows), T(-1), std::numeric_limits<T>::quiet_NaN(), T(2147483648.0),
@@ -797,8 +797,11 @@ class MathChecker {
                     ", expected ", want[i]);
       }
     }
-    if (!gather) return untouched_outside(idx.after(), index, 0, 0, "scatter_add_rows index");
-    return {true, false, ""};
+    // The inputs as they were: index, and the table (gather) or the rows (scatter).
+    Result r = untouched_outside(idx.after(), index, 0, 0, "index");
+    if (r.passed) r = untouched_outside(gather ? table.after() : rows.after(), gather ? table_values : rows.before(), 0,
+                                        0, gather ? "table" : "src");
+    return r;
   }
 
   // top_k_hits: scores in eighths (ties with the label's score, which count against it), a NaN
@@ -815,9 +818,9 @@ class MathChecker {
     }
     std::vector<T> labels = filled(offsets_.b, positions, T(0));
     const T special[] = {static_cast<T>(s.channels - 1) + T(0.75), T(-0.5), T(255), static_cast<T>(s.channels),
-                         std::numeric_limits<T>::quiet_NaN()};
+                         std::numeric_limits<T>::quiet_NaN(), T(255.5), T(2.25)};
     for (std::int64_t q = 0; q < positions; ++q) {
-      labels[offsets_.b + q] = q % 9 < 5 ? special[q % 9] : static_cast<T>((q * 7) % s.channels);
+      labels[offsets_.b + q] = q % 11 < 7 ? special[q % 11] : static_cast<T>((q * 7) % s.channels);
     }
     Operand<T> score(device_, scores);
     Operand<T> label(device_, labels);
@@ -1287,12 +1290,14 @@ std::vector<Case> math_cases() {
     }
     // top_k_hits (outer x channels x inner, k, ignore label): CaffeNet's accuracy (10 images of
     // 1000 classes, top 1 and top 5), a segmentation net's per pixel (21 classes of 6 x 6,
-    // void class 255), k past the channels, k of 0, nothing.
+    // void class 255: 255.5 is ignored too), k past the channels, a class ignored, k of 0,
+    // nothing.
     const std::tuple<SoftmaxShape, std::int64_t, double> shapes_hits[] = {
         {{10, 1000, 1}, 1, std::numeric_limits<double>::quiet_NaN()},
         {{10, 1000, 1}, 5, std::numeric_limits<double>::quiet_NaN()},
         {{2, 21, 36}, 1, 255.0},
         {{3, 4, 5}, 7, 255.0},
+        {{3, 4, 5}, 2, 2.0},
         {{3, 4, 5}, 0, std::numeric_limits<double>::quiet_NaN()},
         {{0, 4, 4}, 1, std::numeric_limits<double>::quiet_NaN()}};
     for (const auto& [shape, k, ignore] : shapes_hits) {

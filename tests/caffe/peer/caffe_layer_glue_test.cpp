@@ -406,17 +406,19 @@ class CropLayer : public Layer<Dtype> {
   Blob<int> dest_strides_;
 };
 
-// Caffe's AccuracyLayer's members, as its LayerSetUp and Reshape set them for axis 1.
+// Caffe's AccuracyLayer's members, as its LayerSetUp and Reshape set them for `axis`
+// (ignore_label_ only where there is one, as Caffe).
 template <typename Dtype>
 class AccuracyLayer : public Layer<Dtype> {
  public:
-  AccuracyLayer(const Blob<Dtype>& bottom, int top_k, bool has_ignore, int ignore) : Layer<Dtype>(LayerParameter()) {
-    label_axis_ = 1;
-    outer_num_ = bottom.count(0, 1);
-    inner_num_ = bottom.count(2);
+  AccuracyLayer(const Blob<Dtype>& bottom, int axis, int top_k, bool has_ignore, int ignore)
+      : Layer<Dtype>(LayerParameter()) {
+    label_axis_ = axis;
+    outer_num_ = bottom.count(0, axis);
+    inner_num_ = bottom.count(axis + 1);
     top_k_ = top_k;
     has_ignore_label_ = has_ignore;
-    ignore_label_ = ignore;
+    if (has_ignore) ignore_label_ = ignore;
   }
 
  protected:
@@ -1443,41 +1445,47 @@ TYPED_TEST(LayerGlue, CropTheBlockAndBack) {
   }
 }
 
-// Accuracy, top 1 and top 2, with and without an ignore label, over 2 x 5 x 3 scores in
-// quarters (ties with the label's score count against it, as in Caffe's count): the value of
-// Caffe's CPU code, bottom[0]'s diff (the scratch) cleared; a second top (per class) runs the
-// CPU code.
+// Accuracy, top 1 and top 2, with and without an ignore label, over scores in halves (ties
+// with the label's score count against it, as in Caffe's count), the classes along axis 1
+// (2 x 5 x 3) and along the last axis (2 x 3 x 5): the value of Caffe's CPU code, bottom[0]'s
+// diff (the scratch) cleared; a second top (per class) runs the CPU code.
 TYPED_TEST(LayerGlue, AccuracyTopKAsCaffeCounts) {
   using Dtype = TypeParam;
-  Blob<Dtype> scores(2, 5, 3, 1), label(2, 3, 1, 1), top(std::vector<int>{});
-  fill(scores, 60, true);
-  const Dtype labels[6] = {0, 4, 2, 3, 2, 1};
-  std::copy(labels, labels + 6, label.mutable_cpu_data());
-  for (int top_k : {1, 2}) {
-    for (bool ignore : {false, true}) {
-      SCOPED_TRACE("top " + std::to_string(top_k) + (ignore ? ", label 2 ignored" : ""));
-      caffe::AccuracyLayer<Dtype> layer(scores, top_k, ignore, 2);
-      // Caffe's accuracy_layer.cpp Forward_cpu.
-      int hits = 0, valid = 0;
-      for (int n = 0; n < 2; ++n) {
-        for (int s = 0; s < 3; ++s) {
-          const int l = static_cast<int>(labels[n * 3 + s]);
-          if (ignore && l == 2) continue;
-          ++valid;
-          const Dtype truth = scores.cpu_data()[(n * 5 + l) * 3 + s];
-          int better = -1;
-          for (int k = 0; k < 5 && better < top_k; ++k) better += scores.cpu_data()[(n * 5 + k) * 3 + s] >= truth;
-          hits += better < top_k;
+  for (int axis : {1, 2}) {
+    const int outer = axis == 1 ? 2 : 6, classes = 5, inner = axis == 1 ? 3 : 1;
+    Blob<Dtype> scores(axis == 1 ? std::vector<int>{2, 5, 3} : std::vector<int>{2, 3, 5});
+    Blob<Dtype> label(std::vector<int>{2, 3}), top(std::vector<int>{});
+    fill(scores, 60, true);
+    const Dtype labels[6] = {0, 4, 2, 3, 2, 1};
+    std::copy(labels, labels + 6, label.mutable_cpu_data());
+    const std::vector<Blob<Dtype>*> bottoms{&scores, &label}, tops{&top};
+    for (int top_k : {1, 2}) {
+      for (bool ignore : {false, true}) {
+        SCOPED_TRACE("axis " + std::to_string(axis) + ", top " + std::to_string(top_k) +
+                     (ignore ? ", label 2 ignored" : ""));
+        caffe::AccuracyLayer<Dtype> layer(scores, axis, top_k, ignore, 2);
+        // Caffe's accuracy_layer.cpp Forward_cpu.
+        int hits = 0, valid = 0;
+        for (int n = 0; n < outer; ++n) {
+          for (int s = 0; s < inner; ++s) {
+            const int l = static_cast<int>(labels[n * inner + s]);
+            if (ignore && l == 2) continue;
+            ++valid;
+            const Dtype* at = scores.cpu_data() + n * classes * inner + s;
+            int better = -1;
+            for (int k = 0; k < classes && better < top_k; ++k) better += at[k * inner] >= at[l * inner];
+            hits += better < top_k;
+          }
         }
+        ASSERT_TRUE(forward<Dtype>("AccuracyLayer", layer, bottoms, tops));
+        EXPECT_EQ(top.cpu_data()[0], Dtype(hits) / Dtype(valid));
+        for (int i = 0; i < scores.count(); ++i) ASSERT_EQ(scores.cpu_diff()[i], Dtype(0)) << "scratch left at " << i;
       }
-      ASSERT_TRUE(forward<Dtype>("AccuracyLayer", layer, {&scores, &label}, {&top}));
-      EXPECT_EQ(top.cpu_data()[0], Dtype(hits) / Dtype(valid));
-      for (int i = 0; i < scores.count(); ++i) ASSERT_EQ(scores.cpu_diff()[i], Dtype(0)) << "scratch left at " << i;
     }
+    caffe::AccuracyLayer<Dtype> layer(scores, axis, 1, false, 0);
+    Blob<Dtype> per_class(std::vector<int>{5});
+    EXPECT_FALSE(forward<Dtype>("AccuracyLayer", layer, bottoms, {&top, &per_class}));
   }
-  caffe::AccuracyLayer<Dtype> layer(scores, 1, false, 0);
-  Blob<Dtype> per_class(std::vector<int>{5});
-  EXPECT_FALSE(forward<Dtype>("AccuracyLayer", layer, {&scores, &label}, {&top, &per_class}));
 }
 
 }  // namespace

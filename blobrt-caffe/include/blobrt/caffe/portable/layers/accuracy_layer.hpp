@@ -3,7 +3,7 @@
 // Caffe clears it), their sum by asum (the one number read back), divided by the positions
 // whose label is not ignored (counted on the host from the labels where the layer has an
 // ignore label: one copy of the labels; Caffe sums a count buffer on the device). A second top
-// (per-class accuracy) runs the CPU code. The layer has no backward but Caffe's refusal to
+// (per-class accuracy), or scores of no element, runs the CPU code. The layer has no backward but Caffe's refusal to
 // propagate to the labels, which its CPU code gives.
 #ifndef BLOBRT_CAFFE_PORTABLE_LAYERS_ACCURACY_LAYER_HPP
 #define BLOBRT_CAFFE_PORTABLE_LAYERS_ACCURACY_LAYER_HPP
@@ -30,11 +30,12 @@ struct AccuracyMethods : caffe::AccuracyLayer<Dtype> {  // never made: it names 
     const blobrt::Precision p = precision_of<Dtype>();
     const std::int64_t outer = l.*(&Self::outer_num_), inner = l.*(&Self::inner_num_),
                        channels = bottom[0]->shape(l.*(&Self::label_axis_)), positions = outer * inner;
+    // Caffe sets ignore_label_ only where the layer has one.
     const bool has_ignore = l.*(&Self::has_ignore_label_);
-    const int ignore = l.*(&Self::ignore_label_);
+    const double ignore = has_ignore ? double(l.*(&Self::ignore_label_)) : std::numeric_limits<double>::quiet_NaN();
+    if (bottom[0]->count() == 0) return false;  // no scratch to count in (Caffe allows 0 classes with top_k 0)
     Dtype* hits = bottom[0]->mutable_gpu_diff();
-    device().top_k_hits(p, outer, channels, inner, bottom[0]->gpu_data(), 0, bottom[1]->gpu_data(), 0,
-                        has_ignore ? double(ignore) : std::numeric_limits<double>::quiet_NaN(),
+    device().top_k_hits(p, outer, channels, inner, bottom[0]->gpu_data(), 0, bottom[1]->gpu_data(), 0, ignore,
                         l.*(&Self::top_k_), hits, 0);
     Dtype accuracy = 0;
     device().asum(positions, hits, 0, &accuracy);
@@ -42,7 +43,7 @@ struct AccuracyMethods : caffe::AccuracyLayer<Dtype> {  // never made: it names 
     if (has_ignore) {
       const Dtype* labels = bottom[1]->cpu_data();
       for (std::int64_t q = 0; q < positions; ++q) {
-        valid -= blobrt_kernels::label_class(labels[q], double(ignore), channels) == blobrt_kernels::kLabelIgnored;
+        valid -= blobrt_kernels::label_class(labels[q], ignore, channels) == blobrt_kernels::kLabelIgnored;
       }
     }
     top[0]->mutable_cpu_data()[0] = valid > 0 ? accuracy / Dtype(valid) : Dtype(0);

@@ -3,11 +3,14 @@
 // block, the top's (caffe_gpu_set, then crop_kernel_backward). The block is copied by
 // copy_rows over its last two axes (rows of the last axis, strided by the bottom's width),
 // one call per index of the axes before them. The offsets are the layer's, read on the host
-// (a Blob<int> in Caffe, a vector<int> in forks of 2016).
+// (a Blob<int> in Caffe, a vector<int> in forks of 2016). Crops along an early axis of a large
+// blob take many calls (one per index before the last two axes).
 #ifndef BLOBRT_CAFFE_PORTABLE_LAYERS_CROP_LAYER_HPP
 #define BLOBRT_CAFFE_PORTABLE_LAYERS_CROP_LAYER_HPP
 
 #include <cstdint>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <blobrt/caffe/portable/layers/layer_glue.hpp>
@@ -21,6 +24,14 @@ template <typename Dtype>
 struct CropMethods : caffe::CropLayer<Dtype> {  // never made: it names the layer's protected members
   using Layer = caffe::CropLayer<Dtype>;
   using Self = CropMethods;
+
+  // Whether the layer keeps its offsets along every axis as `offsets` (BVLC's since 2016);
+  // else (FCN's fork: crop_h_, crop_w_) nothing is registered and its CPU code runs.
+  template <class S, class = void>
+  struct HasOffsets : std::false_type {};
+  template <class S>
+  struct HasOffsets<S, std::void_t<decltype(crop_offsets(std::declval<S&>().offsets))>> : std::true_type {};
+  static constexpr bool kSupported = HasOffsets<Self>::value;
 
   // Copies the block between the bottom (`whole`, at the offsets) and the top (`block`): into
   // the block (forward) or back into the whole (backward).
@@ -77,7 +88,7 @@ struct CropMethods : caffe::CropLayer<Dtype> {  // never made: it names the laye
 };
 
 namespace {
-const bool crop_layer_registered = register_both<CropMethods>("CropLayer");
+const bool crop_layer_registered = register_if_supported<CropMethods>("CropLayer");
 }
 
 }  // namespace blobrt_caffe_portable::layers
