@@ -13,11 +13,18 @@
 
 namespace blobrt_cuda {
 
+// Where axpy, scal and asum run (level1.cu): the table measured on a GPU, cuBLAS for all,
+// or the plugin's own kernels for all (BLOBRT_CUDA_LEVEL1=auto|cublas|own).
+enum class Level1Mode { kAuto, kCublas, kOwn };
+enum class Level1Op { kAxpy, kScal, kAsum };
+
 struct Context {
   int device = 0;
   cudaStream_t stream = nullptr;
   cublasHandle_t blas = nullptr;
   int multiprocessors = 1;  // sizes the element-wise kernels' grid
+  Level1Mode level1 = Level1Mode::kAuto;
+  void* scratch = nullptr;  // level1_partials_capacity() doubles: asum's partial sums and result
 };
 
 inline Context* as_context(void* c) { return static_cast<Context*>(c); }
@@ -82,6 +89,17 @@ inline T* at(const void* buffer, int64_t offset) {
 BLOBRT_KIT_ENTRY_TYPE(gemm) gemm;
 BLOBRT_KIT_ENTRY_TYPE(gemv) gemv;
 BLOBRT_KIT_ENTRY_TYPE(elementwise) elementwise;
+
+// level1.cu: the plugin's own axpy, scal and asum, and when they run instead of cuBLAS's.
+int level1_mode_from_environment(Level1Mode* mode, blobrt_error* err);
+bool level1_uses_own_kernel(const Context* c, Level1Op op, bool is_double);
+int level1_partials_capacity(int multiprocessors);  // in doubles
+template <typename T>
+int own_axpy(Context* c, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err);
+template <typename T>
+int own_scal(Context* c, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* err);
+template <typename T>
+int own_asum(Context* c, int64_t n, const void* x, int64_t xo, T* r, blobrt_error* err);
 
 }  // namespace blobrt_cuda
 

@@ -1,6 +1,7 @@
 // The CUDA backend: cudaMalloc'd buffers, pinned host mirrors (cudaMallocHost, Caffe's
 // cpu_malloc_use_cuda_), level-1 BLAS through cuBLAS's v2 64-bit API (cublas?axpy_v2_64
-// etc., so n beyond 2^31 needs no chunking), memset and copies through the runtime API.
+// etc., so n beyond 2^31 needs no chunking) or, where cuBLAS's kernel is slower on the
+// GPU, the plugin's own (level1.cu), memset and copies through the runtime API.
 // One cuBLAS handle and one stream per device; every operation runs on that stream, and
 // operations returning data to the host wait for it. The stream is a *blocking* one
 // (cudaStreamDefault): it orders with the legacy default stream both ways, so a user's
@@ -131,6 +132,17 @@ int Cuda::open_device(int32_t index, void** context, blobrt_error* err) {
     delete c;
     return blas_fail(err, "cublasCreate/cublasSetStream", blas);
   }
+  int mode_status = level1_mode_from_environment(&c->level1, err);
+  if (mode_status == BLOBRT_OK) {
+    status = cudaMalloc(&c->scratch, level1_partials_capacity(c->multiprocessors) * sizeof(double));
+    if (status != cudaSuccess) mode_status = cuda_fail(err, "cudaMalloc (asum's partial sums)", status);
+  }
+  if (mode_status != BLOBRT_OK) {
+    cublasDestroy(c->blas);
+    cudaStreamDestroy(c->stream);
+    delete c;
+    return mode_status;
+  }
   *context = c;
   return BLOBRT_OK;
 }
@@ -139,6 +151,7 @@ void Cuda::close_device(void* context) {
   Context* c = as_context(context);
   DeviceScope on_device(c->device);
   cudaStreamSynchronize(c->stream);
+  cudaFree(c->scratch);
   cublasDestroy(c->blas);
   cudaStreamDestroy(c->stream);
   delete c;
@@ -247,6 +260,7 @@ template <typename T>
 int axpy(void* context, int64_t n, T alpha, const void* x, int64_t xo, void* y, int64_t yo, blobrt_error* err) {
   Context* c = as_context(context);
   if (n <= 0) return BLOBRT_OK;
+  if (level1_uses_own_kernel(c, Level1Op::kAxpy, sizeof(T) == 8)) return own_axpy<T>(c, n, alpha, x, xo, y, yo, err);
   ON_DEVICE(c);
   BLAS_CHECK(blas_axpy(c->blas, n, &alpha, at<T>(x, xo), at<T>(y, yo)),
              kit::by_precision<T>("cublasSaxpy_v2_64", "cublasDaxpy_v2_64"));
@@ -269,6 +283,7 @@ int asum(void* context, int64_t n, const void* x, int64_t xo, T* r, blobrt_error
   *r = 0;
   if (n <= 0) return BLOBRT_OK;
   ON_DEVICE(c);
+  if (level1_uses_own_kernel(c, Level1Op::kAsum, sizeof(T) == 8)) return own_asum<T>(c, n, x, xo, r, err);
   BLAS_CHECK(blas_asum(c->blas, n, at<T>(x, xo), r), kit::by_precision<T>("cublasSasum_v2_64", "cublasDasum_v2_64"));
   return BLOBRT_OK;
 }
@@ -277,6 +292,7 @@ template <typename T>
 int scal(void* context, int64_t n, T alpha, void* x, int64_t xo, blobrt_error* err) {
   Context* c = as_context(context);
   if (n <= 0) return BLOBRT_OK;
+  if (level1_uses_own_kernel(c, Level1Op::kScal, sizeof(T) == 8)) return own_scal<T>(c, n, alpha, x, xo, err);
   ON_DEVICE(c);
   BLAS_CHECK(blas_scal(c->blas, n, &alpha, at<T>(x, xo)), kit::by_precision<T>("cublasSscal_v2_64", "cublasDscal_v2_64"));
   return BLOBRT_OK;

@@ -61,6 +61,17 @@ grep -q "^SKIPPED  caffe-lenet-gpu: the bundle holds no Caffe build" "$out/summa
   fail "the CUDA build's Caffe step is not skipped with its reason"
 grep -q "^SKIPPED  caffe-lenet-portable: the bundle holds no portable Caffe build .*CAFFE_PORTABLE_BUILD" \
   "$out/summary.txt" || fail "the portable Caffe step is not skipped with its reason"
+grep -q "^SKIPPED  caffe-lenet-opencl: the bundle holds no portable Caffe build" "$out/summary.txt" ||
+  fail "the OpenCL Caffe step is not skipped with its reason"
+# The Caffe step's own usage errors (the layers plugin is the cuda backend's).
+for usage_error in "caffe|$work/lenet|--backend" "caffe|$work/lenet|--layer-plugin|--backend|opencl" \
+                   "caffe|$work/lenet|--gpu" "caffe"; do
+  IFS='|' read -r -a args <<<"$usage_error"
+  rc=0
+  "$bundle/libexec/blobrt/caffe-lenet-gpu.sh" "${args[@]}" > /dev/null 2>&1 || rc=$?
+  [ "$rc" -eq 2 ] || fail "caffe-lenet-gpu.sh ${args[*]} exited $rc, not 2 (a usage error)"
+done
+[ ! -e "$work/lenet" ] || fail "a usage error of caffe-lenet-gpu.sh wrote $work/lenet"
 if ! command -v nvidia-smi >/dev/null; then
   grep -q "^SKIPPED  selftest-cuda: the CUDA backend is not usable here: .*cudaErrorInsufficientDriver" "$out/summary.txt" \
     || fail "CUDA's no-driver reason is not reported: $(cat "$out/summary.txt")"

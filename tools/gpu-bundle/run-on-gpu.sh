@@ -103,6 +103,26 @@ else
   note "  GPU: nvidia-smi not found"
 fi
 note "  library path: $LD_LIBRARY_PATH"
+# NVIDIA's OpenCL driver (libnvidia-opencl) comes with the GPU driver, but a container
+# that mounts the driver's libraries often lacks the ICD file (/etc/OpenCL/vendors/nvidia.icd)
+# through which the OpenCL loader finds it. Then this run names it in a vendors folder of
+# its own (OCL_ICD_VENDORS, read by the bundled ocl-icd loader), so the opencl backend's
+# kernels run on the GPU itself; the node's other ICDs are listed there too.
+if [ -z "${OCL_ICD_VENDORS:-}" ] && ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
+  nvidia_ocl=$(ldconfig -p 2>/dev/null | awk '$1 == "libnvidia-opencl.so.1" && /x86-64/ && !seen {print $NF; seen = 1}')
+  for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/lib64; do
+    [ -z "$nvidia_ocl" ] && [ -e "$d/libnvidia-opencl.so.1" ] && nvidia_ocl="$d/libnvidia-opencl.so.1"
+  done
+  if [ -n "$nvidia_ocl" ]; then
+    mkdir -p "$logs/icd"
+    cp /etc/OpenCL/vendors/*.icd "$logs/icd/" 2>/dev/null || true
+    echo "$nvidia_ocl" > "$logs/icd/nvidia.icd"
+    export OCL_ICD_VENDORS="$logs/icd"
+    note "  OpenCL: NVIDIA's driver $nvidia_ocl, named in OCL_ICD_VENDORS (no ICD file for it in /etc/OpenCL/vendors)"
+  else
+    note "  OpenCL: no ICD file names NVIDIA's driver and no libnvidia-opencl.so.1 was found"
+  fi
+fi
 
 # This script's own blobrt calls probe every plugin afresh: no verdict cache of the node
 # user's, and none of this run's, which the trap deletes (the suites keep theirs, below).
@@ -200,6 +220,18 @@ PY
     fi
   else
     skip caffe-lenet-portable "the bundle holds no portable Caffe build (tools/gpu-bundle.sh with CAFFE_PORTABLE_BUILD)"
+  fi
+  # The same portable build in GPU mode on the GPU's own OpenCL (issue 45: no Caffe layer
+  # bound to CUDA): blobrt-caffe's layer kernels through the opencl backend.
+  if [ ! -x "$here/caffe-portable/caffe" ]; then
+    skip caffe-lenet-opencl "the bundle holds no portable Caffe build (tools/gpu-bundle.sh with CAFFE_PORTABLE_BUILD)"
+  elif [ -z "$opencl_gpus" ]; then
+    skip caffe-lenet-opencl "no OpenCL GPU device here"
+  else
+    step_or_skip caffe-lenet-opencl env "${suite_env[@]}" LD_LIBRARY_PATH="$here/caffe-portable/lib:$LD_LIBRARY_PATH" \
+      "$here/libexec/blobrt/caffe-lenet-gpu.sh" "$here/caffe-portable/caffe" "$logs/caffe-opencl" --backend opencl
+    [ -s "$logs/caffe-opencl/time-gpu.txt" ] &&
+      sed 's/^/         caffe time --gpu=0 LeNet on opencl: /' "$logs/caffe-opencl/time-gpu.txt" | tee -a "$summary"
   fi
 
   # Python on this node (issue 27, step 4): the extension built here against the bundle
