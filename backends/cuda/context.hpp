@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <mutex>
 
 #include "blobrt/plugin_abi.h"
 #include "blobrt/plugin_kit.hpp"
@@ -25,6 +26,9 @@ struct Context {
   int multiprocessors = 1;  // sizes the element-wise kernels' grid
   Level1Mode level1 = Level1Mode::kAuto;
   void* scratch = nullptr;  // level1_partials_capacity() doubles: asum's partial sums and result
+  // One asum at a time uses the scratch: threads share the context (and its stream), and
+  // another's partials must not land between this one's two passes.
+  std::mutex scratch_mutex;
 };
 
 inline Context* as_context(void* c) { return static_cast<Context*>(c); }
@@ -89,6 +93,13 @@ inline T* at(const void* buffer, int64_t offset) {
 BLOBRT_KIT_ENTRY_TYPE(gemm) gemm;
 BLOBRT_KIT_ENTRY_TYPE(gemv) gemv;
 BLOBRT_KIT_ENTRY_TYPE(elementwise) elementwise;
+
+// ABI 1.4: Caffe's im2col (conv_entry<false>) and col2im (conv_entry<true>), im2col.cu.
+template <bool ToImage>
+int conv_entry(void* context, int32_t precision, int64_t channels, int64_t height, int64_t width, int64_t kernel_h,
+               int64_t kernel_w, int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w,
+               int64_t dilation_h, int64_t dilation_w, const void* from, int64_t from_offset, void* to,
+               int64_t to_offset, blobrt_error* err);
 
 // level1.cu: the plugin's own axpy, scal and asum, and when they run instead of cuBLAS's.
 int level1_mode_from_environment(Level1Mode* mode, blobrt_error* err);

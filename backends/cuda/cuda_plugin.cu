@@ -61,6 +61,9 @@ struct Cuda {
   static constexpr auto gemm = blobrt_cuda::gemm;
   static constexpr auto gemv = blobrt_cuda::gemv;
   static constexpr auto elementwise = blobrt_cuda::elementwise;
+  // ABI 1.4: Caffe's im2col and col2im (im2col.cu).
+  static constexpr auto im2col = blobrt_cuda::conv_entry<false>;
+  static constexpr auto col2im = blobrt_cuda::conv_entry<true>;
 };
 
 int Cuda::device_count(int32_t* count, blobrt_error* err) {

@@ -140,6 +140,7 @@ int own_asum(Context* c, int64_t n, const void* x, int64_t xo, T* r, blobrt_erro
   // small n; its partials fit the context's scratch, whose last slot takes the result.
   const int64_t most = level1_partials_capacity(c->multiprocessors) - 1;
   const int blocks = static_cast<int>(std::min<int64_t>(most, (work + kThreads - 1) / kThreads));
+  std::lock_guard<std::mutex> lock(c->scratch_mutex);  // until the result is back on the host
   T* partials = static_cast<T*>(c->scratch);
   abs_sum_partials<T><<<blocks, kThreads, 0, c->stream>>>(n, data, packed, partials);
   CUDA_CHECK(cudaGetLastError(), sizeof(T) == 8 ? "abs_sum_partials<double> launch" : "abs_sum_partials<float> launch");
