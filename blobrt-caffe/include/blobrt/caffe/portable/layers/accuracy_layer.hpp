@@ -47,7 +47,7 @@ struct AccuracyMethods : caffe::AccuracyLayer<Dtype> {  // never made: it names 
       }
     }
     top[0]->mutable_cpu_data()[0] = valid > 0 ? accuracy / Dtype(valid) : Dtype(0);
-    device().elementwise(p, blobrt::ElementwiseOp::kSet, bottom[0]->count(), 0, 0, nullptr, 0, nullptr, 0, hits, 0);
+    fill(bottom[0]->count(), 0, hits);
     return true;
   }
 };

@@ -39,9 +39,8 @@ struct BatchReindexMethods {
     if (propagate_down.empty() || !propagate_down[0]) return true;
     const auto& bottom = blobs<Dtype>(bottom_erased);
     const blobrt::Precision p = precision_of<Dtype>();
-    const std::int64_t count = bottom[0]->count();
     Dtype* diff = bottom[0]->mutable_gpu_diff();
-    device().elementwise(p, blobrt::ElementwiseOp::kSet, count, 0, 0, nullptr, 0, nullptr, 0, diff, 0);
+    fill(bottom[0]->count(), 0, diff);
     device().scatter_add_rows(p, bottom[1]->count(), item_size(*bottom[0]), items(*bottom[0]), bottom[1]->gpu_data(),
                               0, blobs<Dtype>(top_erased)[0]->gpu_diff(), 0, diff, 0);
     return true;

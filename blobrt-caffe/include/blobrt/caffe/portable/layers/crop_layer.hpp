@@ -80,8 +80,7 @@ struct CropMethods : caffe::CropLayer<Dtype> {  // never made: it names the laye
     caffe::Blob<Dtype>& bottom = *blobs<Dtype>(bottom_erased)[0];
     const caffe::Blob<Dtype>& top = *blobs<Dtype>(top_erased)[0];
     Dtype* diff = bottom.mutable_gpu_diff();
-    device().elementwise(precision_of<Dtype>(), blobrt::ElementwiseOp::kSet, bottom.count(), 0, 0, nullptr, 0, nullptr,
-                         0, diff, 0);
+    fill(bottom.count(), 0, diff);
     copy_block(l, bottom, top, top.gpu_diff(), diff, false);
     return true;
   }

@@ -22,6 +22,12 @@ const std::vector<caffe::Blob<Dtype>*>& blobs(const void* erased) {
 
 inline blobrt::Device& device() { return *blobrt::current_device(); }
 
+// y[0, n) = value on the device (caffe_gpu_set).
+template <typename Dtype>
+void fill(std::int64_t n, double value, Dtype* y) {
+  device().elementwise(precision_of<Dtype>(), blobrt::ElementwiseOp::kSet, n, value, 0, nullptr, 0, nullptr, 0, y, 0);
+}
+
 // The layer class L (a caffe::Layer<Dtype>) behind PortableLayerMethods' erased pointer.
 template <class L, typename Dtype>
 L& layer_as(void* layer) {
