@@ -429,6 +429,22 @@ class AccuracyLayer : public Layer<Dtype> {
   Blob<Dtype> nums_buffer_;
 };
 
+// Caffe's TileLayer's members, as its Reshape sets them: the top repeats the bottom's block
+// from `axis` on (inner_dim_ elements) `tiles` times for each index before it.
+template <typename Dtype>
+class TileLayer : public Layer<Dtype> {
+ public:
+  TileLayer(const Blob<Dtype>& bottom, int axis, int tiles) : Layer<Dtype>(LayerParameter()) {
+    axis_ = axis;
+    tiles_ = tiles;
+    outer_dim_ = bottom.count(0, axis);
+    inner_dim_ = bottom.count(axis);
+  }
+
+ protected:
+  unsigned int axis_, tiles_, outer_dim_, inner_dim_;
+};
+
 }  // namespace caffe
 
 // What the portable build's generated source of each layer's .cu includes.
@@ -455,6 +471,7 @@ class AccuracyLayer : public Layer<Dtype> {
 #include <blobrt/caffe/portable/layers/swish_layer.hpp>
 #include <blobrt/caffe/portable/layers/tanh_layer.hpp>
 #include <blobrt/caffe/portable/layers/threshold_layer.hpp>
+#include <blobrt/caffe/portable/layers/tile_layer.hpp>
 
 namespace {
 
@@ -1441,6 +1458,40 @@ TYPED_TEST(LayerGlue, CropTheBlockAndBack) {
     std::vector<Dtype> want(bottom.count(), Dtype(0));
     for (int i = 0; i < top.count(); ++i) want[whole_index(i)] = top.cpu_diff()[i];
     ASSERT_TRUE(backward<Dtype>("CropLayer", layer, {&top}, {&bottom}));
+    for (int i = 0; i < bottom.count(); ++i) ASSERT_EQ(bottom.cpu_diff()[i], want[i]) << "bottom diff " << i;
+  }
+}
+
+// Tile of a 2 x 3 x 4 blob along axis 1 (3 tiles: 2 x 9 x 4) and along axis 0 (2 tiles: 4 x 3
+// x 4): the top the bottom's blocks repeated; backward each bottom element the sum of its
+// tiles' gradients in tile order (TileBackward's), the bottom's old diff written over.
+TYPED_TEST(LayerGlue, TileRepeatsAndSumsBack) {
+  using Dtype = TypeParam;
+  for (int axis : {1, 0}) {
+    SCOPED_TRACE("axis " + std::to_string(axis));
+    const int tiles = axis == 1 ? 3 : 2;
+    Blob<Dtype> bottom(std::vector<int>{2, 3, 4});
+    std::vector<int> top_shape{2, 3, 4};
+    top_shape[axis] *= tiles;
+    Blob<Dtype> top(top_shape);
+    fill(bottom, 70, false);
+    caffe::TileLayer<Dtype> layer(bottom, axis, tiles);
+    const int outer = bottom.count(0, axis), inner = bottom.count(axis);
+    ASSERT_TRUE(forward<Dtype>("TileLayer", layer, {&bottom}, {&top}));
+    for (int o = 0; o < outer; ++o)
+      for (int t = 0; t < tiles; ++t)
+        for (int d = 0; d < inner; ++d)
+          ASSERT_EQ(top.cpu_data()[(o * tiles + t) * inner + d], bottom.cpu_data()[o * inner + d]) << o << " " << t;
+    fill_diff(top, 71);
+    fill_diff(bottom, 72);  // written over
+    std::vector<Dtype> want(bottom.count());
+    for (int o = 0; o < outer; ++o)
+      for (int d = 0; d < inner; ++d) {
+        Dtype sum = 0;
+        for (int t = 0; t < tiles; ++t) sum += top.cpu_diff()[(o * tiles + t) * inner + d];
+        want[o * inner + d] = sum;
+      }
+    ASSERT_TRUE(backward<Dtype>("TileLayer", layer, {&top}, {&bottom}));
     for (int i = 0; i < bottom.count(); ++i) ASSERT_EQ(bottom.cpu_diff()[i], want[i]) << "bottom diff " << i;
   }
 }
