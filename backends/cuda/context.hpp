@@ -33,7 +33,12 @@ struct Context {
 
 inline Context* as_context(void* c) { return static_cast<Context*>(c); }
 
+// A failed runtime call also leaves its error as the thread's last one, which the next
+// kernel launch's check (cudaGetLastError) would then report as its own: a caught
+// allocation failure must not fail the next axpy. Cleared here (a sticky error, which
+// breaks the context, comes back from every later call anyway).
 inline int cuda_fail(blobrt_error* err, const char* call, cudaError_t status) {
+  (void)cudaGetLastError();
   return blobrt::plugin_kit::fail_call(err, status == cudaErrorMemoryAllocation, call, cudaGetErrorName(status),
                         cudaGetErrorString(status));
 }

@@ -112,8 +112,11 @@ int Cuda::device_properties(int32_t index, blobrt_device_properties* out, blobrt
 }
 
 int Cuda::open_device(int32_t index, void** context, blobrt_error* err) {
+  Level1Mode level1 = Level1Mode::kAuto;
+  if (int s = level1_mode_from_environment(&level1, err)) return s;  // before anything is made
   auto* c = new Context;
   c->device = index;
+  c->level1 = level1;
   DeviceScope on_device(index);  // the stream and cuBLAS handle belong to it; the caller's comes back
   cudaError_t status = on_device.status();
   if (status == cudaSuccess) status = cudaStreamCreateWithFlags(&c->stream, cudaStreamDefault);
@@ -128,6 +131,7 @@ int Cuda::open_device(int32_t index, void** context, blobrt_error* err) {
   if (blas == CUBLAS_STATUS_SUCCESS &&
       cudaDeviceGetAttribute(&c->multiprocessors, cudaDevAttrMultiProcessorCount, index) != cudaSuccess) {
     c->multiprocessors = 1;  // the element-wise grid is then one block per 2048 threads' work
+    (void)cudaGetLastError();  // not the next launch check's error
   }
   if (blas != CUBLAS_STATUS_SUCCESS) {
     if (c->blas) cublasDestroy(c->blas);
@@ -135,16 +139,12 @@ int Cuda::open_device(int32_t index, void** context, blobrt_error* err) {
     delete c;
     return blas_fail(err, "cublasCreate/cublasSetStream", blas);
   }
-  int mode_status = level1_mode_from_environment(&c->level1, err);
-  if (mode_status == BLOBRT_OK) {
-    status = cudaMalloc(&c->scratch, level1_partials_capacity(c->multiprocessors) * sizeof(double));
-    if (status != cudaSuccess) mode_status = cuda_fail(err, "cudaMalloc (asum's partial sums)", status);
-  }
-  if (mode_status != BLOBRT_OK) {
+  status = cudaMalloc(&c->scratch, level1_partials_capacity(c->multiprocessors) * sizeof(double));
+  if (status != cudaSuccess) {
     cublasDestroy(c->blas);
     cudaStreamDestroy(c->stream);
     delete c;
-    return mode_status;
+    return cuda_fail(err, "cudaMalloc (asum's partial sums)", status);
   }
   *context = c;
   return BLOBRT_OK;

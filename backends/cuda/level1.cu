@@ -4,8 +4,9 @@
 // streaming bandwidth on an H200 (the first GPU run, docs/performance-results-cuda.md:
 // 0.83, 0.69, 0.70 and 0.87 of the probe at 2^26 elements), where the plugin's own
 // element-wise kernels reach 0.93-1.00. So those four go through this plugin's kernels:
-// axpy is the element-wise axpby with beta = 1 (y = alpha x + y, one fused multiply-add as
-// cuBLAS's), scal the element-wise scale in place, asum the two-pass reduction below. Double
+// axpy is the element-wise axpby with beta = 1 (y = alpha x + y: beta y is y exactly, the
+// sum within a rounding of cuBLAS's, which nvcc may or may not fuse), scal the element-wise
+// scale in place, asum the two-pass reduction below. Double
 // axpy and scal, at 1.03 and 0.97 with cuBLAS, and dot stay on cuBLAS. blobrt-bench-cuda
 // measures the chosen path (device/cuda:0/...) beside raw cuBLAS (raw/cublas/...) and the
 // element-wise kernels (math/cuda:0/...), so each GPU run shows whether the table still holds.
@@ -14,8 +15,7 @@
 // =own puts double axpy and scal on the plugin's kernels too; unset or =auto is the table.
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
+#include <string>
 
 #include "blobrt/elementwise_operations.h"
 #include "context.hpp"
@@ -93,16 +93,17 @@ bool own_by_default(Level1Op op, bool is_double) {
 }  // namespace
 
 int level1_mode_from_environment(Level1Mode* mode, blobrt_error* err) {
-  const char* value = std::getenv("BLOBRT_CUDA_LEVEL1");
-  if (value == nullptr || *value == '\0' || std::strcmp(value, "auto") == 0) {
+  // Through the kit, as every plugin setting: unset in a setuid process (docs/hardening.md).
+  const std::string value = blobrt::plugin_kit::getenv("BLOBRT_CUDA_LEVEL1");
+  if (value.empty() || value == "auto") {
     *mode = Level1Mode::kAuto;
-  } else if (std::strcmp(value, "cublas") == 0) {
+  } else if (value == "cublas") {
     *mode = Level1Mode::kCublas;
-  } else if (std::strcmp(value, "own") == 0) {
+  } else if (value == "own") {
     *mode = Level1Mode::kOwn;
   } else {
     return blobrt_fail(err, BLOBRT_ERR_INVALID_ARGUMENT,
-                       "BLOBRT_CUDA_LEVEL1=%s: expected auto, cublas or own", value);
+                       "BLOBRT_CUDA_LEVEL1=%s: expected auto, cublas or own", value.c_str());
   }
   return BLOBRT_OK;
 }

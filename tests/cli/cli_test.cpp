@@ -190,22 +190,23 @@ TEST(CliTest, ZeroDevicePluginNamedByTheUser) {
 // Kernel compilation is logged when it happens, with its time, in the plugin's own words
 // (a note on the successful call, plugin_abi.h): the plugin's kernels when first built,
 // CLBlast's at each routine's first call on the device.
-// The first OpenCL device of type CPU (PoCL here), whose level-1 calls run the plugin's own
-// CPU kernels; "" where there is none (a GPU node with NVIDIA's OpenCL alone).
-std::string opencl_cpu_device() {
-  const nlohmann::json info = nlohmann::json::parse(run("", "info --json").out, nullptr, false);
-  if (!info.is_object()) return "";
+// The OpenCL devices `info --json` lists, by type ("CPU", "GPU"): the first id of each.
+std::map<std::string, std::string> first_opencl_device_by_type() {
+  const nlohmann::json info = nlohmann::json::parse(run("", "info --json").out);
+  std::map<std::string, std::string> first;
   for (const auto& p : info["plugins"])
     if (p.value("name", "") == "opencl")
-      for (const auto& d : p["devices"])
-        if (d.value("type", "") == "CPU") return d.value("id", "");
-  return "";
+      for (const auto& d : p["devices"]) first.emplace(d.value("type", ""), d.value("id", ""));
+  return first;
 }
 
+// The OpenCL CPU device (PoCL) builds the plugin's level-1 CPU kernels; an OpenCL GPU uses
+// CLBlast for level 1 (no CPU kernels to build), so on a node with GPUs alone (NVIDIA's
+// OpenCL) the element-wise kernels' line and CLBlast's below are what hold.
 TEST(CliTest, KernelCompilationIsLoggedWhenItHappens) {
-  // On an OpenCL GPU the level-1 calls are CLBlast's (no CPU kernels to build): the
-  // element-wise kernels' line and CLBlast's below still hold there.
-  const std::string cpu = opencl_cpu_device(), device = cpu.empty() ? "opencl" : cpu;
+  const std::map<std::string, std::string> first = first_opencl_device_by_type();
+  ASSERT_TRUE(first.count("CPU") || first.count("GPU")) << "no OpenCL device listed";
+  const std::string cpu = first.count("CPU") ? first.at("CPU") : "", device = cpu.empty() ? first.at("GPU") : cpu;
   Outcome own = run("BLOBRT_LOG=debug BLOBRT_OPENCL_MAP_TRANSITIONS=1", "selftest --backend " + device);
   EXPECT_EQ(own.rc, 0) << own.out;
   if (!cpu.empty()) EXPECT_TRUE(contains(own.err, "built the plugin's level-1 CPU kernels in")) << own.err;

@@ -14,7 +14,7 @@
 # blobrt-caffe's layer kernels through the backend's operations: on opencl, the GPU's own
 # OpenCL driver; every LeNet layer must run on the device there too.
 # The losses: the first equal to 1e-5 relative (same data, same initial weights), each later
-# one within 5 % relative or 0.02 absolute (cuBLAS and BLIS sum in different orders, and
+# one within 5 % relative or 0.02 absolute (cuBLAS or CLBlast and BLIS sum in different orders, and
 # 100 SGD steps carry the differences forward). OUTDIR gets the prototxts, both logs,
 # losses-cpu.txt, losses-gpu.txt and time-gpu.txt.
 set -uo pipefail

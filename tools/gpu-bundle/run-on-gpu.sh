@@ -108,7 +108,9 @@ note "  library path: $LD_LIBRARY_PATH"
 # through which the OpenCL loader finds it. Then this run names it in a vendors folder of
 # its own (OCL_ICD_VENDORS, read by the bundled ocl-icd loader), so the opencl backend's
 # kernels run on the GPU itself; the node's other ICDs are listed there too.
-if [ -z "${OCL_ICD_VENDORS:-}" ] && ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
+# Only on a node with NVIDIA's driver (x86-64: the bundle's own architecture).
+if [ -e /proc/driver/nvidia ] || command -v nvidia-smi >/dev/null; then nvidia_node=1; else nvidia_node=""; fi
+if [ -n "$nvidia_node" ] && [ -z "${OCL_ICD_VENDORS:-}" ] && ! grep -qs nvidia /etc/OpenCL/vendors/*.icd; then
   nvidia_ocl=$(ldconfig -p 2>/dev/null | awk '$1 == "libnvidia-opencl.so.1" && /x86-64/ && !seen {print $NF; seen = 1}')
   for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu /usr/lib64; do
     [ -z "$nvidia_ocl" ] && [ -e "$d/libnvidia-opencl.so.1" ] && nvidia_ocl="$d/libnvidia-opencl.so.1"
@@ -227,6 +229,9 @@ PY
     skip caffe-lenet-opencl "the bundle holds no portable Caffe build (tools/gpu-bundle.sh with CAFFE_PORTABLE_BUILD)"
   elif [ -z "$opencl_gpus" ]; then
     skip caffe-lenet-opencl "no OpenCL GPU device here"
+  elif [ "${opencl_gpus%% *}" != opencl:0 ]; then
+    # Caffe's --gpu=0 is the backend's device 0, whatever its kind: the ICD loader's order.
+    skip caffe-lenet-opencl "opencl:0 is not a GPU here (the GPUs: $opencl_gpus)"
   else
     step_or_skip caffe-lenet-opencl env "${suite_env[@]}" LD_LIBRARY_PATH="$here/caffe-portable/lib:$LD_LIBRARY_PATH" \
       "$here/libexec/blobrt/caffe-lenet-gpu.sh" "$here/caffe-portable/caffe" "$logs/caffe-opencl" --backend opencl
