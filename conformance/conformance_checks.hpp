@@ -18,7 +18,9 @@
 //                     3ε·|b a|·(1 + |a|), tanh_backward 3ε·|b|·(1 + a²); elu exact for
 //                     a > 0, else 8ε·|α|(e^a + 1); elu_backward 2ε·|b|(|a| + |α|); bnll
 //                     4ε·(1 + |ref|), bnll_backward 6ε·|ref|; threshold, clip,
-//                     clip_backward, max_step, argmax_step, mask_select exact
+//                     clip_backward, max_step, argmax_step, mask_select, positive_select,
+//                     zero_where_label exact; sigmoid_cross_entropy 8ε·(1 + |ref|) +
+//                     3ε·|a|(|b| + 1)
 //   im2col:           exact (a copy, +0 in the padding); col2im as a sum of its terms
 //   pooling:          max exact (the first maximum in row order); average and both
 //                     backward operations as sums of their terms

@@ -888,7 +888,8 @@ class MathChecker {
       case ElementwiseOp::kMaxStep:
       case ElementwiseOp::kArgmaxStep:
       case ElementwiseOp::kMaskSelect:
-      case ElementwiseOp::kPositiveSelect: return true;
+      case ElementwiseOp::kPositiveSelect:
+      case ElementwiseOp::kZeroWhereLabel: return true;
       default: return false;
     }
   }
@@ -964,6 +965,11 @@ class MathChecker {
       // BNLL: log(1 + u) of a rounded 1 + u, absolute; its backward exp's ulps and a division.
       case ElementwiseOp::kBnll: *tol = 4 * eps * (1 + std::fabs(*ref)); return;
       case ElementwiseOp::kBnllBackward: *tol = 6 * eps * std::fabs(*ref) + std::numeric_limits<T>::min(); return;
+      // The sigmoid cross-entropy: a (b - s) in two roundings, and log(1 + exp(-|a|)) with
+      // exp's and log's ulps and the rounded 1 + u (absolute: the term is at most log 2).
+      case ElementwiseOp::kSigmoidCrossEntropy:
+        *tol = 8 * eps * (1 + std::fabs(*ref)) + 3 * eps * std::fabs(a) * (std::fabs(b) + 1);
+        return;
       default: break;
     }
     // One correctly rounded operation; results below the smallest normal number may be
@@ -1034,7 +1040,7 @@ std::string math_case_name(const Case& c) {
         c.elementwise == ElementwiseOp::kElu || c.elementwise == ElementwiseOp::kEluBackward ||
         c.elementwise == ElementwiseOp::kThreshold || c.elementwise == ElementwiseOp::kClip ||
         c.elementwise == ElementwiseOp::kClipBackward || c.elementwise == ElementwiseOp::kMaskSelect ||
-        c.elementwise == ElementwiseOp::kArgmaxStep) {
+        c.elementwise == ElementwiseOp::kArgmaxStep || c.elementwise == ElementwiseOp::kZeroWhereLabel) {
       s << "_a" << number(c.alpha);  // the codes run with more than one alpha
     }
     if (c.alias == Alias::kYIsA) s << "_inplace_a";
@@ -1318,6 +1324,8 @@ std::vector<Case> math_cases() {
       if (op == ElementwiseOp::kElu || op == ElementwiseOp::kEluBackward) alphas = {1.5, 0.25};
       if (op == ElementwiseOp::kThreshold) alphas = {1.5, 0};
       if (op == ElementwiseOp::kMaskSelect || op == ElementwiseOp::kArgmaxStep) alphas = {1};
+      // Labels from -2 to 2 in quarters: each alpha names the ones truncated to it.
+      if (op == ElementwiseOp::kZeroWhereLabel) alphas = {1, -1};
       // Clip's alpha and beta are its minimum and maximum.
       const bool clip = op == ElementwiseOp::kClip || op == ElementwiseOp::kClipBackward;
       if (clip) alphas = {-0.5, 1};

@@ -107,6 +107,8 @@ BLOBRT_CUDA_EW_(MAX_STEP, a > b ? a : b)
 BLOBRT_CUDA_EW_(ARGMAX_STEP, a > b ? y : alpha)
 BLOBRT_CUDA_EW_(MASK_SELECT, a == alpha ? T(0) + b : T(0))
 BLOBRT_CUDA_EW_(POSITIVE_SELECT, a > T(0) ? b : y)
+BLOBRT_CUDA_EW_(SIGMOID_CROSS_ENTROPY, a * (b - T(a >= T(0))) - log_(T(1) + exp_(a - T(2) * a * T(a >= T(0)))))
+BLOBRT_CUDA_EW_(ZERO_WHERE_LABEL, trunc(a) == alpha ? T(0) : y)
 #undef BLOBRT_CUDA_EW_
 
 // 16 bytes of T: one 128-bit load or store.

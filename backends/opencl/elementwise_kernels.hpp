@@ -105,7 +105,16 @@ inline const char* elementwise_kernel_source() {
   EW_KERNEL(S, argmax_step, select((REAL8)(alpha), VY, VA > VB), a[i] > b[i] ? y[i] : alpha)            \
   EW_KERNEL(S, mask_select, select((REAL8)(0), (REAL8)(0) + VB, VA == (REAL8)(alpha)),                  \
             a[i] == alpha ? 0 + b[i] : 0)                                                              \
-  EW_KERNEL(S, positive_select, select(VY, VB, VA > (REAL8)(0)), a[i] > 0 ? b[i] : y[i])
+  EW_KERNEL(S, positive_select, select(VY, VB, VA > (REAL8)(0)), a[i] > 0 ? b[i] : y[i])            \
+  EW_KERNEL(S, sigmoid_cross_entropy, SIGMOID_CE8(VA, VB), SIGMOID_CE1(a[i], b[i]))                    \
+  EW_KERNEL(S, zero_where_label, select(VY, (REAL8)(0), trunc(VA) == (REAL8)(alpha)),                 \
+            trunc(a[i]) == alpha ? 0 : y[i])
+
+/* SigmoidCrossEntropyLoss's forward kernel, in the element type as the .cu computes it. */
+#define POSITIVE8(v) select((REAL8)(0), (REAL8)(1), (v) >= (REAL8)(0))
+#define SIGMOID_CE8(v, t) ((v) * ((t) - POSITIVE8(v)) - log((REAL8)(1) + exp((v) - (REAL8)(2) * (v) * POSITIVE8(v))))
+#define SIGMOID_CE1(x, t) \
+  ((x) * ((t) - (REAL)((x) >= 0)) - log((REAL)(1) + exp((x) - (REAL)(2) * (x) * (REAL)((x) >= 0))))
 
 /* Caffe's sigmoid is 0.5 * tanh(0.5 * x) + 0.5 in double (its 0.5 is a double constant),
  * also for float: so here where the device has fp64. */

@@ -153,7 +153,17 @@
    * holding x * slope, and its gradient's dy : dy * slope). */                                \
   X(POSITIVE_SELECT, PositiveSelect, positive_select, 32, 1, 1, 1, 0, 0, 0, A_B_Y,                 \
     ,                                                                                               \
-    (a > 0 ? b : y))
+    (a > 0 ? b : y))                                                                                 \
+  /* ABI 1.9: SigmoidCrossEntropyLoss (sigmoid_cross_entropy_loss_layer.cu): the per-element  \
+   * log-likelihood of its forward kernel (a the input, b the target: the negated loss, which  \
+   * Caffe sums with asum), and zero_where_label, y cleared where the label a names alpha     \
+   * (Caffe's static_cast<int>(label) == ignore_label: trunc for every label an int holds). */ \
+  X(SIGMOID_CROSS_ENTROPY, SigmoidCrossEntropy, sigmoid_cross_entropy, 33, 1, 1, 0, 0, 0, 1, A_B_Y, \
+    ,                                                                                               \
+    (a * (b - (a >= 0)) - log(1 + exp(a - 2 * a * (a >= 0)))))                                       \
+  X(ZERO_WHERE_LABEL, ZeroWhereLabel, zero_where_label, 34, 1, 0, 1, 1, 0, 0, A_ALPHA_Y,            \
+    ,                                                                                               \
+    (trunc(a) == alpha ? 0 : y))
 /* clang-format on */
 
 /* The enum: BLOBRT_EW_<CODE> = number, and BLOBRT_EW_OP_COUNT, the number of entries. */

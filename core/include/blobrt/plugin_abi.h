@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define BLOBRT_PLUGIN_ABI_MAJOR 1
-#define BLOBRT_PLUGIN_ABI_MINOR 8
+#define BLOBRT_PLUGIN_ABI_MINOR 9
 #define BLOBRT_PLUGIN_ENTRY_SYMBOL "blobrt_plugin_entry_v1"
 
 #define BLOBRT_ERROR_MESSAGE_SIZE 1024
@@ -278,7 +278,7 @@ typedef struct blobrt_plugin_v1 {
 /* The table's size in each minor version: a table's struct_size is at least
  * BLOBRT_PLUGIN_V1_0_SIZE (208 bytes on LP64), and a field added in 1.<m> exists when
  * struct_size >= BLOBRT_PLUGIN_V1_<m>_SIZE. Five header fields, then one function pointer
- * per entry (22 in 1.0, 24 in 1.1, 27 in 1.2 and 1.3, 30 in 1.4, 36 in 1.5, 42 in 1.6 and 1.7, 45 in 1.8); checked against offsetof
+ * per entry (22 in 1.0, 24 in 1.1, 27 in 1.2 and 1.3, 30 in 1.4, 36 in 1.5, 42 in 1.6 and 1.7, 45 in 1.8 and 1.9); checked against offsetof
  * below. */
 #define BLOBRT_PLUGIN_V1_HEADER_SIZE_ \
   (sizeof(size_t) + 2 * sizeof(uint32_t) + 2 * sizeof(const char*))
@@ -294,6 +294,8 @@ typedef struct blobrt_plugin_v1 {
 /* 1.7 added no entry (it added element-wise codes 22 to 32): its table is 1.6's size. */
 #define BLOBRT_PLUGIN_V1_7_SIZE BLOBRT_PLUGIN_V1_6_SIZE
 #define BLOBRT_PLUGIN_V1_8_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 45 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
+/* 1.9 added no entry (it added element-wise codes 33 and 34): its table is 1.8's size. */
+#define BLOBRT_PLUGIN_V1_9_SIZE BLOBRT_PLUGIN_V1_8_SIZE
 
 /* The size that ends with `field`, and whether `table` (a blobrt_plugin_v1*) has that field
  * and set it: what a reader asks before it calls an OPTIONAL entry. */
@@ -317,7 +319,7 @@ BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_4_SIZE == BLOBRT_PLUGIN_END_OF(col2im), v
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_5_SIZE == BLOBRT_PLUGIN_END_OF(softmax_backward), v1_5_size);
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_6_SIZE == BLOBRT_PLUGIN_END_OF(channel_affine), v1_6_size);
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_8_SIZE == BLOBRT_PLUGIN_END_OF(top_k_hits), v1_8_size);
-BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_8_SIZE == sizeof(blobrt_plugin_v1), v1_8_is_current);
+BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_9_SIZE == sizeof(blobrt_plugin_v1), v1_9_is_current);
 /* Every entry lies inside the size of the version that added it. */
 #define BLOBRT_PLUGIN_CHECK_SINCE_(presence, since, return_type, name, parameters) \
   BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_END_OF(name) <= BLOBRT_PLUGIN_V##since##_SIZE, name##_since);

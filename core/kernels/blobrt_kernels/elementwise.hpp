@@ -235,6 +235,22 @@ inline void ew_positive_select(std::int64_t n, T, T, const T* a, const T* b, T* 
   for (std::int64_t i = 0; i < n; ++i) y[i] = a[i] > T(0) ? b[i] : y[i];
 }
 
+// SigmoidCrossEntropyLoss's forward kernel: the log-likelihood of target b under sigmoid(a),
+// in the .cu's form (log(1 + exp(-|a|)), never an overflowing exp), evaluated as it is in T.
+template <typename T>
+inline void ew_sigmoid_cross_entropy(std::int64_t n, T, T, const T* a, const T* b, T* y) {
+  for (std::int64_t i = 0; i < n; ++i) {
+    const T x = a[i], positive = T(x >= T(0));
+    y[i] = x * (b[i] - positive) - std::log(T(1) + std::exp(x - T(2) * x * positive));
+  }
+}
+// The ignore label's mask: y cleared where label a, toward zero, is alpha (Caffe's
+// static_cast<int>(label) == ignore_label, for every label an int holds).
+template <typename T>
+inline void ew_zero_where_label(std::int64_t n, T alpha, T, const T* a, const T*, T* y) {
+  for (std::int64_t i = 0; i < n; ++i) y[i] = std::trunc(a[i]) == alpha ? T(0) : y[i];
+}
+
 // y[0..n) = f(a, b) for one operation, chosen once (never per element): the list's
 // ew_<name>. Returns false for an unknown operation code. A list entry without its
 // ew_<name> does not compile: every code has a host kernel, which the core runs for a

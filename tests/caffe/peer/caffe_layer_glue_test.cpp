@@ -282,7 +282,12 @@ class ReLULayer : public Layer<Dtype> {
 };
 template <typename Dtype>
 class SigmoidLayer : public Layer<Dtype> {
+ public:
   using Layer<Dtype>::Layer;
+  Dtype Forward(const std::vector<Blob<Dtype>*>& bottom, const std::vector<Blob<Dtype>*>& top) override {
+    EXPECT_TRUE(blobrt_caffe_portable::forward_on_device<Dtype>("SigmoidLayer", this, bottom, top));
+    return Dtype(0);
+  }
 };
 template <typename Dtype>
 class TanHLayer : public Layer<Dtype> {
@@ -445,6 +450,63 @@ class TileLayer : public Layer<Dtype> {
   unsigned int axis_, tiles_, outer_dim_, inner_dim_;
 };
 
+// Caffe's SigmoidCrossEntropyLossLayer's members (BVLC's since 2017: ignore label,
+// normalization modes), as its LayerSetUp and Reshape set them.
+template <typename Dtype>
+class SigmoidCrossEntropyLossLayer : public Layer<Dtype> {
+ public:
+  SigmoidCrossEntropyLossLayer(const LayerParameter& param, const Blob<Dtype>& bottom) : Layer<Dtype>(param) {
+    sigmoid_layer_ = std::make_shared<SigmoidLayer<Dtype>>(param);
+    sigmoid_output_ = std::make_shared<Blob<Dtype>>();
+    sigmoid_output_->ReshapeLike(bottom);
+    sigmoid_bottom_vec_ = {nullptr};
+    sigmoid_top_vec_ = {sigmoid_output_.get()};
+    has_ignore_label_ = param.loss_param().has_ignore_label();
+    ignore_label_ = param.loss_param().ignore_label();
+    normalization_ = param.loss_param().normalization();
+    outer_num_ = bottom.shape(0);
+    inner_num_ = bottom.count(1);
+  }
+  const Blob<Dtype>& sigmoid_output() const { return *sigmoid_output_; }
+
+ protected:
+  // Caffe's, word for word in effect.
+  virtual Dtype get_normalizer(LossParameter_NormalizationMode mode, int valid_count) {
+    Dtype normalizer = Dtype(1);
+    if (mode == LossParameter_NormalizationMode_FULL) normalizer = Dtype(outer_num_ * inner_num_);
+    if (mode == LossParameter_NormalizationMode_VALID) {
+      normalizer = valid_count == -1 ? Dtype(outer_num_ * inner_num_) : Dtype(valid_count);
+    }
+    if (mode == LossParameter_NormalizationMode_BATCH_SIZE) normalizer = Dtype(outer_num_);
+    return std::max(Dtype(1.0), normalizer);
+  }
+  std::shared_ptr<SigmoidLayer<Dtype>> sigmoid_layer_;
+  std::shared_ptr<Blob<Dtype>> sigmoid_output_;
+  std::vector<Blob<Dtype>*> sigmoid_bottom_vec_;
+  std::vector<Blob<Dtype>*> sigmoid_top_vec_;
+  bool has_ignore_label_;
+  int ignore_label_;
+  LossParameter_NormalizationMode normalization_;
+  Dtype normalizer_ = Dtype(-1);
+  int outer_num_, inner_num_;
+};
+
+// Caffe's ContrastiveLossLayer's members, as its LayerSetUp sets them.
+template <typename Dtype>
+class ContrastiveLossLayer : public Layer<Dtype> {
+ public:
+  ContrastiveLossLayer(const LayerParameter& param, const Blob<Dtype>& bottom) : Layer<Dtype>(param) {
+    diff_.Reshape(bottom.num(), bottom.channels(), 1, 1);
+    diff_sq_.Reshape(bottom.num(), bottom.channels(), 1, 1);
+    dist_sq_.Reshape(bottom.num(), 1, 1, 1);
+    summer_vec_.Reshape(bottom.channels(), 1, 1, 1);
+    for (int i = 0; i < bottom.channels(); ++i) summer_vec_.mutable_cpu_data()[i] = Dtype(1);
+  }
+
+ protected:
+  Blob<Dtype> diff_, diff_sq_, dist_sq_, summer_vec_;
+};
+
 }  // namespace caffe
 
 // What the portable build's generated source of each layer's .cu includes.
@@ -454,6 +516,7 @@ class TileLayer : public Layer<Dtype> {
 #include <blobrt/caffe/portable/layers/bnll_layer.hpp>
 #include <blobrt/caffe/portable/layers/clip_layer.hpp>
 #include <blobrt/caffe/portable/layers/concat_layer.hpp>
+#include <blobrt/caffe/portable/layers/contrastive_loss_layer.hpp>
 #include <blobrt/caffe/portable/layers/crop_layer.hpp>
 #include <blobrt/caffe/portable/layers/dropout_layer.hpp>
 #include <blobrt/caffe/portable/layers/elu_layer.hpp>
@@ -464,6 +527,7 @@ class TileLayer : public Layer<Dtype> {
 #include <blobrt/caffe/portable/layers/prelu_layer.hpp>
 #include <blobrt/caffe/portable/layers/relu_layer.hpp>
 #include <blobrt/caffe/portable/layers/scale_layer.hpp>
+#include <blobrt/caffe/portable/layers/sigmoid_cross_entropy_loss_layer.hpp>
 #include <blobrt/caffe/portable/layers/sigmoid_layer.hpp>
 #include <blobrt/caffe/portable/layers/softmax_layer.hpp>
 #include <blobrt/caffe/portable/layers/slice_layer.hpp>
@@ -1539,5 +1603,148 @@ TYPED_TEST(LayerGlue, AccuracyTopKAsCaffeCounts) {
   }
 }
 
-}  // namespace
+// SigmoidCrossEntropyLoss in each normalization, with and without an ignore label (-1, on
+// every fifth target, and on a target of -1.5, which Caffe's int cast reads as -1): the loss
+// and gradient of Caffe's CPU code, nothing moved between host and device but the loss, the
+// scratch diffs of both bottoms cleared, backward to the targets declined.
+TYPED_TEST(LayerGlue, SigmoidCrossEntropyLossAsCaffeWithoutTraffic) {
+  using Dtype = TypeParam;
+  using caffe::LossParameter;
+  struct Setting {
+    bool ignore;
+    LossParameter::NormalizationMode mode;
+  };
+  for (const Setting setting : {Setting{false, LossParameter::VALID}, Setting{true, LossParameter::VALID},
+                                Setting{true, LossParameter::BATCH_SIZE}, Setting{false, LossParameter::FULL},
+                                Setting{true, LossParameter::NONE}}) {
+    SCOPED_TRACE(std::string(setting.ignore ? "ignore_label -1, " : "") +
+                 LossParameter::NormalizationMode_Name(setting.mode));
+    caffe::LayerParameter param;
+    if (setting.ignore) param.mutable_loss_param()->set_ignore_label(-1);
+    param.mutable_loss_param()->set_normalization(setting.mode);
+    Blob<Dtype> bottom(4, 3, 2, 1), target(4, 3, 2, 1), loss;
+    loss.Reshape(std::vector<int>{});
+    fill(bottom, 80, false);
+    bottom.mutable_cpu_data()[1] = Dtype(0);  // the .cu's x >= 0 branch at 0
+    std::mt19937 rng(81);
+    std::uniform_real_distribution<double> unit(0, 1);
+    for (int q = 0; q < target.count(); ++q) target.mutable_cpu_data()[q] = Dtype(q % 5 == 0 ? -1 : unit(rng));
+    target.mutable_cpu_data()[7] = Dtype(-1.5);
+    const Dtype loss_weight = Dtype(0.75);
+    loss.mutable_cpu_diff()[0] = loss_weight;
+    caffe::SigmoidCrossEntropyLossLayer<Dtype> layer(param, bottom);
+    const std::vector<Blob<Dtype>*> b{&bottom, &target}, t{&loss};
+    bottom.mutable_gpu_data();  // the batch on the device, as the data layer leaves it
+    target.mutable_gpu_data();
+    blobrt::reset_transfer_counters();
+    ASSERT_TRUE(forward<Dtype>("SigmoidCrossEntropyLossLayer", layer, b, t));
+    ASSERT_TRUE(backward<Dtype>("SigmoidCrossEntropyLossLayer", layer, t, b));
+    const blobrt::TransferCounters moved = blobrt::transfer_counters();
+    EXPECT_EQ(moved.host_to_device, 0u);
+    EXPECT_EQ(moved.device_to_host, 0u);
+    // Caffe's Forward_cpu and Backward_cpu in double.
+    const Dtype* x = bottom.cpu_data();
+    const Dtype* labels = target.cpu_data();
+    double sum = 0;
+    int valid = 0;
+    std::vector<Dtype> want(static_cast<std::size_t>(bottom.count()), Dtype(0));
+    for (int i = 0; i < bottom.count(); ++i) {
+      if (setting.ignore && static_cast<int>(labels[i]) == -1) continue;
+      ++valid;
+      const double v = x[i], l = labels[i], positive = v >= 0;
+      sum -= v * (l - positive) - std::log(1 + std::exp(v - 2 * v * positive));
+      want[i] = Dtype(1 / (1 + std::exp(-v)) - l);
+    }
+    double normalizer = 1;
+    if (setting.mode == LossParameter::FULL) normalizer = 24;
+    if (setting.mode == LossParameter::VALID) normalizer = valid;
+    if (setting.mode == LossParameter::BATCH_SIZE) normalizer = 4;
+    EXPECT_NEAR(loss.cpu_data()[0], sum / normalizer, 16 * this->kEps * (1 + sum / normalizer));
+    for (Dtype& w : want) w = Dtype(w * (loss_weight / normalizer));
+    this->expect_near(bottom.cpu_diff(), want, "bottom diff");
+    for (int i = 0; i < bottom.count(); ++i) {
+      EXPECT_NEAR(layer.sigmoid_output().cpu_data()[i], 1 / (1 + std::exp(-double(x[i]))), 4 * this->kEps)
+          << "the layer's sigmoid_output_";
+    }
+    EXPECT_FALSE(blobrt_caffe_portable::backward_on_device<Dtype>("SigmoidCrossEntropyLossLayer", &layer, t,
+                                                                  std::vector<bool>{true, true}, b));
+    // Forward leaves both scratch diffs cleared (Caffe's #6202).
+    ASSERT_TRUE(forward<Dtype>("SigmoidCrossEntropyLossLayer", layer, b, t));
+    for (int i = 0; i < bottom.count(); ++i) {
+      ASSERT_EQ(bottom.cpu_diff()[i], Dtype(0)) << "bottom scratch left at " << i;
+      ASSERT_EQ(target.cpu_diff()[i], Dtype(0)) << "target scratch left at " << i;
+    }
+  }
+}
 
+// ContrastiveLoss, Hadsell's form and legacy_version, pairs inside and outside the margin: the
+// loss and both bottoms' gradients of Caffe's CPU code (legacy's too: the .cu's legacy backward
+// drops diff_'s factor; docs/differences-from-caffe.md); a bottom not propagated untouched.
+TYPED_TEST(LayerGlue, ContrastiveLossAsCaffesCpuCode) {
+  using Dtype = TypeParam;
+  for (bool legacy : {false, true}) {
+    SCOPED_TRACE(legacy ? "legacy_version" : "Hadsell et al.");
+    const int num = 6, channels = 3;
+    caffe::LayerParameter param;
+    param.mutable_contrastive_loss_param()->set_margin(legacy ? 1.5f : 1.0f);
+    param.mutable_contrastive_loss_param()->set_legacy_version(legacy);
+    Blob<Dtype> a(num, channels, 1, 1), b(num, channels, 1, 1), y(num, 1, 1, 1), loss;
+    loss.Reshape(std::vector<int>{});
+    fill(a, 90, false);
+    fill(b, 91, false);
+    for (Blob<Dtype>* blob : {&a, &b}) {
+      for (int i = 0; i < blob->count(); ++i) blob->mutable_cpu_data()[i] *= Dtype(0.3);  // distances near the margin
+    }
+    for (int c = 0; c < channels; ++c) b.mutable_cpu_data()[4 * channels + c] = a.cpu_data()[4 * channels + c] + 1;
+    const Dtype labels[num] = {1, 0, 0, 1, 0, 0.5};  // 0.5: Caffe's int cast, dissimilar; pair 4 far apart
+    std::copy(labels, labels + num, y.mutable_cpu_data());
+    const Dtype loss_weight = Dtype(0.5);
+    loss.mutable_cpu_diff()[0] = loss_weight;
+    caffe::ContrastiveLossLayer<Dtype> layer(param, a);
+    const std::vector<Blob<Dtype>*> bottoms{&a, &b, &y}, tops{&loss};
+    ASSERT_TRUE(forward<Dtype>("ContrastiveLossLayer", layer, bottoms, tops));
+    // Caffe's Forward_cpu and Backward_cpu in double.
+    const double margin = legacy ? 1.5 : 1.0;
+    double sum = 0;
+    std::vector<Dtype> want_a(num * channels), want_b(num * channels);
+    int inside = 0, outside = 0;
+    for (int n = 0; n < num; ++n) {
+      double d2 = 0;
+      for (int c = 0; c < channels; ++c) {
+        const double d = double(a.cpu_data()[n * channels + c]) - double(b.cpu_data()[n * channels + c]);
+        d2 += d * d;
+      }
+      const double alpha = loss_weight / double(num);
+      double factor = alpha;
+      if (static_cast<int>(labels[n])) {
+        sum += d2;
+      } else {
+        const double dist = std::sqrt(d2);
+        const double mdist = legacy ? margin - d2 : margin - dist;
+        sum += legacy ? std::max(mdist, 0.0) : std::max(mdist, 0.0) * std::max(mdist, 0.0);
+        factor = mdist > 0 ? (legacy ? -alpha : -alpha * mdist / (dist + 1e-4)) : 0;
+        (mdist > 0 ? inside : outside) += 1;
+      }
+      for (int c = 0; c < channels; ++c) {
+        const double d = double(a.cpu_data()[n * channels + c]) - double(b.cpu_data()[n * channels + c]);
+        want_a[n * channels + c] = Dtype(factor * d);
+        want_b[n * channels + c] = Dtype(-factor * d);
+      }
+    }
+    ASSERT_GT(inside, 0) << "a dissimilar pair inside the margin";
+    ASSERT_GT(outside, 0) << "a dissimilar pair outside the margin";
+    EXPECT_NEAR(loss.cpu_data()[0], sum / num / 2, 16 * this->kEps * (1 + sum));
+    fill_diff(b, 92);
+    const std::vector<Dtype> b_diff_before(b.cpu_diff(), b.cpu_diff() + b.count());
+    ASSERT_TRUE(blobrt_caffe_portable::backward_on_device<Dtype>("ContrastiveLossLayer", &layer, tops,
+                                                                 std::vector<bool>{true, false, false}, bottoms));
+    this->expect_near(a.cpu_diff(), want_a, "bottom 0 diff");
+    for (int i = 0; i < b.count(); ++i) ASSERT_EQ(b.cpu_diff()[i], b_diff_before[i]) << "bottom 1 not propagated";
+    ASSERT_TRUE(blobrt_caffe_portable::backward_on_device<Dtype>("ContrastiveLossLayer", &layer, tops,
+                                                                 std::vector<bool>{true, true, false}, bottoms));
+    this->expect_near(a.cpu_diff(), want_a, "bottom 0 diff");
+    this->expect_near(b.cpu_diff(), want_b, "bottom 1 diff");
+  }
+}
+
+}  // namespace
