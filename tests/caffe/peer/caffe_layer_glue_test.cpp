@@ -491,6 +491,21 @@ class SigmoidCrossEntropyLossLayer : public Layer<Dtype> {
   int outer_num_, inner_num_;
 };
 
+// Caffe's LSTMUnitLayer's members, as its Reshape sets them for bottoms of 1 x N x H.
+template <typename Dtype>
+class LSTMUnitLayer : public Layer<Dtype> {
+ public:
+  LSTMUnitLayer(const Blob<Dtype>& c_prev) : Layer<Dtype>(LayerParameter()) {
+    hidden_dim_ = c_prev.shape(2);
+    X_acts_.Reshape(std::vector<int>{1, c_prev.shape(1), 4 * hidden_dim_});
+  }
+  const Blob<Dtype>& acts() const { return X_acts_; }
+
+ protected:
+  int hidden_dim_;
+  Blob<Dtype> X_acts_;
+};
+
 // Caffe's ContrastiveLossLayer's members, as its LayerSetUp sets them.
 template <typename Dtype>
 class ContrastiveLossLayer : public Layer<Dtype> {
@@ -523,6 +538,7 @@ class ContrastiveLossLayer : public Layer<Dtype> {
 #include <blobrt/caffe/portable/layers/embed_layer.hpp>
 #include <blobrt/caffe/portable/layers/eltwise_layer.hpp>
 #include <blobrt/caffe/portable/layers/lrn_layer.hpp>
+#include <blobrt/caffe/portable/layers/lstm_unit_layer.hpp>
 #include <blobrt/caffe/portable/layers/pooling_layer.hpp>
 #include <blobrt/caffe/portable/layers/prelu_layer.hpp>
 #include <blobrt/caffe/portable/layers/relu_layer.hpp>
@@ -1745,6 +1761,67 @@ TYPED_TEST(LayerGlue, ContrastiveLossAsCaffesCpuCode) {
     this->expect_near(a.cpu_diff(), want_a, "bottom 0 diff");
     this->expect_near(b.cpu_diff(), want_b, "bottom 1 diff");
   }
+}
+
+// LSTMUnit over 3 instances of 5 hidden units, one sequence start (cont 0) among them: C, H
+// and X_acts_ as Caffe's CPU code computes them (1 / (1 + e^-x), 2 sigmoid(2x) - 1), and the
+// gradients to c_prev and X of its Backward_cpu; backward to the indicators declined.
+TYPED_TEST(LayerGlue, LSTMUnitAsCaffesCpuCode) {
+  using Dtype = TypeParam;
+  const int n = 3, h = 5;
+  Blob<Dtype> c_prev(std::vector<int>{1, n, h}), x(std::vector<int>{1, n, 4 * h}), cont(std::vector<int>{1, n});
+  Blob<Dtype> c(std::vector<int>{1, n, h}), hidden(std::vector<int>{1, n, h});
+  fill(c_prev, 100, false);
+  fill(x, 101, false);
+  const Dtype indicators[n] = {1, 0, 1};
+  std::copy(indicators, indicators + n, cont.mutable_cpu_data());
+  caffe::LSTMUnitLayer<Dtype> layer(c_prev);
+  const std::vector<Blob<Dtype>*> bottoms{&c_prev, &x, &cont}, tops{&c, &hidden};
+  ASSERT_TRUE(forward<Dtype>("LSTMUnitLayer", layer, bottoms, tops));
+  const auto sigmoid = [](double v) { return 1 / (1 + std::exp(-v)); };
+  const auto tanh = [&](double v) { return 2 * sigmoid(2 * v) - 1; };
+  std::vector<double> acts(4 * n * h);
+  std::vector<Dtype> want_c(n * h), want_h(n * h), want_acts(4 * n * h);
+  for (int j = 0; j < 4 * n * h; ++j) {
+    acts[j] = j % (4 * h) < 3 * h ? sigmoid(x.cpu_data()[j]) : tanh(x.cpu_data()[j]);
+    want_acts[j] = Dtype(acts[j]);
+  }
+  for (int i = 0; i < n; ++i) {
+    for (int d = 0; d < h; ++d) {
+      const double* gate = acts.data() + 4 * h * i;
+      const double cell = indicators[i] * gate[h + d] * c_prev.cpu_data()[i * h + d] + gate[d] * gate[3 * h + d];
+      want_c[i * h + d] = Dtype(cell);
+      want_h[i * h + d] = Dtype(gate[2 * h + d] * tanh(cell));
+    }
+  }
+  this->expect_near(layer.acts().cpu_data(), want_acts, "X_acts_");
+  this->expect_near(c.cpu_data(), want_c, "C");
+  this->expect_near(hidden.cpu_data(), want_h, "H");
+  fill_diff(c, 102);
+  fill_diff(hidden, 103);
+  std::vector<Dtype> want_c_prev(n * h), want_x(4 * n * h);
+  for (int i = 0; i < n; ++i) {
+    for (int d = 0; d < h; ++d) {
+      const double* gate = acts.data() + 4 * h * i;
+      const int at = i * h + d;
+      const double tanh_c = tanh(c.cpu_data()[at]);
+      const double h_diff = hidden.cpu_diff()[at];
+      const double c_term = c.cpu_diff()[at] + h_diff * gate[2 * h + d] * (1 - tanh_c * tanh_c);
+      const double gate_diff[4] = {c_term * gate[3 * h + d], indicators[i] * c_term * c_prev.cpu_data()[at],
+                                   h_diff * tanh_c, c_term * gate[d]};
+      want_c_prev[at] = Dtype(indicators[i] * c_term * gate[h + d]);
+      for (int g = 0; g < 4; ++g) {
+        const double act = gate[g * h + d];
+        want_x[4 * h * i + g * h + d] = Dtype(gate_diff[g] * (g < 3 ? act * (1 - act) : 1 - act * act));
+      }
+    }
+  }
+  ASSERT_TRUE(blobrt_caffe_portable::backward_on_device<Dtype>("LSTMUnitLayer", &layer, tops,
+                                                               std::vector<bool>{true, true, false}, bottoms));
+  this->expect_near(c_prev.cpu_diff(), want_c_prev, "c_prev diff");
+  this->expect_near(x.cpu_diff(), want_x, "X diff");
+  EXPECT_FALSE(blobrt_caffe_portable::backward_on_device<Dtype>("LSTMUnitLayer", &layer, tops,
+                                                                std::vector<bool>{true, true, true}, bottoms));
 }
 
 }  // namespace
