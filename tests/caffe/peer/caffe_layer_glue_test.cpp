@@ -98,6 +98,19 @@ class SoftmaxLayer : public Layer<Dtype> {
   int outer_num_, inner_num_, softmax_axis_;
 };
 
+// The loss layers' get_normalizer (SoftmaxWithLoss's and SigmoidCrossEntropyLoss's), Caffe's
+// word for word in effect.
+template <typename Dtype>
+Dtype loss_normalizer(LossParameter_NormalizationMode mode, int valid_count, int outer_num, int inner_num) {
+  Dtype normalizer = Dtype(1);
+  if (mode == LossParameter_NormalizationMode_FULL) normalizer = Dtype(outer_num * inner_num);
+  if (mode == LossParameter_NormalizationMode_VALID) {
+    normalizer = valid_count == -1 ? Dtype(outer_num * inner_num) : Dtype(valid_count);
+  }
+  if (mode == LossParameter_NormalizationMode_BATCH_SIZE) normalizer = Dtype(outer_num);
+  return std::max(Dtype(1.0), normalizer);
+}
+
 // Caffe's SoftmaxWithLossLayer's members (BVLC's, with get_normalizer), as its LayerSetUp and
 // Reshape set them for axis 1.
 template <typename Dtype>
@@ -117,15 +130,8 @@ class SoftmaxWithLossLayer : public Layer<Dtype> {
   }
 
  protected:
-  // Caffe's, word for word in effect.
   virtual Dtype get_normalizer(LossParameter_NormalizationMode mode, int valid_count) {
-    Dtype normalizer = Dtype(1);
-    if (mode == LossParameter_NormalizationMode_FULL) normalizer = Dtype(outer_num_ * inner_num_);
-    if (mode == LossParameter_NormalizationMode_VALID) {
-      normalizer = valid_count == -1 ? Dtype(outer_num_ * inner_num_) : Dtype(valid_count);
-    }
-    if (mode == LossParameter_NormalizationMode_BATCH_SIZE) normalizer = Dtype(outer_num_);
-    return std::max(Dtype(1.0), normalizer);
+    return loss_normalizer<Dtype>(mode, valid_count, outer_num_, inner_num_);
   }
   std::shared_ptr<Layer<Dtype>> softmax_layer_;
   Blob<Dtype> prob_;
@@ -470,15 +476,8 @@ class SigmoidCrossEntropyLossLayer : public Layer<Dtype> {
   const Blob<Dtype>& sigmoid_output() const { return *sigmoid_output_; }
 
  protected:
-  // Caffe's, word for word in effect.
   virtual Dtype get_normalizer(LossParameter_NormalizationMode mode, int valid_count) {
-    Dtype normalizer = Dtype(1);
-    if (mode == LossParameter_NormalizationMode_FULL) normalizer = Dtype(outer_num_ * inner_num_);
-    if (mode == LossParameter_NormalizationMode_VALID) {
-      normalizer = valid_count == -1 ? Dtype(outer_num_ * inner_num_) : Dtype(valid_count);
-    }
-    if (mode == LossParameter_NormalizationMode_BATCH_SIZE) normalizer = Dtype(outer_num_);
-    return std::max(Dtype(1.0), normalizer);
+    return loss_normalizer<Dtype>(mode, valid_count, outer_num_, inner_num_);
   }
   std::shared_ptr<SigmoidLayer<Dtype>> sigmoid_layer_;
   std::shared_ptr<Blob<Dtype>> sigmoid_output_;
