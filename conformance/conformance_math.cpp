@@ -915,6 +915,11 @@ class MathChecker {
     std::vector<T> v = values(offset, n, -2, 2, seed);
     const T specials[] = {T(-0.0), T(0.0), T(-1), T(1), T(-1e-30), T(3.5)};
     for (std::int64_t i = 0; i < n && i < 6; ++i) v[offset + i * 3 % n] = specials[i];
+    if (c_.elementwise == ElementwiseOp::kSigmoidCrossEntropy) {
+      // Inputs whose exp overflows in float and double: the .cu's stable form must hold there.
+      const T large[] = {T(100), T(-100), T(1e4), T(-1e4)};
+      for (std::int64_t i = 0; i < 4 && 6 + i < n; ++i) v[offset + (6 + i) * 5 % n] = large[i];
+    }
     if (selects()) {
       // Quarters: ties between a and b, values on Clip's bounds and Threshold's, -0 from -1e-30.
       for (std::int64_t i = 0; i < n; ++i) v[offset + i] = std::round(v[offset + i] * 4) / 4;

@@ -53,6 +53,9 @@ double formula(int code, double a, double b, double y, double alpha, double beta
 }
 
 constexpr double kAlpha = 1.5, kBeta = -0.25;
+// The alpha a code runs with here: kAlpha, but a label zero_where_label meets in a (its
+// labels 0.25 to 3.24 truncate to 0 to 3; 1.5 would name none and leave y as it was).
+double alpha_of(int code) { return code == BLOBRT_EW_ZERO_WHERE_LABEL ? 1.0 : kAlpha; }
 
 // Operands on every code's domain (log, sqrt and powx need a > 0; div b away from 0),
 // with values that tell the operands apart.
@@ -74,7 +77,7 @@ void expect_formula(const Entry& e, const Operands<T>& in, const std::vector<T>&
   const double eps = std::numeric_limits<T>::epsilon();
   int shown = 0;
   for (std::size_t i = 0; i < got.size() && shown < 3; ++i) {
-    const double ref = static_cast<T>(formula(e.code, in.a[i], in.b[i], in.y[i], static_cast<T>(kAlpha),
+    const double ref = static_cast<T>(formula(e.code, in.a[i], in.b[i], in.y[i], static_cast<T>(alpha_of(e.code)),
                                               static_cast<T>(kBeta)));
     double tol = 16 * eps * std::fabs(ref) + std::numeric_limits<T>::min();
     if (e.code == BLOBRT_EW_SIGMOID_CROSS_ENTROPY) {
@@ -150,7 +153,7 @@ void host_kernels_compute_the_formula() {
     for (std::size_t n : {std::size_t{1}, std::size_t{37}, std::size_t{1} << 18}) {
       Operands<T> in(n);
       std::vector<T> y = in.y;
-      ASSERT_TRUE(blobrt_kernels::elementwise<T>(e.code, static_cast<std::int64_t>(n), static_cast<T>(kAlpha),
+      ASSERT_TRUE(blobrt_kernels::elementwise<T>(e.code, static_cast<std::int64_t>(n), static_cast<T>(alpha_of(e.code)),
                                                  static_cast<T>(kBeta), e.a ? in.a.data() : nullptr,
                                                  e.b ? in.b.data() : nullptr, y.data()))
           << e.name << " has no host kernel";
@@ -263,7 +266,7 @@ int call_plugin(const blobrt_plugin_v1* t, void* context, int code, const Operan
   const bool known = blobrt_kernels::is_elementwise_op(code);
   err.message[0] = '\0';
   const int status = t->elementwise(context, sizeof(T) == 8 ? BLOBRT_FLOAT64 : BLOBRT_FLOAT32, code,
-                                    static_cast<std::int64_t>(n), kAlpha, kBeta,
+                                    static_cast<std::int64_t>(n), alpha_of(code), kBeta,
                                     !known || blobrt_kernels::reads_a(code) ? a : nullptr, 0,
                                     !known || blobrt_kernels::reads_b(code) ? b : nullptr, 0, yb, 0, &err);
   *message = err.message;

@@ -1643,8 +1643,13 @@ TYPED_TEST(LayerGlue, SigmoidCrossEntropyLossAsCaffeWithoutTraffic) {
     bottom.mutable_cpu_data()[1] = Dtype(0);  // the .cu's x >= 0 branch at 0
     std::mt19937 rng(81);
     std::uniform_real_distribution<double> unit(0, 1);
-    for (int q = 0; q < target.count(); ++q) target.mutable_cpu_data()[q] = Dtype(q % 5 == 0 ? -1 : unit(rng));
-    target.mutable_cpu_data()[7] = Dtype(-1.5);
+    // Targets in [0, 1]; with the ignore label, some of them -1 (and one -1.5). Without it no
+    // target is outside [0, 1]: Caffe's .cu sums the elements' absolute values (asum), its CPU
+    // code their negated sum, equal only while each element's log-likelihood is at most 0.
+    for (int q = 0; q < target.count(); ++q) {
+      target.mutable_cpu_data()[q] = Dtype(setting.ignore && q % 5 == 0 ? -1 : unit(rng));
+    }
+    if (setting.ignore) target.mutable_cpu_data()[7] = Dtype(-1.5);
     const Dtype loss_weight = Dtype(0.75);
     loss.mutable_cpu_diff()[0] = loss_weight;
     caffe::SigmoidCrossEntropyLossLayer<Dtype> layer(param, bottom);

@@ -7,18 +7,19 @@
 // diff and c_prev's, then LSTMActsBackward's sigmoid and tanh derivatives into X's diff.
 // The products round in the .cu's order; the activations are blobrt's sigmoid and tanh codes
 // (Caffe's Sigmoid and TanH layers' forms), where the .cu writes 1 / (1 + e^-x) and
-// 2 sigmoid(2x) - 1: the same functions, an ulp or two apart.
+// 2 sigmoid(2x) - 1: the same functions, within a few epsilon absolute.
 //
-// The gates, contiguous, and two temporaries live in one buffer of 6 N H elements kept beside
-// X_acts_'s memory.
+// The gates, contiguous, and two temporaries live in one workspace of 6 N H elements, the
+// calling thread's scratch (shared by every layer: nothing in it outlives a call; backward
+// gathers the gates again from X_acts_). More than INT_MAX elements run the CPU code.
 #ifndef BLOBRT_CAFFE_PORTABLE_LAYERS_LSTM_UNIT_LAYER_HPP
 #define BLOBRT_CAFFE_PORTABLE_LAYERS_LSTM_UNIT_LAYER_HPP
 
-#include <cstddef>
 #include <cstdint>
+#include <limits>
 
-#include <blobrt/caffe/portable/layers/kept_buffer.hpp>
 #include <blobrt/caffe/portable/layers/layer_glue.hpp>
+#include <blobrt/caffe/portable/scratch.hpp>
 
 namespace blobrt_caffe_portable::layers {
 
@@ -37,9 +38,10 @@ struct LSTMUnitMethods : caffe::LSTMUnitLayer<Dtype> {  // never made: it names 
     std::int64_t at(Part part) const { return part * n * h; }
   };
 
-  // The layer's workspace; null where X_acts_ was never shaped.
-  static blobrt::SyncedMemory* workspace(Layer& l, std::int64_t nh) {
-    return kept_buffer((l.*(&Self::X_acts_)).data(), static_cast<std::size_t>(kParts * nh) * sizeof(Dtype), true);
+  // The workspace (scratch slot 0), or null where its size is past what scratch takes.
+  static void* workspace(std::int64_t nh) {
+    if (kParts * nh > std::numeric_limits<int>::max()) return nullptr;
+    return scratch<Dtype>(0, static_cast<int>(kParts * nh));
   }
 
   static void ew(Op op, const Work& k, const void* a, std::int64_t a_offset, const void* b, std::int64_t b_offset,
@@ -64,14 +66,14 @@ struct LSTMUnitMethods : caffe::LSTMUnitLayer<Dtype> {  // never made: it names 
     const auto& bottom = blobs<Dtype>(bottom_erased);
     const auto& top = blobs<Dtype>(top_erased);
     const std::int64_t h = l.*(&Self::hidden_dim_), n = h == 0 ? 0 : top[1]->count() / h;
-    blobrt::SyncedMemory* memory = workspace(l, n * h);
-    if (!memory) return false;  // X_acts_ never shaped: the CPU code
+    void* memory = workspace(n * h);
+    if (!memory) return false;  // too large for the scratch: the CPU code
     caffe::Blob<Dtype>& acts_blob = l.*(&Self::X_acts_);
     Dtype* acts = acts_blob.mutable_gpu_data();
     Dtype* c = top[0]->mutable_gpu_data();
     Dtype* hidden = top[1]->mutable_gpu_data();
     if (n * h == 0) return true;
-    const Work k{n, h, memory->mutable_gpu_data()};
+    const Work k{n, h, memory};
     void* w = k.w;
     const Dtype* x = bottom[1]->gpu_data();
     // LSTMActsForward: sigmoid everywhere, then the g gates' tanh in their place.
@@ -102,11 +104,11 @@ struct LSTMUnitMethods : caffe::LSTMUnitLayer<Dtype> {  // never made: it names 
     const auto& bottom = blobs<Dtype>(bottom_erased);
     const auto& top = blobs<Dtype>(top_erased);
     const std::int64_t h = l.*(&Self::hidden_dim_), n = h == 0 ? 0 : top[1]->count() / h;
-    blobrt::SyncedMemory* memory = workspace(l, n * h);
+    void* memory = workspace(n * h);
     if (!memory) return false;
     caffe::Blob<Dtype>& acts_blob = l.*(&Self::X_acts_);
     if (n * h == 0) return true;
-    const Work k{n, h, memory->mutable_gpu_data()};
+    const Work k{n, h, memory};
     void* w = k.w;
     const Dtype* acts = acts_blob.gpu_data();
     Dtype* acts_diff = acts_blob.mutable_gpu_diff();
