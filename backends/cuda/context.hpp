@@ -106,6 +106,10 @@ int conv_entry(void* context, int32_t precision, int64_t channels, int64_t heigh
                int64_t dilation_h, int64_t dilation_w, const void* from, int64_t from_offset, void* to,
                int64_t to_offset, blobrt_error* err);
 
+// ABI 1.6: rows between strided layouts and Caffe's Scale and Bias, rows.cu.
+BLOBRT_KIT_ENTRY_TYPE(copy_rows) copy_rows;
+BLOBRT_KIT_ENTRY_TYPE(channel_affine) channel_affine;
+
 // level1.cu: the plugin's own axpy, scal and asum, and when they run instead of cuBLAS's.
 int level1_mode_from_environment(Level1Mode* mode, blobrt_error* err);
 bool level1_uses_own_kernel(const Context* c, Level1Op op, bool is_double);

@@ -64,6 +64,9 @@ struct Cuda {
   // ABI 1.4: Caffe's im2col and col2im (im2col.cu).
   static constexpr auto im2col = blobrt_cuda::conv_entry<false>;
   static constexpr auto col2im = blobrt_cuda::conv_entry<true>;
+  // ABI 1.6: rows between strided layouts, Caffe's Scale and Bias (rows.cu).
+  static constexpr auto copy_rows = blobrt_cuda::copy_rows;
+  static constexpr auto channel_affine = blobrt_cuda::channel_affine;
 };
 
 int Cuda::device_count(int32_t* count, blobrt_error* err) {
