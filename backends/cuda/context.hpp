@@ -89,6 +89,13 @@ class DeviceScope {
   DeviceScope device_scope_((c)->device);     \
   CUDA_CHECK(device_scope_.status(), "cudaSetDevice")
 
+// Blocks of `threads` for `work` threads of a grid-stride kernel: 8 per multiprocessor at
+// most (2048 resident threads each on sm_80/90 with 256), fewer for small work.
+inline unsigned grid_blocks(const Context* c, int64_t work, int threads) {
+  const int64_t wanted = (work + threads - 1) / threads, most = 8 * static_cast<int64_t>(c->multiprocessors);
+  return static_cast<unsigned>(wanted < 1 ? 1 : wanted < most ? wanted : most);
+}
+
 template <typename T>
 inline T* at(const void* buffer, int64_t offset) {
   return const_cast<T*>(static_cast<const T*>(buffer)) + offset;
@@ -109,6 +116,9 @@ int conv_entry(void* context, int32_t precision, int64_t channels, int64_t heigh
 // ABI 1.6: rows between strided layouts and Caffe's Scale and Bias, rows.cu.
 BLOBRT_KIT_ENTRY_TYPE(copy_rows) copy_rows;
 BLOBRT_KIT_ENTRY_TYPE(channel_affine) channel_affine;
+// ABI 1.8: Caffe's Embed and BatchReindex, gather_rows.cu.
+BLOBRT_KIT_ENTRY_TYPE(gather_rows) gather_rows;
+BLOBRT_KIT_ENTRY_TYPE(scatter_add_rows) scatter_add_rows;
 
 // level1.cu: the plugin's own axpy, scal and asum, and when they run instead of cuBLAS's.
 int level1_mode_from_environment(Level1Mode* mode, blobrt_error* err);

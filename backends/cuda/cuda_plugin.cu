@@ -67,6 +67,9 @@ struct Cuda {
   // ABI 1.6: rows between strided layouts, Caffe's Scale and Bias (rows.cu).
   static constexpr auto copy_rows = blobrt_cuda::copy_rows;
   static constexpr auto channel_affine = blobrt_cuda::channel_affine;
+  // ABI 1.8: rows an index array names, and their gradient (gather_rows.cu).
+  static constexpr auto gather_rows = blobrt_cuda::gather_rows;
+  static constexpr auto scatter_add_rows = blobrt_cuda::scatter_add_rows;
 };
 
 int Cuda::device_count(int32_t* count, blobrt_error* err) {

@@ -8,7 +8,6 @@
 // channel_affine.hpp), the multiply and the add rounded apart (no fused multiply-add, which
 // nvcc would otherwise make of x * scale + bias): the host's bits. The core has checked the
 // sizes and operands and sends no call without output.
-#include <algorithm>
 #include <cstdint>
 
 #include "context.hpp"
@@ -19,11 +18,7 @@ namespace {
 
 constexpr int kThreads = 256;
 
-// Blocks for `work` threads: 8 per multiprocessor at most, grid-stride loops beyond.
-unsigned blocks_for(const Context* c, int64_t work) {
-  return static_cast<unsigned>(std::max<int64_t>(
-      1, std::min<int64_t>(8 * static_cast<int64_t>(c->multiprocessors), (work + kThreads - 1) / kThreads)));
-}
+unsigned blocks_for(const Context* c, int64_t work) { return grid_blocks(c, work, kThreads); }
 
 template <typename Word>
 __global__ void copy_rows_kernel(int64_t rows, int64_t columns, const Word* src, int64_t src_stride, Word* dst,
