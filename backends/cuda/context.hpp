@@ -23,7 +23,7 @@ struct Context {
   int device = 0;
   cudaStream_t stream = nullptr;
   cublasHandle_t blas = nullptr;
-  int multiprocessors = 1;  // sizes the element-wise kernels' grid
+  int multiprocessors = 1;  // sizes the kernels' grids (grid_blocks)
   Level1Mode level1 = Level1Mode::kAuto;
   void* scratch = nullptr;  // level1_partials_capacity() doubles: asum's partial sums and result
   // One asum at a time uses the scratch: threads share the context (and its stream), and

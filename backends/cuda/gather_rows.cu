@@ -16,8 +16,6 @@ namespace {
 
 constexpr int kThreads = 256;
 
-unsigned blocks_for(const Context* c, int64_t work) { return grid_blocks(c, work, kThreads); }
-
 // blobrt_kernels::row_of on the device: Caffe's static_cast<int>(index), or -1 where that is
 // not a row of the table (NaN, ±inf and what int cannot hold included).
 template <typename T>
@@ -52,14 +50,14 @@ __global__ void scatter_add_rows_kernel(int64_t rows, int64_t columns, int64_t t
 template <typename T>
 void launch_gather(Context* c, int64_t rows, int64_t columns, int64_t table_rows, const void* index,
                    int64_t index_offset, const void* table, int64_t table_offset, void* dst, int64_t dst_offset) {
-  gather_rows_kernel<T><<<blocks_for(c, rows * columns), kThreads, 0, c->stream>>>(
+  gather_rows_kernel<T><<<grid_blocks(c, rows * columns, kThreads), kThreads, 0, c->stream>>>(
       rows, columns, table_rows, at<T>(index, index_offset), at<T>(table, table_offset), at<T>(dst, dst_offset));
 }
 
 template <typename T>
 void launch_scatter(Context* c, int64_t rows, int64_t columns, int64_t table_rows, const void* index,
                     int64_t index_offset, const void* src, int64_t src_offset, void* table, int64_t table_offset) {
-  scatter_add_rows_kernel<T><<<blocks_for(c, columns), kThreads, 0, c->stream>>>(
+  scatter_add_rows_kernel<T><<<grid_blocks(c, columns, kThreads), kThreads, 0, c->stream>>>(
       rows, columns, table_rows, at<T>(index, index_offset), at<T>(src, src_offset), at<T>(table, table_offset));
 }
 

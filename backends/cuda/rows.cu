@@ -6,7 +6,8 @@
 // NaN payloads and -0 kept, as the host's memcpy keeps them). channel_affine: one thread per
 // element, each form in its own expression as the host kernel (blobrt_kernels/
 // channel_affine.hpp), the multiply and the add rounded apart (no fused multiply-add, which
-// nvcc would otherwise make of x * scale + bias): the host's bits. The core has checked the
+// nvcc would otherwise make of x * scale + bias): the host's bits (but for a NaN's payload:
+// the GPU's arithmetic makes the canonical NaN). The core has checked the
 // sizes and operands and sends no call without output.
 #include <cstdint>
 
@@ -17,8 +18,6 @@ namespace blobrt_cuda {
 namespace {
 
 constexpr int kThreads = 256;
-
-unsigned blocks_for(const Context* c, int64_t work) { return grid_blocks(c, work, kThreads); }
 
 template <typename Word>
 __global__ void copy_rows_kernel(int64_t rows, int64_t columns, const Word* src, int64_t src_stride, Word* dst,
@@ -61,7 +60,7 @@ int copy_rows(void* context, int32_t precision, int64_t rows, int64_t columns, c
   Context* c = as_context(context);
   if (rows == 0 || columns == 0) return BLOBRT_OK;
   ON_DEVICE(c);
-  const unsigned blocks = blocks_for(c, rows * columns);
+  const unsigned blocks = grid_blocks(c, rows * columns, kThreads);
   if (precision == BLOBRT_FLOAT64) {
     copy_rows_kernel<unsigned long long><<<blocks, kThreads, 0, c->stream>>>(
         rows, columns, at<unsigned long long>(src, src_offset), src_stride, at<unsigned long long>(dst, dst_offset),
@@ -82,7 +81,7 @@ int channel_affine(void* context, int32_t precision, int64_t outer, int64_t chan
   const int64_t count = outer * channels * inner;  // the core refused a product past 64 bits
   if (count == 0) return BLOBRT_OK;
   ON_DEVICE(c);
-  const unsigned blocks = blocks_for(c, count);
+  const unsigned blocks = grid_blocks(c, count, kThreads);
   if (precision == BLOBRT_FLOAT64) {
     channel_affine_kernel<double><<<blocks, kThreads, 0, c->stream>>>(
         outer, channels, inner, at<double>(bottom, bottom_offset), scale ? at<double>(scale, scale_offset) : nullptr,
