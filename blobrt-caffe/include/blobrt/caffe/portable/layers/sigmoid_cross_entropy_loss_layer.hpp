@@ -9,8 +9,9 @@
 // Backward: sigmoid - target in one pass (the .cu's copy and axpy by -1 round alike), the
 // ignored cleared, scaled by the top's diff over the forward's normalizer_.
 //
-// A tree whose layer has no normalization modes (SSD's and py-faster-rcnn's Caffe: their .cu
-// has a backward only) registers nothing here: the layer's own code runs, as before.
+// A tree whose layer has no normalization modes (py-faster-rcnn's Caffe, whose .cu has a
+// backward only) registers nothing here: the layer's own code runs, as before. SSD's and
+// OpenPose's Caffe have BVLC's layer and get these methods.
 #ifndef BLOBRT_CAFFE_PORTABLE_LAYERS_SIGMOID_CROSS_ENTROPY_LOSS_LAYER_HPP
 #define BLOBRT_CAFFE_PORTABLE_LAYERS_SIGMOID_CROSS_ENTROPY_LOSS_LAYER_HPP
 
