@@ -136,7 +136,7 @@ int Cuda::open_device(int32_t index, void** context, blobrt_error* err) {
   if (blas == CUBLAS_STATUS_SUCCESS) blas = cublasSetPointerMode(c->blas, CUBLAS_POINTER_MODE_HOST);
   if (blas == CUBLAS_STATUS_SUCCESS &&
       cudaDeviceGetAttribute(&c->multiprocessors, cudaDevAttrMultiProcessorCount, index) != cudaSuccess) {
-    c->multiprocessors = 1;  // the element-wise grid is then one block per 2048 threads' work
+    c->multiprocessors = 1;  // grid_blocks then gives at most 8 blocks
     (void)cudaGetLastError();  // not the next launch check's error
   }
   if (blas != CUBLAS_STATUS_SUCCESS) {

@@ -9,7 +9,6 @@
 // elements after the last whole pack are done one by one. The grid is 8 blocks of 256
 // threads per multiprocessor at most (2048 resident threads each, the limit on sm_80/90),
 // fewer for small n. y may be a or b exactly: each element is read before it is written.
-#include <algorithm>
 #include <cstdint>
 
 #include "blobrt/plugin_abi.h"
@@ -155,9 +154,8 @@ void launch(Context* c, int64_t n, T alpha, T beta, const T* a, const T* b, T* y
   const bool packed = aligned16(kReadsA<Op> ? a : nullptr) && aligned16(kReadsB<Op> ? b : nullptr) && aligned16(y);
   const int64_t work = packed ? (n + Pack<T>::kWidth - 1) / Pack<T>::kWidth : n;
   constexpr int kThreads = 256;
-  const int64_t most = 8 * static_cast<int64_t>(c->multiprocessors);
-  const int64_t blocks = std::min<int64_t>(most, (work + kThreads - 1) / kThreads);
-  elementwise_kernel<Op, T><<<static_cast<unsigned>(blocks), kThreads, 0, c->stream>>>(n, alpha, beta, a, b, y, packed);
+  elementwise_kernel<Op, T><<<grid_blocks(c, work, kThreads), kThreads, 0, c->stream>>>(n, alpha, beta, a, b, y,
+                                                                                        packed);
 }
 
 // Launches this plugin's kernel for `op`; false (nothing launched) where it has none.

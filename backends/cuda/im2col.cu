@@ -8,7 +8,6 @@
 // blobrt_kernels/im2col.hpp), so no two threads write the same element and the sums are the
 // host's, bit for bit. The core has checked the geometry (kernel, stride and dilation at
 // least 1, no product past 64 bits) and the operands, and sends no call without output.
-#include <algorithm>
 #include <cstdint>
 
 #include "context.hpp"
@@ -72,14 +71,11 @@ void launch(Context* c, bool to_image, const Geometry& g, const void* from, int6
             int64_t to_offset) {
   const int64_t work = to_image ? g.channels * g.height * g.width : g.channels * g.out_h * g.out_w;
   constexpr int kThreads = 256;
-  const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(8 * static_cast<int64_t>(c->multiprocessors),
-                                                                (work + kThreads - 1) / kThreads));
+  const unsigned blocks = grid_blocks(c, work, kThreads);
   if (to_image) {
-    col2im_kernel<T><<<static_cast<unsigned>(blocks), kThreads, 0, c->stream>>>(g, at<T>(from, from_offset),
-                                                                                 at<T>(to, to_offset));
+    col2im_kernel<T><<<blocks, kThreads, 0, c->stream>>>(g, at<T>(from, from_offset), at<T>(to, to_offset));
   } else {
-    im2col_kernel<T><<<static_cast<unsigned>(blocks), kThreads, 0, c->stream>>>(g, at<T>(from, from_offset),
-                                                                                 at<T>(to, to_offset));
+    im2col_kernel<T><<<blocks, kThreads, 0, c->stream>>>(g, at<T>(from, from_offset), at<T>(to, to_offset));
   }
 }
 

@@ -1040,6 +1040,24 @@ TYPED_TEST(LayerGlue, SoftmaxAlongAnAxis) {
   }
 }
 
+// The loss layers' tests' settings: each normalization, with and without an ignore label.
+struct LossSetting {
+  bool ignore;
+  caffe::LossParameter::NormalizationMode mode;
+};
+const LossSetting kLossSettings[] = {
+    {false, caffe::LossParameter::VALID}, {true, caffe::LossParameter::VALID}, {true, caffe::LossParameter::BATCH_SIZE},
+    {false, caffe::LossParameter::FULL}, {true, caffe::LossParameter::NONE}};
+
+// The normalizer Caffe's CPU code divides by: `valid` positions not ignored of `positions`,
+// `outer` items in the batch.
+double want_normalizer(caffe::LossParameter::NormalizationMode mode, int valid, int outer, int positions) {
+  if (mode == caffe::LossParameter::FULL) return positions;
+  if (mode == caffe::LossParameter::VALID) return valid;
+  if (mode == caffe::LossParameter::BATCH_SIZE) return outer;
+  return 1;
+}
+
 // SoftmaxWithLoss over 4 x 5 x 2 x 3 (outer 4, channels 5, inner 6) in each normalization,
 // with and without an ignore label, against Caffe's CPU code in double: the loss and the
 // gradient, the scratch cleared; with the data on the device, nothing crosses but the loss,
@@ -1047,13 +1065,7 @@ TYPED_TEST(LayerGlue, SoftmaxAlongAnAxis) {
 TYPED_TEST(LayerGlue, SoftmaxWithLossAsCaffeWithoutTraffic) {
   using Dtype = TypeParam;
   using caffe::LossParameter;
-  struct Setting {
-    bool ignore;
-    LossParameter::NormalizationMode mode;
-  };
-  for (const Setting setting : {Setting{false, LossParameter::VALID}, Setting{true, LossParameter::VALID},
-                                Setting{true, LossParameter::BATCH_SIZE}, Setting{false, LossParameter::FULL},
-                                Setting{true, LossParameter::NONE}}) {
+  for (const LossSetting& setting : kLossSettings) {
     SCOPED_TRACE(std::string(setting.ignore ? "ignore_label 2, " : "") + LossParameter::NormalizationMode_Name(setting.mode));
     caffe::LayerParameter param;
     if (setting.ignore) param.mutable_loss_param()->set_ignore_label(2);
@@ -1099,10 +1111,7 @@ TYPED_TEST(LayerGlue, SoftmaxWithLossAsCaffeWithoutTraffic) {
         for (int c = 0; c < 5; ++c) want[(o * 5 + c) * 6 + i] = Dtype(p[c] - (c == l ? 1 : 0));
       }
     }
-    double normalizer = 1;
-    if (setting.mode == LossParameter::FULL) normalizer = 24;
-    if (setting.mode == LossParameter::VALID) normalizer = valid;
-    if (setting.mode == LossParameter::BATCH_SIZE) normalizer = 4;
+    const double normalizer = want_normalizer(setting.mode, valid, 4, 24);
     EXPECT_NEAR(loss.cpu_data()[0], sum / normalizer, 8 * this->kEps * (1 + sum / normalizer));
     for (Dtype& w : want) w = Dtype(w * (loss_weight / normalizer));
     this->expect_near(bottom.cpu_diff(), want, "bottom diff");
@@ -1625,13 +1634,7 @@ TYPED_TEST(LayerGlue, AccuracyTopKAsCaffeCounts) {
 TYPED_TEST(LayerGlue, SigmoidCrossEntropyLossAsCaffeWithoutTraffic) {
   using Dtype = TypeParam;
   using caffe::LossParameter;
-  struct Setting {
-    bool ignore;
-    LossParameter::NormalizationMode mode;
-  };
-  for (const Setting setting : {Setting{false, LossParameter::VALID}, Setting{true, LossParameter::VALID},
-                                Setting{true, LossParameter::BATCH_SIZE}, Setting{false, LossParameter::FULL},
-                                Setting{true, LossParameter::NONE}}) {
+  for (const LossSetting& setting : kLossSettings) {
     SCOPED_TRACE(std::string(setting.ignore ? "ignore_label -1, " : "") +
                  LossParameter::NormalizationMode_Name(setting.mode));
     caffe::LayerParameter param;
@@ -1675,10 +1678,7 @@ TYPED_TEST(LayerGlue, SigmoidCrossEntropyLossAsCaffeWithoutTraffic) {
       sum -= v * (l - positive) - std::log(1 + std::exp(v - 2 * v * positive));
       want[i] = Dtype(1 / (1 + std::exp(-v)) - l);
     }
-    double normalizer = 1;
-    if (setting.mode == LossParameter::FULL) normalizer = 24;
-    if (setting.mode == LossParameter::VALID) normalizer = valid;
-    if (setting.mode == LossParameter::BATCH_SIZE) normalizer = 4;
+    const double normalizer = want_normalizer(setting.mode, valid, 4, 24);
     EXPECT_NEAR(loss.cpu_data()[0], sum / normalizer, 16 * this->kEps * (1 + sum / normalizer));
     for (Dtype& w : want) w = Dtype(w * (loss_weight / normalizer));
     this->expect_near(bottom.cpu_diff(), want, "bottom diff");
