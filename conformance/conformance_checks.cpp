@@ -42,6 +42,7 @@ const char* to_string(Operation op) {
     case Operation::kGatherRows: return "gather_rows";
     case Operation::kScatterAddRows: return "scatter_add_rows";
     case Operation::kTopKHits: return "top_k_hits";
+    case Operation::kBernoulliMask: return "bernoulli_mask";
   }
   return "?";
 }
@@ -67,7 +68,8 @@ bool is_math(Operation op) {
     case Operation::kChannelAffine:
     case Operation::kGatherRows:
     case Operation::kScatterAddRows:
-    case Operation::kTopKHits: return true;
+    case Operation::kTopKHits:
+    case Operation::kBernoulliMask: return true;
     default: return false;
   }
 }
@@ -79,7 +81,7 @@ std::vector<Operation> all_operations() {
           Operation::kAvePool, Operation::kAvePoolBackward, Operation::kSoftmax, Operation::kSoftmaxBackward,
           Operation::kSoftmaxLoss, Operation::kSoftmaxLossBackward, Operation::kCopyRows,
           Operation::kLrnScale, Operation::kLrnBackward, Operation::kChannelAffine, Operation::kGatherRows,
-          Operation::kScatterAddRows, Operation::kTopKHits};
+          Operation::kScatterAddRows, Operation::kTopKHits, Operation::kBernoulliMask};
 }
 
 const char* to_string(Precision p) { return p == Precision::kFloat32 ? "float" : "double"; }

@@ -32,6 +32,10 @@
 //   gather_rows:      exact (a copy; a row of NaN where the index names no row)
 //   scatter_add_rows: exact (the rows added in index order, the reference's order too)
 //   top_k_hits:       exact (1 or 0; 0 where ignored, NaN where the label is outside)
+//   bernoulli_mask:   exact (each element is word counter + i of the Philox4x32-10 stream
+//                     tested against the threshold; the stream is blobrt_kernels' generator,
+//                     itself held to Random123's known answers), and the share kept near
+//                     its probability
 //   LRN:              the window sums' rounding in the kernels' running sum, (4 + 2 channels)ε
 //                     times its largest partial sum; the gradient's pow 16ε·|its term|
 //   softmax loss:     4ε·(1 + |ref|) (log's ulps); its backward 2ε·|ref| ((p − 1)·scale);
@@ -56,7 +60,7 @@ enum class Operation {
   kMemset, kCopyRoundTrip, kCopyDevice, kAxpy, kDot, kAsum, kScal, kGemm, kGemv, kElementwise, kIm2col, kCol2im,
   kMaxPool, kMaxPoolBackward, kAvePool, kAvePoolBackward, kSoftmax, kSoftmaxBackward,
   kSoftmaxLoss, kSoftmaxLossBackward, kCopyRows, kLrnScale, kLrnBackward,
-  kChannelAffine, kGatherRows, kScatterAddRows, kTopKHits
+  kChannelAffine, kGatherRows, kScatterAddRows, kTopKHits, kBernoulliMask
 };
 const char* to_string(Operation op);
 std::vector<Operation> all_operations();
@@ -99,6 +103,11 @@ struct GatherShape {
   std::int64_t rows = 1, columns = 1, table_rows = 1;
 };
 
+// bernoulli_mask's draw: the stream's key, its first word, the threshold.
+struct RandomDraw {
+  std::int64_t seed = 1703, counter = 0, threshold = 2147483647;  // Dropout's ratio 0.5: UINT_MAX * 0.5
+};
+
 // The core's precision (blobrt::Precision, device.hpp) is the one enum; its name in a case
 // is "float" or "double".
 const char* to_string(Precision p);
@@ -129,6 +138,7 @@ struct Case {
   bool with_scale = true, with_bias = true;  // channel_affine's factors (its shape is `softmax`)
   GatherShape gather;  // gather_rows, scatter_add_rows
   std::int64_t top_k = 1;  // top_k_hits (its shape is `softmax`, its ignore label the loss's)
+  RandomDraw draw;  // bernoulli_mask (n elements)
   std::string name() const;
 };
 // How GoogleTest prints a case (the test name's parameter; else it dumps the struct's bytes,

@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "blobrt/plugin_abi.h"
+#include "blobrt_kernels/bernoulli_mask.hpp"
 
 namespace blobrt::conformance {
 namespace {
@@ -132,6 +133,7 @@ class MathChecker {
       case Operation::kGatherRows:
       case Operation::kScatterAddRows: return gather_rows();
       case Operation::kTopKHits: return top_k_hits();
+      case Operation::kBernoulliMask: return bernoulli_mask();
       default: return elementwise();
     }
   }
@@ -849,6 +851,38 @@ class MathChecker {
     return untouched_outside(got, hits.before(), offsets_.y, positions, "top_k_hits hits");
   }
 
+  // bernoulli_mask: each element against the stream's word from blobrt_kernels' generator
+  // (the host kernel's, which tests/core hold to Random123's known answers), exact; and, over
+  // many elements, the share kept within 5 standard deviations of its probability (a kernel
+  // that drew from the wrong words of a good stream fails the first check, not this one).
+  Result bernoulli_mask() {
+    using blobrt_kernels::Philox4x32;
+    const RandomDraw& d = c_.draw;
+    Operand<T> mask(device_, filled(offsets_.y, c_.n, T(-3.5)));
+    device_.bernoulli_mask(precision, c_.n, d.seed, d.counter, d.threshold, mask.get(), offsets_.y);
+    const std::vector<T> got = mask.after();
+    std::int64_t kept = 0;
+    for (std::int64_t i = 0; i < c_.n; ++i) {
+      const auto w = static_cast<std::uint64_t>(d.counter + i);
+      const std::uint32_t word = Philox4x32::words(static_cast<std::uint64_t>(d.seed), w >> 2)[w & 3];
+      const T want = word > static_cast<std::uint32_t>(d.threshold) ? T(1) : T(0);
+      const T g = got[offsets_.y + i];
+      if (!same_bits(g, want)) {
+        return fail("bernoulli_mask: element ", i, " (word ", w, ", ", word, " against ", d.threshold, ") is ", g,
+                    ", expected ", want);
+      }
+      kept += want == T(1);
+    }
+    if (c_.n >= 1000) {
+      const double p = (4294967295.0 - static_cast<double>(d.threshold)) / 4294967296.0;
+      const double mean = p * static_cast<double>(c_.n), spread = 5 * std::sqrt(mean * (1 - p)) + 1;
+      if (std::fabs(static_cast<double>(kept) - mean) > spread) {
+        return fail("bernoulli_mask: ", kept, " of ", c_.n, " kept, expected ", mean, " +- ", spread);
+      }
+    }
+    return untouched_outside(got, mask.before(), offsets_.y, c_.n, "bernoulli_mask mask");
+  }
+
   // copy_rows: every element of dst as it was but the rows copied, bitwise (NaN payloads,
   // -0 and denormals included: a copy, not arithmetic).
   Result copy_rows() {
@@ -1081,6 +1115,11 @@ std::string math_case_name(const Case& c) {
     s << "channel_affine_" << to_string(c.precision) << "_" << c.softmax.outer << "x" << c.softmax.channels << "x"
       << c.softmax.inner << (c.with_scale ? "_scale" : "") << (c.with_bias ? "_bias" : "")
       << (c.alias == Alias::kYIsA ? "_inplace" : "") << "_off" << c.offset;
+    return s.str();
+  }
+  if (c.op == Operation::kBernoulliMask) {
+    s << "bernoulli_mask_" << to_string(c.precision) << "_n" << c.n << "_seed" << c.draw.seed << "_from"
+      << c.draw.counter << "_t" << c.draw.threshold << "_off" << c.offset;
     return s.str();
   }
   if (c.op == Operation::kTopKHits) {
@@ -1319,6 +1358,28 @@ std::vector<Case> math_cases() {
         c.ignore_label = ignore;
         cases.push_back(c);
       }
+    }
+    // bernoulli_mask: n as the element-wise codes' (blocks of four words split at either end,
+    // the split across cores), from word 0 and from word 3; then a counter whose block crosses
+    // 2^32 (the counter's second word), a key above 2^32 (the key's second word), and the
+    // thresholds that keep nothing (2^32 - 1), everything but zero words (0) and CaffeNet's
+    // dropout_ratio 0.5.
+    for (std::int64_t n : {0, 1, 7, 1000, 65537, (1 << 20) + 3}) {
+      for (std::int64_t counter : {0, 3}) {
+        Case c{Operation::kBernoulliMask, p, n, counter == 0 ? 0 : 5};
+        c.draw.counter = counter;
+        cases.push_back(c);
+      }
+    }
+    const RandomDraw draws[] = {{1703, (std::int64_t{1} << 34) - 6, 2147483647},
+                                {(std::int64_t{1} << 40) + 5, 12, 2147483647},
+                                {0, 0, 4294967295},
+                                {0, 0, 0},
+                                {42, 1000003, 3006477107}};  // dropout_ratio 0.7
+    for (const RandomDraw& draw : draws) {
+      Case c{Operation::kBernoulliMask, p, 4099, 2};
+      c.draw = draw;
+      cases.push_back(c);
     }
     // element-wise: every code of the list (blobrt/elementwise_operations.h)
     for (int code = 0; code < BLOBRT_EW_OP_COUNT; ++code) {

@@ -119,6 +119,8 @@ BLOBRT_KIT_ENTRY_TYPE(channel_affine) channel_affine;
 // ABI 1.8: Caffe's Embed and BatchReindex, gather_rows.cu.
 BLOBRT_KIT_ENTRY_TYPE(gather_rows) gather_rows;
 BLOBRT_KIT_ENTRY_TYPE(scatter_add_rows) scatter_add_rows;
+// ABI 1.10: Dropout's mask drawn on the device, bernoulli_mask.cu.
+BLOBRT_KIT_ENTRY_TYPE(bernoulli_mask) bernoulli_mask;
 
 // level1.cu: the plugin's own axpy, scal and asum, and when they run instead of cuBLAS's.
 int level1_mode_from_environment(Level1Mode* mode, blobrt_error* err);

@@ -70,6 +70,8 @@ struct Cuda {
   // ABI 1.8: rows an index array names, and their gradient (gather_rows.cu).
   static constexpr auto gather_rows = blobrt_cuda::gather_rows;
   static constexpr auto scatter_add_rows = blobrt_cuda::scatter_add_rows;
+  // ABI 1.10: a 0/1 mask from the Philox4x32-10 stream, Caffe's Dropout (bernoulli_mask.cu).
+  static constexpr auto bernoulli_mask = blobrt_cuda::bernoulli_mask;
 };
 
 int Cuda::device_count(int32_t* count, blobrt_error* err) {

@@ -118,6 +118,9 @@ struct Context {
   // gather_rows.cpp's kernels, [gather_rows, scatter_add_rows][precision], made at the first call.
   cl_program gather_rows_program = nullptr;
   cl_kernel gather_rows_kernels[2][2] = {};
+  // bernoulli_mask.cpp's kernel, [0][precision], made at the first call.
+  cl_program bernoulli_mask_program = nullptr;
+  cl_kernel bernoulli_mask_kernels[1][2] = {};
   cl_ulong cache_bytes = ~cl_ulong(0);  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: y beyond it is streamed
   std::unordered_map<void*, cl_mem> pinned;  // host pointer -> the buffer it maps
 };
@@ -370,6 +373,9 @@ void release_channel_affine(Context* c);
 BLOBRT_KIT_ENTRY_TYPE(gather_rows) gather_rows;
 BLOBRT_KIT_ENTRY_TYPE(scatter_add_rows) scatter_add_rows;
 void release_gather_rows(Context* c);
+// ABI 1.10: Dropout's mask drawn on the device, bernoulli_mask.cpp.
+BLOBRT_KIT_ENTRY_TYPE(bernoulli_mask) bernoulli_mask;
+void release_bernoulli_mask(Context* c);
 
 }  // namespace blobrt_opencl
 

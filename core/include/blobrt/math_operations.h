@@ -44,7 +44,7 @@
 
 #define BLOBRT_MATH_OPERATIONS(M, X) \
   BLOBRT_MATH_OPERATIONS_1_2(M, X) BLOBRT_MATH_OPERATIONS_1_4(M, X) BLOBRT_MATH_OPERATIONS_1_5(M, X) \
-  BLOBRT_MATH_OPERATIONS_1_6(M, X) BLOBRT_MATH_OPERATIONS_1_8(M, X)
+  BLOBRT_MATH_OPERATIONS_1_6(M, X) BLOBRT_MATH_OPERATIONS_1_8(M, X) BLOBRT_MATH_OPERATIONS_1_10(M, X)
 /* The operations ABI 1.2 added. */
 #define BLOBRT_MATH_OPERATIONS_1_2(M, X)                    \
   M(X, 1_2, gemm, BLOBRT_MATH_GEMM_PARAMETERS)              \
@@ -111,6 +111,23 @@
   P(PRECISION, precision) P(SIZE, outer) P(SIZE, channels) P(SIZE, inner) P(INPUT, scores)       \
   P(OFFSET, scores_offset) P(INPUT, label) P(OFFSET, label_offset) P(SCALAR, ignore_label)       \
   P(SIZE, top_k) P(OUTPUT, hits) P(OFFSET, hits_offset)
+
+/* The operation ABI 1.10 added: random draws made on the device (Caffe's GPU Dropout draws
+ * its mask with cuRAND; without a generator on the device the mask crossed from the host at
+ * every training step). */
+#define BLOBRT_MATH_OPERATIONS_1_10(M, X) M(X, 1_10, bernoulli_mask, BLOBRT_MATH_BERNOULLI_MASK_PARAMETERS)
+
+/* mask[i] = 1 where word counter + i of the random stream keyed by seed is above threshold,
+ * else 0, for i < n (Caffe's Dropout: its mask's test `mask > uint_thres_`, keeping each
+ * element with probability (2^32 - 1 - threshold) / 2^32). The stream is Philox4x32-10
+ * (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3", SC 2011; Random123's known
+ * answers): word w is lane w % 4 of the block philox4x32_10({w / 4 low 32 bits, high 32
+ * bits, 0, 0}, {seed low 32 bits, high 32 bits}), so every device draws the same words from
+ * the same seed and counter, and a caller that advances its counter by each call's n never
+ * draws a word twice. threshold < 2^32; counter + n <= 2^63 - 1. */
+#define BLOBRT_MATH_BERNOULLI_MASK_PARAMETERS(P)                                                  \
+  P(PRECISION, precision) P(SIZE, n) P(SIZE, seed) P(SIZE, counter) P(SIZE, threshold)           \
+  P(OUTPUT, mask) P(OFFSET, mask_offset)
 
 /* C = alpha * op(A) * op(B) + beta * C (plugin_abi.h says the layout). */
 #define BLOBRT_MATH_GEMM_PARAMETERS(P)                                                              \

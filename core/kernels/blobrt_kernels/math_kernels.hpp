@@ -5,6 +5,7 @@
 #ifndef BLOBRT_KERNELS_MATH_KERNELS_HPP
 #define BLOBRT_KERNELS_MATH_KERNELS_HPP
 
+#include "blobrt_kernels/bernoulli_mask.hpp"  // bernoulli_mask
 #include "blobrt_kernels/channel_affine.hpp"  // channel_affine
 #include "blobrt_kernels/copy_rows.hpp"    // copy_rows
 #include "blobrt_kernels/elementwise.hpp"  // elementwise

@@ -26,6 +26,7 @@
 
 #include <blobrt/caffe/portable/gpu_methods.hpp>
 #include <blobrt/transfer_counters.hpp>
+#include <blobrt_kernels/bernoulli_mask.hpp>
 
 namespace caffe {
 
@@ -935,12 +936,13 @@ TYPED_TEST(LayerGlue, Threshold) {
   EXPECT_FALSE(backward<Dtype>("ThresholdLayer", layer, {&top}, {&bottom})) << "nothing registered backward";
 }
 
-// Dropout in training: the mask in the layer's rand_vec_ (Caffe's generator, as
-// caffe_gpu_rng_uniform draws it), the output and the gradient Caffe's in * (mask > t) * scale,
-// bit for bit, out of place and in place; what crosses to the device is the 0/1 mask, once
-// per forward. Testing: a copy both ways.
+// Dropout in training: the mask drawn on the device (bernoulli_mask over the Philox4x32-10
+// stream keyed by Caffe's seed, from the thread's next words), the output and the gradient
+// Caffe's in * (mask > t) * scale, bit for bit, out of place and in place; nothing crosses
+// between host and device. Testing: a copy both ways.
 TYPED_TEST(LayerGlue, DropoutAsCaffeWithItsMask) {
   using Dtype = TypeParam;
+  using blobrt_kernels::Philox4x32;
   for (const float ratio : {0.5f, 0.3f}) {
     for (const bool in_place : {false, true}) {
       SCOPED_TRACE(std::string("ratio ") + std::to_string(ratio) + (in_place ? ", in place" : ""));
@@ -953,23 +955,23 @@ TYPED_TEST(LayerGlue, DropoutAsCaffeWithItsMask) {
       caffe::DropoutLayer<Dtype> layer(param, caffe::TRAIN, bottom);
       bottom.mutable_gpu_data();
       top.mutable_gpu_data();
-      // What one upload of that many elements costs here (0 where the device is the host's memory).
-      Blob<Dtype> probe(4, 3, 5, 6);
-      probe.mutable_cpu_data();
-      blobrt::reset_transfer_counters();
-      probe.gpu_data();
-      const std::uint64_t upload = blobrt::transfer_counters().host_to_device;
+      const unsigned seed = in_place ? 1703 : 37;
+      caffe::Caffe::set_random_seed(seed);
+      caffe::Caffe::take_device_words(5);  // a draw before: the layer's starts at word 8, the next block
       blobrt::reset_transfer_counters();
       ASSERT_TRUE(forward<Dtype>("DropoutLayer", layer, {&bottom}, {&top}));
-      EXPECT_EQ(blobrt::transfer_counters().host_to_device, upload) << "the 0/1 mask, once";
+      EXPECT_EQ(blobrt::transfer_counters().host_to_device, 0u);
       EXPECT_EQ(blobrt::transfer_counters().device_to_host, 0u);
-      const unsigned int* mask = layer.mask().cpu_data();
+      EXPECT_EQ(caffe::Caffe::take_device_words(1).counter, 8 + (bottom.count() + 3) / 4 * 4)
+          << "the stream moved past the layer's words";
+      std::vector<bool> keep(bottom.count());
       const Dtype scale = static_cast<float>(layer.scale());
       int kept = 0;
       for (int i = 0; i < bottom.count(); ++i) {
-        const bool keep = mask[i] > layer.uint_threshold();
-        kept += keep;
-        ASSERT_EQ(top.cpu_data()[i], x[i] * Dtype(keep) * scale) << i;
+        const std::uint64_t w = 8 + static_cast<std::uint64_t>(i);
+        keep[i] = Philox4x32::words(seed, w / 4)[w % 4] > layer.uint_threshold();
+        kept += keep[i];
+        ASSERT_EQ(top.cpu_data()[i], x[i] * Dtype(keep[i]) * scale) << i;
       }
       EXPECT_GT(kept, bottom.count() * (1 - ratio) * 0.75);
       EXPECT_LT(kept, bottom.count() * (1 - ratio) * 1.25 + 1);
@@ -981,7 +983,7 @@ TYPED_TEST(LayerGlue, DropoutAsCaffeWithItsMask) {
       EXPECT_EQ(blobrt::transfer_counters().host_to_device, 0u);
       EXPECT_EQ(blobrt::transfer_counters().device_to_host, 0u);
       for (int i = 0; i < bottom.count(); ++i) {
-        ASSERT_EQ(bottom.cpu_diff()[i], dy[i] * scale * Dtype(mask[i] > layer.uint_threshold())) << i;
+        ASSERT_EQ(bottom.cpu_diff()[i], dy[i] * scale * Dtype(keep[i])) << i;
       }
     }
   }

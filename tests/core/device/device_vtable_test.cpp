@@ -74,6 +74,8 @@ TEST(DeviceVtable, LaterMinorsAppendAfterThem) {
   EXPECT_EQ(slot(&Device::gather_rows), 46);
   EXPECT_EQ(slot(&Device::scatter_add_rows), 47);
   EXPECT_EQ(slot(&Device::top_k_hits), 48);
+  // ABI 1.10: bernoulli_mask.
+  EXPECT_EQ(slot(&Device::bernoulli_mask), 49);
 }
 
 }  // namespace

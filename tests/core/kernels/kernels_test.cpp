@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "blobrt_kernels/bernoulli_mask.hpp"
 #include "blobrt_kernels/huge_pages.hpp"
 #include "blobrt_kernels/level1.hpp"
 #include "blobrt_kernels/memory_limit.hpp"
@@ -46,6 +47,40 @@ std::vector<unsigned char> pattern(std::size_t bytes, unsigned seed) {
 
 // Every length from 0 to 300 bytes at every alignment of source and destination within
 // 16 bytes: the head (up to alignment), the 64-byte streaming body and the tail.
+// The random stream of bernoulli_mask is Philox4x32-10: Random123's known answers
+// (kat_vectors: counter, key, the block), and the stream's words laid out as
+// blobrt/math_operations.h says (word w is lane w % 4 of block w / 4, the block number in the
+// counter's first two words, the seed in the key).
+TEST(PhiloxTest, KnownAnswersOfRandom123) {
+  using blobrt_kernels::Philox4x32;
+  EXPECT_EQ(Philox4x32::block({0, 0, 0, 0}, 0, 0), (Philox4x32::Block{0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8}));
+  EXPECT_EQ(Philox4x32::block({0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff}, 0xffffffff, 0xffffffff),
+            (Philox4x32::Block{0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd}));
+  EXPECT_EQ(Philox4x32::block({0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344}, 0xa4093822, 0x299f31d0),
+            (Philox4x32::Block{0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1}));
+  EXPECT_EQ(Philox4x32::words(0, 0), Philox4x32::block({0, 0, 0, 0}, 0, 0));
+  EXPECT_EQ(Philox4x32::words(0x0000000500000007ull, 0x0000000300000002ull), Philox4x32::block({2, 3, 0, 0}, 7, 5));
+}
+
+TEST(PhiloxTest, TheMaskIsTheStreamsWordsAgainstTheThreshold) {
+  using blobrt_kernels::MathArgs;
+  using blobrt_kernels::MathOp;
+  using blobrt_kernels::Philox4x32;
+  // From word 5 (inside the second block) for 11 words: the end of block 1, blocks 2 and 3.
+  std::vector<double> mask(11, -1);
+  const MathArgs<MathOp::bernoulli_mask> args{BLOBRT_FLOAT64, 11, 1703, 5, 2147483647, mask.data(), 0};
+  ASSERT_EQ(blobrt_kernels::invalid_arguments(args), nullptr);
+  ASSERT_EQ(blobrt_kernels::run_in_place(args, nullptr), BLOBRT_OK);
+  for (std::uint64_t i = 0; i < 11; ++i) {
+    const std::uint32_t word = Philox4x32::words(1703, (5 + i) / 4)[(5 + i) % 4];
+    EXPECT_EQ(mask[i], word > 2147483647u ? 1.0 : 0.0) << i;
+  }
+  const MathArgs<MathOp::bernoulli_mask> wide{BLOBRT_FLOAT64, 1, 0, 0, std::int64_t{1} << 32, mask.data(), 0};
+  EXPECT_NE(blobrt_kernels::invalid_arguments(wide), nullptr) << "a threshold of 2^32";
+  const MathArgs<MathOp::bernoulli_mask> past{BLOBRT_FLOAT64, 2, 0, INT64_MAX - 1, 0, mask.data(), 0};
+  EXPECT_NE(blobrt_kernels::invalid_arguments(past), nullptr) << "words past 2^63";
+}
+
 TEST(StreamCopyTest, EveryHeadAndTailMatchesMemcpy) {
   const std::vector<unsigned char> src = pattern(400, 1);
   for (std::size_t dst_off = 0; dst_off < 16; ++dst_off) {

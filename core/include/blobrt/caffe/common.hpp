@@ -206,7 +206,31 @@ class Caffe {
 #endif
     Get().mode_ = mode;
   }
-  static void set_random_seed(const unsigned int seed) { Get().random_generator_ = std::make_shared<RNG>(seed); }
+  // As Caffe's: the host generator and the device's stream both start from the seed.
+  static void set_random_seed(const unsigned int seed) {
+    Get().random_generator_ = std::make_shared<RNG>(seed);
+    Get().device_seed_ = seed;
+    Get().device_counter_ = 0;
+  }
+
+  // GPU mode's random words (blobrt's bernoulli_mask: the Philox4x32-10 stream, where Caffe's
+  // GPU code draws from cuRAND's generator): the key and the first word of the next `count`,
+  // which the calling thread's stream then moves past. The key is the seed set_random_seed
+  // gave, as Caffe seeds cuRAND with it, else one from cluster_seedgen, as Caffe's generator
+  // is seeded when no seed is set. Each draw starts at a block of four words.
+  struct DeviceWords {
+    std::int64_t seed;
+    std::int64_t counter;
+  };
+  static DeviceWords take_device_words(std::int64_t count) {
+    Caffe& c = Get();
+    if (c.device_seed_ < 0) c.device_seed_ = static_cast<std::int64_t>(static_cast<std::uint64_t>(cluster_seedgen()) >> 1);
+    const std::int64_t words = (count + 3) / 4 * 4;
+    if (c.device_counter_ > INT64_MAX - words) c.device_counter_ = 0;  // past 2^63 words: never in practice
+    const DeviceWords taken{c.device_seed_, c.device_counter_};
+    c.device_counter_ += words;
+    return taken;
+  }
 
   // Caffe's device ordinals are the indices of the current backend's devices ("opencl:1"
   // is device 1 in an OpenCL program): SetDevice selects one for the calling thread (the
@@ -278,6 +302,8 @@ class Caffe {
   int solver_rank_ = 0;
   bool root_solver_ = true;
   bool multiprocess_ = false;
+  std::int64_t device_seed_ = -1;  // take_device_words' key; -1: none yet
+  std::int64_t device_counter_ = 0;  // its next word
 };
 
 // caffe/util/rng.hpp

@@ -1,14 +1,15 @@
 // DropoutLayer's GPU methods in blobrt's operations (dropout_layer.cu's kernels). Training:
-// the mask drawn as caffe_gpu_rng_uniform draws it (Caffe's generator, one draw per element)
-// into the layer's rand_vec_ on the host, its test mask > uint_thres_ as 0 or 1 uploaded once
-// per forward, and the kernels' expressions in their order by element-wise operations: the
+// the 0/1 mask drawn on the device by bernoulli_mask (the Philox4x32-10 stream of the
+// thread's Caffe context: Caffe::take_device_words, keyed by Caffe's seed, where Caffe's .cu
+// draws rand_vec_ with cuRAND and tests mask > uint_thres_), so nothing crosses between host
+// and device; then the kernels' expressions in their order by element-wise operations: the
 // output (in * keep) * scale, the gradient (dy * scale) * keep, scale_ as the float the .cu
-// passes: Caffe's values bit for bit, infinities and NaN included. The upload replaces the
-// mask's upload of caffe_gpu_rng_uniform (Caffe draws on the device with cuRAND: blobrt's
-// operation list has no generator yet). Testing: a copy, as the .cu. The 0/1 mask is kept
-// per layer (per rand_vec_ memory) from the forward to its backward; a backward with none
-// runs the CPU code. A forward in CPU mode between a forward and a backward in GPU mode
-// (Caffe never mixes them in one step) would leave the GPU backward the older mask.
+// passes: Caffe's values bit for bit for a given mask, infinities and NaN included. The mask
+// is another draw than cuRAND's (docs/differences-from-caffe.md), and rand_vec_ itself is
+// left as it was: the 0/1 mask is kept per layer (per rand_vec_ memory) from the forward to
+// its backward; a backward with none runs the CPU code. Testing: a copy, as the .cu. A
+// forward in CPU mode between a forward and a backward in GPU mode (Caffe never mixes them
+// in one step) would leave the GPU backward the older mask.
 #ifndef BLOBRT_CAFFE_PORTABLE_LAYERS_DROPOUT_LAYER_HPP
 #define BLOBRT_CAFFE_PORTABLE_LAYERS_DROPOUT_LAYER_HPP
 
@@ -43,17 +44,11 @@ struct DropoutMethods : caffe::DropoutLayer<Dtype> {  // never made: it names th
     }
     if (count == 0) return true;
     caffe::Blob<unsigned int>& rand_vec = l.*(&Self::rand_vec_);
-    unsigned int* mask = rand_vec.mutable_cpu_data();
     blobrt::SyncedMemory* kept = kept_buffer(rand_vec.data(), static_cast<std::size_t>(count) * sizeof(Dtype), true);
     if (!kept) return false;  // rand_vec_ never shaped: the CPU code
-    Dtype* keep = static_cast<Dtype*>(kept->mutable_cpu_data());
-    const unsigned int threshold = l.*(&Self::uint_thres_);
-    caffe::rng_t& rng = *caffe::caffe_rng();  // caffe_rng_rand() without finding the generator per element
-    const Dtype zero_one[2] = {Dtype(0), Dtype(1)};  // indexed, not branched on: the mask is random
-    for (int i = 0; i < count; ++i) {
-      mask[i] = rng();
-      keep[i] = zero_one[mask[i] > threshold];
-    }
+    const caffe::Caffe::DeviceWords words = caffe::Caffe::take_device_words(count);
+    device().bernoulli_mask(precision_of<Dtype>(), count, words.seed, words.counter, l.*(&Self::uint_thres_),
+                            kept->mutable_gpu_data(), 0);
     Dtype* y = top.mutable_gpu_data();
     device().elementwise(precision_of<Dtype>(), blobrt::ElementwiseOp::kMul, count, 0, 0, bottom.gpu_data(), 0,
                          kept->gpu_data(), 0, y, 0);
