@@ -215,7 +215,7 @@ TEST(CaffePinnedHost, FreedByTheDeviceThatAllocatedIt) {
   EXPECT_THROW(caffe::pinned_host_detail::release(a), blobrt::Error) << "freed twice";
 }
 
-// Caffe instantiates Blob<int> and Blob<unsigned int> (labels, indices): storage, shapes,
+// Caffe instantiates Blob<int> and Blob<unsigned int> (labels, indices; SSD's Caffe Blob<bool> too): storage, shapes,
 // sharing and FromProto work; math and ToProto fail clearly, as Caffe's NOT_IMPLEMENTED.
 TEST_P(CaffeCompatTest, IntegerBlobs) {
   Blob<int> labels(2, 1, 1, 3);
@@ -247,6 +247,13 @@ TEST_P(CaffeCompatTest, IntegerBlobs) {
   }
   EXPECT_THROW(indices.ToProto(&proto), blobrt::Error);
   EXPECT_THROW(indices.Update(), blobrt::Error);
+  // SSD's Caffe keeps 0/1 tables in Blob<bool> (its overlaps): written on the device, read on the host.
+  Blob<bool> overlapped(1, 1, 2, 2);
+  const bool marks[4] = {false, true, true, false};
+  blobrt::current_device()->copy_to_device(marks, overlapped.mutable_gpu_data(), 0, sizeof marks);
+  EXPECT_TRUE(overlapped.cpu_data()[1]);
+  EXPECT_FALSE(overlapped.cpu_data()[3]);
+  EXPECT_THROW(overlapped.asum_data(), blobrt::Error);
 }
 
 TEST_P(CaffeCompatTest, BlobProtoVectorRoundTrips) {

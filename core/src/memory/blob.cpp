@@ -530,11 +530,15 @@ void Blob<Dtype>::ToProto(BlobProto* proto, bool write_diff) const {
   }
 BLOBRT_NO_INTEGER_MATH(int, "int")
 BLOBRT_NO_INTEGER_MATH(unsigned int, "unsigned int")
+// SSD's Caffe (weiliu89/caffe) keeps 0/1 overlap tables in Blob<bool> (its ApplyNMSGPU, its
+// tests), and its blob.cpp instantiates it: so does blobrt, which replaces that file.
+BLOBRT_NO_INTEGER_MATH(bool, "bool")
 #undef BLOBRT_NO_INTEGER_MATH
 
 template class Blob<float>;
 template class Blob<double>;
 template class Blob<int>;
 template class Blob<unsigned int>;
+template class Blob<bool>;
 
 }  // namespace blobrt

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <vector>
 
+#include <blobrt/caffe/portable/cu/host_copies.hpp>
 #include <blobrt/caffe/portable/gpu_methods.hpp>
 #include <blobrt/runtime.hpp>
 
@@ -36,12 +37,8 @@ void col2im_gpu(const Dtype* data_col, const int channels, const int height, con
 
 namespace blobrt_portable_im2col {
 
-template <typename T>
-std::vector<T> to_host(const T* device_data, std::size_t n) {
-  std::vector<T> host(n);
-  if (n > 0) blobrt::current_device()->copy_to_host(device_data, 0, host.data(), n * sizeof(T));
-  return host;
-}
+using blobrt_caffe_portable::to_device;
+using blobrt_caffe_portable::to_host;
 
 inline std::size_t product(const std::vector<int>& shape) {
   std::size_t n = 1;
@@ -57,7 +54,7 @@ void nd_on_host(const Dtype* input, bool input_is_image, const int num_spatial_a
   const std::size_t in_n = product(input_is_image ? im : col), out_n = product(input_is_image ? col : im);
   std::vector<Dtype> in = to_host(input, in_n), out(out_n);
   nd_cpu(in.data(), im.data(), col.data(), out.data());
-  if (out_n > 0) blobrt::current_device()->copy_to_device(out.data(), output, 0, out_n * sizeof(Dtype));
+  to_device(out, output);
 }
 
 // The n-d geometry Caffe hands over in device memory, on the host.

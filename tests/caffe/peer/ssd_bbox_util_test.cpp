@@ -1,0 +1,194 @@
+// blobrt-caffe's portable form of SSD's util/bbox_util.cu (blobrt/caffe/portable/cu/util/
+// bbox_util.hpp), compiled as SSD's portable build compiles it (against a stand-in of SSD's
+// bbox_util.hpp: include/caffe/util/bbox_util.hpp) and run on each backend's device, its
+// operands in Blob device memory as SSD's DetectionOutput and MultiBoxLoss hand them over:
+// boxes decoded by each code type, the background class left alone, a permutation, the
+// softmax, overlaps, non-maximum suppression, detections and the confidence loss, each
+// against values worked out here from the boxes' geometry.
+#include "caffe/blob.hpp"
+#include "caffe/common.hpp"
+#include "caffe/proto/caffe.pb.h"
+#include "caffe/util/bbox_util.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <vector>
+
+#include <blobrt/caffe/portable/cu/util/bbox_util.hpp>
+#include <blobrt/caffe/portable/gpu_methods.hpp>
+
+namespace caffe {
+
+// bbox_util.cpp's greedy suppression over an overlap table (SSD's CPU code; the portable
+// ApplyNMSGPU calls it): the best box kept, the boxes it overlaps dropped, and so on.
+void ApplyNMS(const bool* overlapped, const int num, std::vector<int>* indices) {
+  std::vector<int> left(num);
+  std::iota(left.begin(), left.end(), 0);
+  indices->clear();
+  while (!left.empty()) {
+    const int best = left.front();
+    indices->push_back(best);
+    std::vector<int> rest;
+    for (std::size_t k = 1; k < left.size(); ++k) {
+      if (!overlapped[best * num + left[k]]) rest.push_back(left[k]);
+    }
+    left = rest;
+  }
+}
+
+}  // namespace caffe
+
+namespace {
+
+using caffe::Blob;
+
+const bool addressable = blobrt_caffe_portable::request_addressable_handles();
+
+template <typename Dtype>
+class SsdBBoxUtil : public ::testing::Test {
+ protected:
+  // A blob of `values`, on the device (its gpu_data() is what SSD's callers hand over).
+  static void fill(Blob<Dtype>& blob, const std::vector<double>& values) {
+    ASSERT_EQ(static_cast<std::size_t>(blob.count()), values.size());
+    for (int i = 0; i < blob.count(); ++i) blob.mutable_cpu_data()[i] = static_cast<Dtype>(values[i]);
+    blob.gpu_data();
+  }
+  static double tolerance() { return sizeof(Dtype) == 4 ? 1e-6 : 1e-12; }
+};
+using Precisions = ::testing::Types<float, double>;
+TYPED_TEST_SUITE(SsdBBoxUtil, Precisions);
+
+// Two priors and their variances (CENTER_SIZE: centre offsets scaled by the prior's size and
+// the first two variances, the size by exp of the last two).
+TYPED_TEST(SsdBBoxUtil, DecodesByEachCodeTypeOnTheDevice) {
+  using Dtype = TypeParam;
+  ASSERT_TRUE(addressable);
+  Blob<Dtype> prior(1, 2, 8, 1), loc(1, 8, 1, 1), boxes(1, 8, 1, 1);
+  this->fill(prior, {0.1, 0.2, 0.3, 0.6, 0.5, 0.5, 0.9, 0.7,   // two priors' corners
+                     0.1, 0.1, 0.2, 0.2, 0.1, 0.1, 0.2, 0.2});  // their variances
+  this->fill(loc, {1, -2, 0, std::log(2.0) / 0.2, 0, 0, 0, 0});
+  this->fill(boxes, std::vector<double>(8, -9));
+  caffe::DecodeBBoxesGPU<Dtype>(8, loc.gpu_data(), prior.gpu_data(), caffe::PriorBoxParameter_CodeType_CENTER_SIZE,
+                                false, 2, true, 1, 0, false, boxes.mutable_gpu_data());
+  // Prior 0: centre (0.2, 0.4), size 0.2 x 0.4; moved by 0.1 * 1 * 0.2 in x and 0.1 * -2 * 0.4 in y, its
+  // height doubled. Prior 1 with no offsets: itself.
+  const double want[8] = {0.22 - 0.1, 0.32 - 0.4, 0.22 + 0.1, 0.32 + 0.4, 0.5, 0.5, 0.9, 0.7};
+  for (int i = 0; i < 8; ++i) EXPECT_NEAR(boxes.cpu_data()[i], want[i], 1e3 * this->tolerance()) << i;
+  // CORNER with clipping, two classes not sharing locations: class 0, the background, is left as it was.
+  Blob<Dtype> loc2(1, 16, 1, 1), boxes2(1, 16, 1, 1);
+  std::vector<double> offsets(16);
+  for (int i = 0; i < 16; ++i) offsets[i] = i % 2 ? 10.0 : 1.0;  // outside [0, 1] once added: clipped
+  this->fill(loc2, offsets);
+  this->fill(boxes2, std::vector<double>(16, -9));
+  caffe::DecodeBBoxesGPU<Dtype>(16, loc2.gpu_data(), prior.gpu_data(), caffe::PriorBoxParameter_CodeType_CORNER,
+                                false, 2, false, 2, 0, true, boxes2.mutable_gpu_data());
+  for (int d = 0; d < 2; ++d) {
+    for (int i = 0; i < 4; ++i) {
+      EXPECT_EQ(boxes2.cpu_data()[(d * 2 + 0) * 4 + i], Dtype(-9)) << "background, prior " << d;
+      const double corner = prior.cpu_data()[d * 4 + i], var = prior.cpu_data()[8 + d * 4 + i];
+      const double v = std::min(1.0, std::max(0.0, corner + offsets[(d * 2 + 1) * 4 + i] * var));
+      EXPECT_NEAR(boxes2.cpu_data()[(d * 2 + 1) * 4 + i], v, this->tolerance()) << "prior " << d << ", " << i;
+    }
+  }
+}
+
+TYPED_TEST(SsdBBoxUtil, PermutesClassesAheadOfPriors) {
+  using Dtype = TypeParam;
+  const int num = 2, priors = 3, classes = 4;
+  Blob<Dtype> data(num, priors * classes, 1, 1), permuted(num, priors * classes, 1, 1);
+  std::vector<double> v(num * priors * classes);
+  std::iota(v.begin(), v.end(), 0.0);
+  this->fill(data, v);
+  caffe::PermuteDataGPU<Dtype>(data.count(), data.gpu_data(), classes, priors, 1, permuted.mutable_gpu_data());
+  for (int n = 0; n < num; ++n) {
+    for (int c = 0; c < classes; ++c) {
+      for (int d = 0; d < priors; ++d) {
+        EXPECT_EQ(permuted.cpu_data()[(n * classes + c) * priors + d], Dtype((n * priors + d) * classes + c));
+      }
+    }
+  }
+}
+
+// Boxes 0 and 1 overlap by 1/3 (IoU), box 2 by nothing; scores 0.9, 0.8, 0.7 (box 3 below the
+// confidence threshold).
+TYPED_TEST(SsdBBoxUtil, OverlapsSuppressionAndDetections) {
+  using Dtype = TypeParam;
+  Blob<Dtype> boxes(1, 16, 1, 1);
+  this->fill(boxes, {0.0, 0.0, 0.4, 0.2, 0.2, 0.0, 0.6, 0.2, 0.7, 0.7, 1.2, 0.9, 0.0, 0.0, 0.4, 0.2});
+  EXPECT_NEAR(caffe::JaccardOverlapGPU(boxes.cpu_data(), boxes.cpu_data() + 4), 1.0 / 3.0, this->tolerance());
+  EXPECT_NEAR(caffe::BBoxSizeGPU(boxes.cpu_data() + 8), 0.5 * 0.2, this->tolerance());
+  Blob<bool> overlapped(1, 1, 4, 4);
+  std::fill(overlapped.mutable_cpu_data(), overlapped.mutable_cpu_data() + 16, false);
+  caffe::ComputeOverlappedGPU<Dtype>(16, boxes.gpu_data(), 4, 1, Dtype(0.3), overlapped.mutable_gpu_data());
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      const bool same_or_first_pair = (i % 3 == 0 && j % 3 == 0) || (i < 2 && j < 2) || (i == 3 && j == 1) ||
+                                      (i == 1 && j == 3);
+      EXPECT_EQ(overlapped.cpu_data()[i * 4 + j], i != j && same_or_first_pair) << i << ", " << j;
+    }
+  }
+  const Dtype scores[4] = {Dtype(0.9), Dtype(0.8), Dtype(0.7), Dtype(0.05)};
+  std::vector<int> kept;
+  caffe::ApplyNMSGPU<Dtype>(boxes.gpu_data(), scores, 4, 0.1f, -1, 0.3f, &kept);
+  EXPECT_EQ(kept, (std::vector<int>{0, 2})) << "box 1 suppressed by box 0, box 3 below the threshold";
+  kept.clear();
+  caffe::ApplyNMSGPU<Dtype>(boxes.gpu_data(), scores, 4, 0.1f, -1, 0.4f, &kept);
+  EXPECT_EQ(kept, (std::vector<int>{0, 1, 2})) << "an IoU of 1/3 is not above 0.4";
+  kept.clear();
+  caffe::ApplyNMSGPU<Dtype>(boxes.gpu_data(), scores, 4, 0.1f, 1, 0.4f, &kept);
+  EXPECT_EQ(kept, (std::vector<int>{0})) << "top_k 1";
+  Blob<Dtype> conf(1, 4, 1, 1), detections;
+  this->fill(conf, {0.9, 0.8, 0.7, 0.05});
+  caffe::GetDetectionsGPU<Dtype>(boxes.gpu_data(), conf.gpu_data(), 5, 3, {2, 0}, true, &detections);
+  ASSERT_EQ(detections.count(), 14);
+  const double want[14] = {5, 3, 0.7, 0.7, 0.7, 1.0, 0.9, 5, 3, 0.9, 0.0, 0.0, 0.4, 0.2};  // box 2 clipped
+  for (int i = 0; i < 14; ++i) EXPECT_NEAR(detections.cpu_data()[i], want[i], this->tolerance()) << i;
+}
+
+// Two images of two predictions over three classes: image 0's prediction 1 matched ground
+// truth box 0 (label 2), everything else the background (0).
+TYPED_TEST(SsdBBoxUtil, ConfidenceLossOfEachPrediction) {
+  using Dtype = TypeParam;
+  const int num = 2, preds = 2, classes = 3;
+  Blob<Dtype> conf(num, preds * classes, 1, 1);
+  std::vector<double> logits(num * preds * classes);
+  for (std::size_t i = 0; i < logits.size(); ++i) logits[i] = 0.25 * static_cast<double>(i % 5) - 0.5;
+  this->fill(conf, logits);
+  std::vector<std::map<int, std::vector<int> > > matches(num);
+  matches[0][-1] = {-1, 0};
+  matches[1][-1] = {-1, -1};
+  std::map<int, std::vector<caffe::NormalizedBBox> > truth;
+  truth[0].resize(1);
+  truth[0][0].set_label(2);
+  for (const auto type : {caffe::MultiBoxLossParameter_ConfLossType_SOFTMAX,
+                          caffe::MultiBoxLossParameter_ConfLossType_LOGISTIC}) {
+    std::vector<std::vector<float> > losses;
+    caffe::ComputeConfLossGPU<Dtype>(conf, num, preds, classes, 0, type, matches, truth, &losses);
+    ASSERT_EQ(losses.size(), 2u);
+    for (int i = 0; i < num; ++i) {
+      for (int p = 0; p < preds; ++p) {
+        const int label = i == 0 && p == 1 ? 2 : 0;
+        const double* x = &logits[(i * preds + p) * classes];
+        double want = 0;
+        if (type == caffe::MultiBoxLossParameter_ConfLossType_SOFTMAX) {
+          want = std::log(std::exp(x[0]) + std::exp(x[1]) + std::exp(x[2])) - x[label];
+        } else {
+          for (int c = 0; c < classes; ++c) want += std::log1p(std::exp(-std::fabs(x[c]))) + std::max(x[c], 0.0) -
+                                                    (c == label ? x[c] : 0.0);
+        }
+        EXPECT_NEAR(losses[i][p], want, 1e-5) << "image " << i << ", prediction " << p << ", type " << type;
+      }
+    }
+  }
+  // The softmax itself, on the device: each position's probabilities sum to 1.
+  Blob<Dtype> prob(num, preds * classes, 1, 1);
+  caffe::SoftMaxGPU<Dtype>(conf.gpu_data(), num * preds, classes, 1, prob.mutable_gpu_data());
+  for (int q = 0; q < num * preds; ++q) {
+    EXPECT_NEAR(prob.cpu_data()[q * 3] + prob.cpu_data()[q * 3 + 1] + prob.cpu_data()[q * 3 + 2], 1.0, 1e-6);
+  }
+}
+
+}  // namespace
