@@ -13,7 +13,12 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -27,6 +32,7 @@
 enum cudaError_t {
   cudaSuccess = 0,
   cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
   cudaErrorNoDevice = 100,
   cudaErrorInvalidDevice = 101,
   cudaErrorUnknown = 999
@@ -89,6 +95,19 @@ struct cudaDeviceProp {
   int integrated;
   int canMapHostMemory;
   int unifiedAddressing;
+  // Caffe before its NCCL version (SSD's, OpenPose's and py-faster-rcnn's P2PSync) pairs the
+  // GPUs of one board first: no blobrt device says it shares a board, so both stay 0.
+  int isMultiGpuBoard;
+  int multiGpuBoardGroupID;
+};
+
+// The directions cudaMemcpy takes, with CUDA's values.
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4
 };
 
 namespace blobrt_caffe_portable {
@@ -125,12 +144,65 @@ inline void check_gpu_device() {
   }
 }
 
+// cudaMalloc's buffers and the device each was made on (the thread's device then): so that
+// cudaFree releases a buffer on its own device and a copy between two devices' buffers (old
+// Caffe's P2PSync copies between its GPUs' parameter buffers) goes through the host, as
+// CUDA's unified addressing lets it, whichever device the calling thread has selected.
+class DeviceAllocations {
+ public:
+  static DeviceAllocations& get() {
+    static DeviceAllocations* allocations = new DeviceAllocations();  // used from static destructors too
+    return *allocations;
+  }
+  void* allocate(std::size_t bytes) {
+    const std::shared_ptr<blobrt::Device>& device = blobrt::current_device();
+    void* buffer = device->allocate(bytes);
+    std::lock_guard<std::mutex> lock(mutex_);
+    owners_[buffer] = Owner{device, bytes};
+    return buffer;
+  }
+  // False for a pointer cudaMalloc did not give.
+  bool release(void* buffer) {
+    std::shared_ptr<blobrt::Device> owner;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      auto found = owners_.find(buffer);
+      if (found == owners_.end()) return false;
+      owner = found->second.device;
+      owners_.erase(found);
+    }
+    owner->release(buffer);
+    return true;
+  }
+  // The device of the cudaMalloc buffer holding `pointer` (a handle plus an offset, as
+  // Caffe's code makes them), else the thread's device (Blob memory is the thread's device's).
+  std::shared_ptr<blobrt::Device> device_of(const void* pointer) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto after = owners_.upper_bound(const_cast<void*>(pointer));
+    if (after != owners_.begin()) {
+      const auto& [buffer, owner] = *std::prev(after);
+      const auto start = reinterpret_cast<std::uintptr_t>(buffer), at = reinterpret_cast<std::uintptr_t>(pointer);
+      if (at - start < owner.bytes) return owner.device;
+    }
+    return blobrt::current_device();
+  }
+
+ private:
+  struct Owner {
+    std::shared_ptr<blobrt::Device> device;
+    std::size_t bytes;
+  };
+  std::mutex mutex_;
+  std::map<void*, Owner> owners_;
+};
+
 }  // namespace blobrt_caffe_portable
 
 inline const char* cudaGetErrorString(cudaError_t error) {
   switch (error) {
     case cudaSuccess: return "no error";
     case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
     case cudaErrorNoDevice: return "no device of the active blobrt backend";
     case cudaErrorInvalidDevice: return "invalid device ordinal (not a device of the active blobrt backend)";
     default: return "unknown error";
@@ -175,6 +247,68 @@ inline cudaError_t cudaDeviceSynchronize() {
   blobrt::current_device()->synchronize();
   return cudaSuccess;
 }
+
+inline cudaError_t cudaMalloc(void** pointer, std::size_t bytes) {
+  if (pointer == nullptr) return cudaErrorInvalidValue;
+  try {
+    *pointer = blobrt_caffe_portable::DeviceAllocations::get().allocate(bytes);
+  } catch (const blobrt::Error& e) {
+    LOG(ERROR) << "cudaMalloc of " << bytes << " bytes: " << e.what();
+    return cudaErrorMemoryAllocation;
+  }
+  return cudaSuccess;
+}
+template <typename T>
+cudaError_t cudaMalloc(T** pointer, std::size_t bytes) {
+  return cudaMalloc(reinterpret_cast<void**>(pointer), bytes);
+}
+inline cudaError_t cudaFree(void* pointer) {
+  if (pointer == nullptr) return cudaSuccess;
+  return blobrt_caffe_portable::DeviceAllocations::get().release(pointer) ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+// Copies in every direction on blobrt's devices: a device pointer is a handle of the device
+// that made it (DeviceAllocations), else of the thread's device. Synchronous: the stream is
+// the device's own queue, which a copy waits for.
+inline cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind) {
+  if (bytes == 0) return cudaSuccess;
+  if (dst == nullptr || src == nullptr) return cudaErrorInvalidValue;
+  blobrt_caffe_portable::DeviceAllocations& allocations = blobrt_caffe_portable::DeviceAllocations::get();
+  switch (kind) {
+    case cudaMemcpyHostToHost: std::memmove(dst, src, bytes); return cudaSuccess;
+    case cudaMemcpyHostToDevice: allocations.device_of(dst)->copy_to_device(src, dst, 0, bytes); return cudaSuccess;
+    case cudaMemcpyDeviceToHost: allocations.device_of(src)->copy_to_host(src, 0, dst, bytes); return cudaSuccess;
+    case cudaMemcpyDeviceToDevice: {
+      const std::shared_ptr<blobrt::Device> from = allocations.device_of(src), to = allocations.device_of(dst);
+      if (from == to) {
+        from->copy_device(src, 0, dst, 0, bytes);
+      } else {  // two devices: through the host
+        std::vector<unsigned char> staged(bytes);
+        from->copy_to_host(src, 0, staged.data(), bytes);
+        to->copy_to_device(staged.data(), dst, 0, bytes);
+      }
+      return cudaSuccess;
+    }
+    default: return cudaErrorInvalidValue;  // cudaMemcpyDefault: which side is which is not known here
+  }
+}
+inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
+                                   cudaStream_t /*stream*/ = nullptr) {
+  return cudaMemcpy(dst, src, bytes, kind);
+}
+
+// Peer access: blobrt's devices reach each other's memory only through the host (cudaMemcpy
+// above), so none has access to another's.
+inline cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer) {
+  if (can_access == nullptr) return cudaErrorInvalidValue;
+  if (!blobrt_caffe_portable::valid_device(device) || !blobrt_caffe_portable::valid_device(peer)) {
+    return cudaErrorInvalidDevice;
+  }
+  *can_access = 0;
+  return cudaSuccess;
+}
+inline cudaError_t cudaDeviceEnablePeerAccess(int /*peer*/, unsigned int /*flags*/) { return cudaErrorInvalidValue; }
+inline cudaError_t cudaDeviceDisablePeerAccess(int /*peer*/) { return cudaErrorInvalidValue; }
 
 inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int /*flags*/) {
   if (stream == nullptr) return cudaErrorInvalidValue;

@@ -1,6 +1,6 @@
 // Stand-in for SSD's caffe/util/bbox_util.hpp (weiliu89/caffe, branch ssd): the GPU functions
 // it declares, with its types and default, which blobrt-caffe's portable form of its
-// bbox_util.cu defines (tests/caffe/peer/ssd_bbox_util_test.cpp), and the one CPU function of
+// bbox_util.cu defines (tests/caffe/peer/caffe_forks_test.cpp), and the one CPU function of
 // bbox_util.cpp that form calls (ApplyNMS over an overlap table), which the test defines.
 #pragma once
 #include <map>

@@ -1,10 +1,14 @@
-// blobrt-caffe's portable form of SSD's util/bbox_util.cu (blobrt/caffe/portable/cu/util/
-// bbox_util.hpp), compiled as SSD's portable build compiles it (against a stand-in of SSD's
-// bbox_util.hpp: include/caffe/util/bbox_util.hpp) and run on each backend's device, its
-// operands in Blob device memory as SSD's DetectionOutput and MultiBoxLoss hand them over:
-// boxes decoded by each code type, the background class left alone, a permutation, the
-// softmax, overlaps, non-maximum suppression, detections and the confidence loss, each
-// against values worked out here from the boxes' geometry.
+// What blobrt-caffe gives the Caffe forks' portable builds beyond BVLC's, compiled as those
+// builds compile it and run on each backend's device:
+// - its portable form of SSD's util/bbox_util.cu (blobrt/caffe/portable/cu/util/
+//   bbox_util.hpp), against a stand-in of SSD's bbox_util.hpp (include/caffe/util/
+//   bbox_util.hpp), its operands in Blob device memory as SSD's DetectionOutput and
+//   MultiBoxLoss hand them over: boxes decoded by each code type, the background class left
+//   alone, a permutation, the softmax, overlaps, non-maximum suppression, detections and the
+//   confidence loss, each against values worked out here from the boxes' geometry;
+// - the CUDA runtime calls of Caffe's pre-NCCL P2PSync (SSD's, OpenPose's and
+//   py-faster-rcnn's parallel.cpp) in blobrt/caffe/portable/device_runtime.hpp: cudaMalloc,
+//   cudaMemcpy each way, cudaFree, peer access and the board fields.
 #include "caffe/blob.hpp"
 #include "caffe/common.hpp"
 #include "caffe/proto/caffe.pb.h"
@@ -18,6 +22,7 @@
 #include <vector>
 
 #include <blobrt/caffe/portable/cu/util/bbox_util.hpp>
+#include <blobrt/caffe/portable/device_runtime.hpp>
 #include <blobrt/caffe/portable/gpu_methods.hpp>
 
 namespace caffe {
@@ -189,6 +194,34 @@ TYPED_TEST(SsdBBoxUtil, ConfidenceLossOfEachPrediction) {
   for (int q = 0; q < num * preds; ++q) {
     EXPECT_NEAR(prob.cpu_data()[q * 3] + prob.cpu_data()[q * 3 + 1] + prob.cpu_data()[q * 3 + 2], 1.0, 1e-6);
   }
+}
+
+// P2PSync's buffers: made on the thread's device, filled from the host, copied device to
+// device at an offset (Caffe's pointer arithmetic on a handle), read back, freed once.
+TEST(PortableDeviceRuntime, OldP2PSyncsMemoryCalls) {
+  ASSERT_TRUE(addressable);
+  float* a = nullptr;
+  float* b = nullptr;
+  ASSERT_EQ(cudaMalloc(&a, 16 * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(&b, 24 * sizeof(float)), cudaSuccess);
+  std::vector<float> host(16), back(16, -1);
+  std::iota(host.begin(), host.end(), 1.0f);
+  ASSERT_EQ(cudaMemcpy(a, host.data(), 16 * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(b + 8, a, 16 * sizeof(float), cudaMemcpyDeviceToDevice, nullptr), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(back.data(), b + 8, 16 * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(back, host);
+  EXPECT_EQ(cudaMemcpy(back.data(), b, 4, cudaMemcpyDefault), cudaErrorInvalidValue);
+  EXPECT_EQ(cudaFree(a), cudaSuccess);
+  EXPECT_EQ(cudaFree(b), cudaSuccess);
+  EXPECT_EQ(cudaFree(b), cudaErrorInvalidValue) << "freed twice";
+  EXPECT_EQ(cudaFree(host.data()), cudaErrorInvalidValue) << "not cudaMalloc's";
+  int access = -1;
+  EXPECT_EQ(cudaDeviceCanAccessPeer(&access, 0, 0), cudaSuccess);
+  EXPECT_EQ(access, 0);
+  EXPECT_EQ(cudaDeviceCanAccessPeer(&access, 0, 1 << 20), cudaErrorInvalidDevice);
+  cudaDeviceProp prop;
+  ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
+  EXPECT_EQ(prop.isMultiGpuBoard, 0);
 }
 
 }  // namespace
