@@ -107,11 +107,16 @@ TYPED_TEST(SsdBBoxUtil, PermutesClassesAheadOfPriors) {
   std::vector<double> v(num * priors * classes);
   std::iota(v.begin(), v.end(), 0.0);
   this->fill(data, v);
-  caffe::PermuteDataGPU<Dtype>(data.count(), data.gpu_data(), classes, priors, 1, permuted.mutable_gpu_data());
-  for (int n = 0; n < num; ++n) {
-    for (int c = 0; c < classes; ++c) {
-      for (int d = 0; d < priors; ++d) {
-        EXPECT_EQ(permuted.cpu_data()[(n * classes + c) * priors + d], Dtype((n * priors + d) * classes + c));
+  // From device memory, and from host memory as SSD's tests hand it over (CUDA reads Caffe's
+  // pinned host memory; blobrt reads a pointer that is no device buffer as the host's).
+  for (const Dtype* from : {data.gpu_data(), data.cpu_data()}) {
+    permuted.mutable_cpu_data()[0] = Dtype(-1);
+    caffe::PermuteDataGPU<Dtype>(data.count(), from, classes, priors, 1, permuted.mutable_gpu_data());
+    for (int n = 0; n < num; ++n) {
+      for (int c = 0; c < classes; ++c) {
+        for (int d = 0; d < priors; ++d) {
+          EXPECT_EQ(permuted.cpu_data()[(n * classes + c) * priors + d], Dtype((n * priors + d) * classes + c));
+        }
       }
     }
   }

@@ -5,10 +5,9 @@
 // operation on the device. The others are small per-box loops over a few thousand priors
 // whose results Caffe's own callers read back on the host right after (DetectionOutput
 // decodes, permutes, then reads both with cpu_data()): they run on host copies of their
-// operands, as the n-d im2col does (im2col.hpp), not as device kernels of their own. The
-// copies go through the calling thread's device, so the pointers must be its device memory:
-// SSD's tests that hand a host pointer to ComputeOverlappedGPU (CUDA reads Caffe's pinned
-// host memory there) get blobrt::Error on a device whose memory is not the host's.
+// operands, as the n-d im2col does (im2col.hpp), not as device kernels of their own. A
+// pointer that is none of the device's buffers is read as host memory, as CUDA reads
+// Caffe's pinned host memory (SSD's tests hand cpu_data() to DecodeBBoxesGPU).
 #ifndef BLOBRT_CAFFE_PORTABLE_CU_BBOX_UTIL_HPP
 #define BLOBRT_CAFFE_PORTABLE_CU_BBOX_UTIL_HPP
 
