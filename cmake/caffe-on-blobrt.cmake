@@ -133,9 +133,9 @@ function(blobrt_adopt_caffe_library)
   # BLOBRT_CAFFE_PORTABLE for the library and what links it (the tools, pycaffe, the
   # tests), which undoes CPU_ONLY in blobrt-caffe's device_alternate.hpp. A CUDA build
   # (Caffe found CUDA and compiles its .cu files with nvcc) stays one.
-  # A tree with CUDA code of its own outside its layers (SSD's bbox_util.cu) that
-  # blobrt-caffe has no portable form of stays Caffe's CPU_ONLY build: its .cpp files would
-  # call those functions.
+  # A tree with CUDA code of its own outside its layers that blobrt-caffe has no portable
+  # form of (it has BVLC's im2col.cu and solvers' and SSD's bbox_util.cu) stays Caffe's
+  # CPU_ONLY build: its .cpp files would call those functions.
   get_target_property(blobrt_caffe_include blobrt::caffe INTERFACE_INCLUDE_DIRECTORIES)
   if(BLOBRT_CAFFE_PORTABLE AND NOT HAVE_CUDA)
     # The build's id (libcaffe's and its Caffe-layers plugin's) also covers blobrt's version

@@ -1375,7 +1375,7 @@ std::vector<Case> math_cases() {
                                 {(std::int64_t{1} << 40) + 5, 12, 2147483647},
                                 {0, 0, 4294967295},
                                 {0, 0, 0},
-                                {42, 1000003, 3006477107}};  // dropout_ratio 0.7
+                                {42, 1000003, 3006477107}};  // about UINT_MAX * 0.7 (Caffe's uint_thres_ for 0.7)
     for (const RandomDraw& draw : draws) {
       Case c{Operation::kBernoulliMask, p, 4099, 2};
       c.draw = draw;

@@ -16,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <numeric>
@@ -110,7 +111,7 @@ TYPED_TEST(SsdBBoxUtil, PermutesClassesAheadOfPriors) {
   // From device memory, and from host memory as SSD's tests hand it over (CUDA reads Caffe's
   // pinned host memory; blobrt reads a pointer that is no device buffer as the host's).
   for (const Dtype* from : {data.gpu_data(), data.cpu_data()}) {
-    permuted.mutable_cpu_data()[0] = Dtype(-1);
+    std::fill(permuted.mutable_cpu_data(), permuted.mutable_cpu_data() + permuted.count(), Dtype(-1));
     caffe::PermuteDataGPU<Dtype>(data.count(), from, classes, priors, 1, permuted.mutable_gpu_data());
     for (int n = 0; n < num; ++n) {
       for (int c = 0; c < classes; ++c) {

@@ -45,8 +45,6 @@ std::vector<unsigned char> pattern(std::size_t bytes, unsigned seed) {
   return v;
 }
 
-// Every length from 0 to 300 bytes at every alignment of source and destination within
-// 16 bytes: the head (up to alignment), the 64-byte streaming body and the tail.
 // The random stream of bernoulli_mask is Philox4x32-10: Random123's known answers
 // (kat_vectors: counter, key, the block), and the stream's words laid out as
 // blobrt/math_operations.h says (word w is lane w % 4 of block w / 4, the block number in the
@@ -81,6 +79,8 @@ TEST(PhiloxTest, TheMaskIsTheStreamsWordsAgainstTheThreshold) {
   EXPECT_NE(blobrt_kernels::invalid_arguments(past), nullptr) << "words past 2^63";
 }
 
+// Every length from 0 to 300 bytes at every alignment of source and destination within
+// 16 bytes: the head (up to alignment), the 64-byte streaming body and the tail.
 TEST(StreamCopyTest, EveryHeadAndTailMatchesMemcpy) {
   const std::vector<unsigned char> src = pattern(400, 1);
   for (std::size_t dst_off = 0; dst_off < 16; ++dst_off) {

@@ -207,11 +207,10 @@ class Caffe {
     Get().mode_ = mode;
   }
   // As Caffe's: the host generator and the device's stream both start from the seed.
-  static void set_random_seed(const unsigned int seed) {
-    Get().random_generator_ = std::make_shared<RNG>(seed);
-    Get().device_seed_ = seed;
-    Get().device_counter_ = 0;
-  }
+  // (Defined in libblobrt, as take_device_words: they use members a libblobrt.so.1 from before
+  // them would not have made; a program built with these headers against one fails to link
+  // rather than writing past its Caffe.)
+  static void set_random_seed(const unsigned int seed);
 
   // GPU mode's random words (blobrt's bernoulli_mask: the Philox4x32-10 stream, where Caffe's
   // GPU code draws from cuRAND's generator): the key and the first word of the next `count`,
@@ -222,15 +221,7 @@ class Caffe {
     std::int64_t seed;
     std::int64_t counter;
   };
-  static DeviceWords take_device_words(std::int64_t count) {
-    Caffe& c = Get();
-    if (c.device_seed_ < 0) c.device_seed_ = static_cast<std::int64_t>(static_cast<std::uint64_t>(cluster_seedgen()) >> 1);
-    const std::int64_t words = (count + 3) / 4 * 4;
-    if (c.device_counter_ > INT64_MAX - words) c.device_counter_ = 0;  // past 2^63 words: never in practice
-    const DeviceWords taken{c.device_seed_, c.device_counter_};
-    c.device_counter_ += words;
-    return taken;
-  }
+  static DeviceWords take_device_words(std::int64_t count);
 
   // Caffe's device ordinals are the indices of the current backend's devices ("opencl:1"
   // is device 1 in an OpenCL program): SetDevice selects one for the calling thread (the

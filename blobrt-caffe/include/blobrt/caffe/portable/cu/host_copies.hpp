@@ -1,7 +1,8 @@
 // Host copies of GPU operands for the portable forms of a tree's CUDA code that blobrt's
 // operations do not cover (the n-d im2col, SSD's bbox_util.cu): what Caffe hands over as
 // device memory read into a std::vector on the host, and a result written back, on the
-// calling thread's device. Each copy is counted by blobrt's transfer counters as any other.
+// calling thread's device. These are Device copies, not SyncedMemory's: blobrt's transfer
+// counters (which count SyncedMemory's) do not see them.
 // The copies go as caffe_gpu_memcpy's (CUDA's cudaMemcpyDefault): a pointer that is none of
 // the device's buffers is host memory, as CUDA's unified addressing lets Caffe's GPU code
 // read Caffe's pinned host memory (SSD's tests hand cpu_data() to its GPU functions).

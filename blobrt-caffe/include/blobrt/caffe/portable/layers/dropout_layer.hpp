@@ -2,7 +2,8 @@
 // the 0/1 mask drawn on the device by bernoulli_mask (the Philox4x32-10 stream of the
 // thread's Caffe context: Caffe::take_device_words, keyed by Caffe's seed, where Caffe's .cu
 // draws rand_vec_ with cuRAND and tests mask > uint_thres_), so nothing crosses between host
-// and device; then the kernels' expressions in their order by element-wise operations: the
+// and device (where the backend has the operation: a plugin without it gets the core's host
+// path, which draws on the host and copies the mask up); then the kernels' expressions in their order by element-wise operations: the
 // output (in * keep) * scale, the gradient (dy * scale) * keep, scale_ as the float the .cu
 // passes: Caffe's values bit for bit for a given mask, infinities and NaN included. The mask
 // is another draw than cuRAND's (docs/differences-from-caffe.md), and rand_vec_ itself is

@@ -38,8 +38,9 @@ Dtype BBoxSizeGPU(const Dtype* bbox, const bool normalized) {
 template <typename Dtype>
 Dtype JaccardOverlapGPU(const Dtype* bbox1, const Dtype* bbox2) {
   if (bbox2[0] > bbox1[2] || bbox2[2] < bbox1[0] || bbox2[1] > bbox1[3] || bbox2[3] < bbox1[1]) return Dtype(0);
-  const Dtype inter_width = std::min(bbox1[2], bbox2[2]) - std::max(bbox1[0], bbox2[0]);
-  const Dtype inter_height = std::min(bbox1[3], bbox2[3]) - std::max(bbox1[1], bbox2[1]);
+  // CUDA's min and max of floating point are fmin and fmax (a NaN loses).
+  const Dtype inter_width = std::fmin(bbox1[2], bbox2[2]) - std::fmax(bbox1[0], bbox2[0]);
+  const Dtype inter_height = std::fmin(bbox1[3], bbox2[3]) - std::fmax(bbox1[1], bbox2[1]);
   const Dtype inter_size = inter_width * inter_height;
   return inter_size / (BBoxSizeGPU(bbox1, true) + BBoxSizeGPU(bbox2, true) - inter_size);
 }
@@ -51,6 +52,22 @@ static_assert(sizeof(bool) == sizeof(char), "a bool is one byte");
 
 using blobrt_caffe_portable::to_device;
 using blobrt_caffe_portable::to_host;
+
+// The kernels' clamps: x < y ? x : y and x > y ? x : y (CUDA's fminf/fmaxf give the same
+// for a NaN x: the bound), so a NaN coordinate is clipped to 1 and a NaN probability floored
+// to FLT_MIN, as on the GPU.
+template <typename Dtype>
+Dtype smaller(Dtype x, Dtype y) {
+  return x < y ? x : y;
+}
+template <typename Dtype>
+Dtype larger(Dtype x, Dtype y) {
+  return x > y ? x : y;
+}
+template <typename Dtype>
+Dtype clip_unit(Dtype x) {
+  return larger(smaller(x, Dtype(1)), Dtype(0));
+}
 
 // The box coordinate `i` (0 xmin, 1 ymin, 2 xmax, 3 ymax) of one prediction decoded against
 // its prior (prior: the prior's 4 corners; variance: its 4 variances), by the .cu's formula
@@ -88,14 +105,16 @@ Dtype decode(CodeType code_type, bool variance_encoded_in_target, const Dtype* p
   }
 }
 
-// Whether each pair (i, j), i != j, of `boxes` (host, 4 corners each) overlaps by more than
-// the threshold: overlapped[i * count + j] set where it does, the others left as they were.
+// The kernels' overlap test over `nthreads` pairs, one mark per pair as each thread writes
+// it: pair index e is boxes (e / count) % count and e % count of group e / count^2
+// (box(group, i) gives its 4 corners on the host); a pair of one box with itself, or
+// overlapping by no more than the threshold, leaves its mark as it was.
 template <typename Dtype, typename Box>
-void mark_overlaps(int count, Box box, Dtype threshold, bool* overlapped) {
-  for (int i = 0; i < count; ++i) {
-    for (int j = 0; j < count; ++j) {
-      if (i != j && JaccardOverlapGPU(box(i), box(j)) > threshold) overlapped[i * count + j] = true;
-    }
+void mark_overlaps(int nthreads, int count, Box box, Dtype threshold, char* overlapped) {
+  CHECK_GT(count, 0) << "overlaps of no boxes";
+  for (int e = 0; e < nthreads; ++e) {
+    const int j = e % count, i = (e / count) % count, group = e / count / count;
+    if (i != j && JaccardOverlapGPU(box(group, i), box(group, j)) > threshold) overlapped[e] = true;
   }
 }
 
@@ -116,15 +135,22 @@ void DecodeBBoxesGPU(const int nthreads, const Dtype* loc_data, const Dtype* pri
                      Dtype* bbox_data) {
   namespace b = blobrt_portable_bbox;
   if (nthreads <= 0) return;
+  CHECK_GT(num_loc_classes, 0);
+  CHECK_GT(num_priors, 0);
+  CHECK_EQ(nthreads % 4, 0) << "a box has 4 coordinates";
   const std::vector<Dtype> loc = b::to_host(loc_data, nthreads), priors = b::to_host(prior_data, num_priors * 8);
-  std::vector<Dtype> boxes = b::to_host(bbox_data, nthreads);  // the background class's stay as they are
+  // The boxes the kernel leaves as they are (the background class's where locations are per
+  // class, all of them for a code type it does not know) are read back first.
+  const bool keeps_some = !share_location || (code_type != PriorBoxParameter_CodeType_CORNER &&
+                                               code_type != PriorBoxParameter_CodeType_CENTER_SIZE &&
+                                               code_type != PriorBoxParameter_CodeType_CORNER_SIZE);
+  std::vector<Dtype> boxes = keeps_some ? b::to_host(bbox_data, nthreads) : std::vector<Dtype>(nthreads);
   for (int index = 0; index < nthreads; ++index) {
     const int i = index % 4, c = (index / 4) % num_loc_classes, d = (index / 4 / num_loc_classes) % num_priors;
     if (!share_location && c == background_label_id) continue;
-    Dtype value = b::decode(code_type, variance_encoded_in_target, &priors[d * 4], &priors[(num_priors + d) * 4],
-                            &loc[index - i], i, boxes[index]);
-    if (clip_bbox) value = std::max(std::min(value, Dtype(1)), Dtype(0));
-    boxes[index] = value;
+    const Dtype value = b::decode(code_type, variance_encoded_in_target, &priors[d * 4],
+                                  &priors[(num_priors + d) * 4], &loc[index - i], i, boxes[index]);
+    boxes[index] = clip_bbox ? b::clip_unit(value) : value;
   }
   b::to_device(boxes, bbox_data);
 }
@@ -134,6 +160,10 @@ void PermuteDataGPU(const int nthreads, const Dtype* data, const int num_classes
                     const int num_dim, Dtype* new_data) {
   namespace b = blobrt_portable_bbox;
   if (nthreads <= 0) return;
+  CHECK_GT(num_classes, 0);
+  CHECK_GT(num_data, 0);
+  CHECK_GT(num_dim, 0);
+  CHECK_EQ(nthreads % (num_classes * num_data * num_dim), 0) << "whole items only: each is classes x data x dim";
   const std::vector<Dtype> in = b::to_host(data, nthreads);
   std::vector<Dtype> out(nthreads);
   // (n, d, c, i) -> (n, c, d, i): per item, its classes' rows gathered by class.
@@ -156,17 +186,20 @@ void ComputeOverlappedGPU(const int nthreads, const Dtype* bbox_data, const int 
                           const Dtype overlap_threshold, bool* overlapped_data) {
   namespace b = blobrt_portable_bbox;
   if (nthreads <= 0) return;
-  const int per_class = num_bboxes * num_bboxes, num = nthreads / per_class / num_classes;
+  CHECK_GT(num_bboxes, 0);
+  CHECK_GT(num_classes, 0);
+  const int per_class = num_bboxes * num_bboxes, num = (nthreads + per_class * num_classes - 1) / per_class / num_classes;
   const std::vector<Dtype> boxes = b::to_host(bbox_data, static_cast<std::size_t>(num) * num_bboxes * num_classes * 4);
   // bool's bytes (std::vector<bool> has no data()); the kernel only sets marks, so the others stay.
   std::vector<char> marks = b::to_host(reinterpret_cast<const char*>(overlapped_data), nthreads);
-  for (int n = 0; n < num; ++n) {
-    for (int c = 0; c < num_classes; ++c) {
-      bool* overlapped = reinterpret_cast<bool*>(marks.data()) + (n * num_classes + c) * per_class;
-      b::mark_overlaps(num_bboxes, [&](int i) { return &boxes[((n * num_bboxes + i) * num_classes + c) * 4]; },
-                       overlap_threshold, overlapped);
-    }
-  }
+  // Pair group g is image g / num_classes, class g % num_classes.
+  b::mark_overlaps(
+      nthreads, num_bboxes,
+      [&](int group, int i) {
+        const int n = group / num_classes, c = group % num_classes;
+        return &boxes[((n * num_bboxes + i) * num_classes + c) * 4];
+      },
+      overlap_threshold, marks.data());
   b::to_device(marks, reinterpret_cast<char*>(overlapped_data));
 }
 
@@ -177,15 +210,16 @@ void ComputeOverlappedByIdxGPU(const int nthreads, const Dtype* bbox_data, const
   if (nthreads <= 0 || num_idx <= 0) return;
   const std::vector<int> indices = b::to_host(idx, num_idx);
   const std::vector<Dtype> boxes = b::to_host(bbox_data, b::extent_of(indices, 4));
+  CHECK_LE(nthreads, num_idx * num_idx) << "pairs of " << num_idx << " indexed boxes";
   std::vector<char> marks = b::to_host(reinterpret_cast<const char*>(overlapped_data), nthreads);
-  b::mark_overlaps(num_idx, [&](int i) { return &boxes[indices[i] * 4]; }, overlap_threshold,
-                   reinterpret_cast<bool*>(marks.data()));
+  b::mark_overlaps(nthreads, num_idx, [&](int, int i) { return &boxes[indices[i] * 4]; }, overlap_threshold,
+                   marks.data());
   b::to_device(marks, reinterpret_cast<char*>(overlapped_data));
 }
 
 // As the .cu: the boxes scoring above the threshold (conf_data is host memory there too),
-// best first (a stable order: thrust's sort of host keys is a merge sort), the best top_k
-// kept, their overlaps, then bbox_util.cpp's greedy suppression.
+// best first (ties in box order, as thrust's sort of the .cu's index-ordered keys leaves
+// them), the best top_k kept, their overlaps, then bbox_util.cpp's greedy suppression.
 template <typename Dtype>
 void ApplyNMSGPU(const Dtype* bbox_data, const Dtype* conf_data, const int num_bboxes,
                  const float confidence_threshold, const int top_k, const float nms_threshold,
@@ -201,8 +235,8 @@ void ApplyNMSGPU(const Dtype* bbox_data, const Dtype* conf_data, const int num_b
   const int num_remain = static_cast<int>(idx.size());
   const std::vector<Dtype> boxes = b::to_host(bbox_data, b::extent_of(idx, 4));
   std::vector<char> overlapped(static_cast<std::size_t>(num_remain) * num_remain, 0);
-  b::mark_overlaps(num_remain, [&](int i) { return &boxes[idx[i] * 4]; }, static_cast<Dtype>(nms_threshold),
-                   reinterpret_cast<bool*>(overlapped.data()));
+  b::mark_overlaps(num_remain * num_remain, num_remain, [&](int, int i) { return &boxes[idx[i] * 4]; },
+                   static_cast<Dtype>(nms_threshold), overlapped.data());
   std::vector<int> selected;
   ApplyNMS(reinterpret_cast<const bool*>(overlapped.data()), num_remain, &selected);
   for (int s : selected) indices->push_back(idx[s]);
@@ -225,7 +259,7 @@ void GetDetectionsGPU(const Dtype* bbox_data, const Dtype* conf_data, const int 
     row[2] = scores[det];
     for (int i = 0; i < 4; ++i) {
       const Dtype v = boxes[det * 4 + i];
-      row[3 + i] = clip_bbox ? std::max(std::min(v, Dtype(1)), Dtype(0)) : v;
+      row[3 + i] = clip_bbox ? b::clip_unit(v) : v;
     }
   }
 }
@@ -260,11 +294,13 @@ void ComputeConfLossGPU(const Blob<Dtype>& conf_blob, const int num, const int n
     }
   }
   Blob<Dtype> prob_blob;
-  const Dtype* conf = conf_blob.cpu_data();
+  const Dtype* conf = nullptr;
   if (loss_type == MultiBoxLossParameter_ConfLossType_SOFTMAX) {
     prob_blob.ReshapeLike(conf_blob);
     SoftMaxGPU(conf_blob.gpu_data(), num * num_preds_per_class, num_classes, 1, prob_blob.mutable_gpu_data());
     conf = prob_blob.cpu_data();
+  } else {
+    conf = conf_blob.cpu_data();
   }
   all_conf_loss->clear();
   for (int i = 0; i < num; ++i) {
@@ -274,7 +310,7 @@ void ComputeConfLossGPU(const Blob<Dtype>& conf_blob, const int num, const int n
       const Dtype* scores = conf + (i * num_preds_per_class + p) * num_classes;
       Dtype loss = 0;
       if (loss_type == MultiBoxLossParameter_ConfLossType_SOFTMAX) {
-        loss = -std::log(std::max(scores[label], Dtype(FLT_MIN)));
+        loss = -std::log(blobrt_portable_bbox::larger(scores[label], Dtype(FLT_MIN)));
       } else if (loss_type == MultiBoxLossParameter_ConfLossType_LOGISTIC) {
         for (int c = 0; c < num_classes; ++c) {
           const Dtype x = scores[c];
