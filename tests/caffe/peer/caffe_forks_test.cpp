@@ -216,7 +216,12 @@ TEST(PortableDeviceRuntime, OldP2PSyncsMemoryCalls) {
   ASSERT_EQ(cudaMemcpyAsync(b + 8, a, 16 * sizeof(float), cudaMemcpyDeviceToDevice, nullptr), cudaSuccess);
   ASSERT_EQ(cudaMemcpy(back.data(), b + 8, 16 * sizeof(float), cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_EQ(back, host);
-  EXPECT_EQ(cudaMemcpy(back.data(), b, 4, cudaMemcpyDefault), cudaErrorInvalidValue);
+  // cudaMemcpyDefault: the sides told apart as unified addressing tells them.
+  std::vector<float> twice(16, -1);
+  ASSERT_EQ(cudaMemcpy(a, back.data(), 16 * sizeof(float), cudaMemcpyDefault), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(twice.data(), a, 16 * sizeof(float), cudaMemcpyDefault), cudaSuccess);
+  EXPECT_EQ(twice, host);
+  EXPECT_EQ(cudaMemcpy(back.data(), b, 4, static_cast<cudaMemcpyKind>(7)), cudaErrorInvalidValue);
   EXPECT_EQ(cudaFree(a), cudaSuccess);
   EXPECT_EQ(cudaFree(b), cudaSuccess);
   EXPECT_EQ(cudaFree(b), cudaErrorInvalidValue) << "freed twice";

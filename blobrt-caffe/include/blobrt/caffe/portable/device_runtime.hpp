@@ -177,17 +177,24 @@ class DeviceAllocations {
   // The device of the cudaMalloc buffer holding `pointer` (a handle plus an offset, as
   // Caffe's code makes them), else the thread's device (Blob memory is the thread's device's).
   std::shared_ptr<blobrt::Device> device_of(const void* pointer) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    auto after = owners_.upper_bound(const_cast<void*>(pointer));
-    if (after != owners_.begin()) {
-      const auto& [buffer, owner] = *std::prev(after);
-      const auto start = reinterpret_cast<std::uintptr_t>(buffer), at = reinterpret_cast<std::uintptr_t>(pointer);
-      if (at - start < owner.bytes) return owner.device;
-    }
-    return blobrt::current_device();
+    std::shared_ptr<blobrt::Device> owner = made_by(pointer);
+    return owner ? owner : blobrt::current_device();
+  }
+  // cudaMemcpyDefault's question: whether `pointer` is device memory (a cudaMalloc buffer, or
+  // a buffer of the thread's device), else host memory, as CUDA's unified addressing tells.
+  bool is_device_memory(const void* pointer) {
+    return made_by(pointer) != nullptr || blobrt::current_device()->is_buffer(pointer);
   }
 
  private:
+  std::shared_ptr<blobrt::Device> made_by(const void* pointer) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto after = owners_.upper_bound(const_cast<void*>(pointer));
+    if (after == owners_.begin()) return nullptr;
+    const auto& [buffer, owner] = *std::prev(after);
+    const auto start = reinterpret_cast<std::uintptr_t>(buffer), at = reinterpret_cast<std::uintptr_t>(pointer);
+    return at - start < owner.bytes ? owner.device : nullptr;
+  }
   struct Owner {
     std::shared_ptr<blobrt::Device> device;
     std::size_t bytes;
@@ -289,7 +296,13 @@ inline cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t bytes, cud
       }
       return cudaSuccess;
     }
-    default: return cudaErrorInvalidValue;  // cudaMemcpyDefault: which side is which is not known here
+    case cudaMemcpyDefault: {
+      const bool from_device = allocations.is_device_memory(src), to_device = allocations.is_device_memory(dst);
+      return cudaMemcpy(dst, src, bytes,
+                        from_device ? (to_device ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
+                                    : (to_device ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost));
+    }
+    default: return cudaErrorInvalidValue;
   }
 }
 inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t bytes, cudaMemcpyKind kind,
