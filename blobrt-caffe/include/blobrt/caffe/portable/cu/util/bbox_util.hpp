@@ -119,10 +119,13 @@ void mark_overlaps(int nthreads, int count, Box box, Dtype threshold, char* over
 }
 
 // How many elements a device array indexed by `indices` (each naming `width` elements) holds
-// at least.
+// at least; a negative index is refused (it would name host memory before the copy).
 inline std::size_t extent_of(const std::vector<int>& indices, std::size_t width) {
   int most = -1;
-  for (int i : indices) most = std::max(most, i);
+  for (int i : indices) {
+    CHECK_GE(i, 0) << "a box index";
+    most = std::max(most, i);
+  }
   return static_cast<std::size_t>(most + 1) * width;
 }
 
