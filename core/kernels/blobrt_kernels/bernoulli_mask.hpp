@@ -12,6 +12,7 @@
 #include <ostream>
 
 #include "blobrt_kernels/math_operation.hpp"
+#include "blobrt_kernels/parallel.hpp"
 
 namespace blobrt_kernels {
 
@@ -54,19 +55,26 @@ struct MathSemantics<MathOp::bernoulli_mask> {
     if (a.n > std::numeric_limits<std::int64_t>::max() - a.counter) return "counter + n must stay below 2^63";
     return nullptr;
   }
-  // Block by block: the blocks at either end may be partial.
+  // Block by block, the elements split across the team (ten rounds per four words cost far
+  // more than the store: a smaller share than a streaming operation's is worth a thread);
+  // the blocks at either end of a share may be partial.
   template <typename T>
   static bool run(const Args& a, T* const* p) {
     T* mask = p[0];
     const auto threshold = static_cast<std::uint32_t>(a.threshold);
     const auto seed = static_cast<std::uint64_t>(a.seed), first = static_cast<std::uint64_t>(a.counter);
-    const std::uint64_t end = first + static_cast<std::uint64_t>(a.n);
-    for (std::uint64_t w = first; w < end;) {
-      const Philox4x32::Block words = Philox4x32::words(seed, w >> 2);
-      for (std::uint64_t lane = w & 3; lane < 4 && w < end; ++lane, ++w) {
-        mask[w - first] = words[lane] > threshold ? T(1) : T(0);
-      }
-    }
+    parallel_for(
+        a.n,
+        [&](std::int64_t begin, std::int64_t stop) {
+          const std::uint64_t end = first + static_cast<std::uint64_t>(stop);
+          for (std::uint64_t w = first + static_cast<std::uint64_t>(begin); w < end;) {
+            const Philox4x32::Block words = Philox4x32::words(seed, w >> 2);
+            for (std::uint64_t lane = w & 3; lane < 4 && w < end; ++lane, ++w) {
+              mask[w - first] = words[lane] > threshold ? T(1) : T(0);
+            }
+          }
+        },
+        kParallelThreshold / 16);
     return true;
   }
   static void routine(std::ostream& s, const Args& a) {
