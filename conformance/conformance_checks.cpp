@@ -43,6 +43,8 @@ const char* to_string(Operation op) {
     case Operation::kScatterAddRows: return "scatter_add_rows";
     case Operation::kTopKHits: return "top_k_hits";
     case Operation::kBernoulliMask: return "bernoulli_mask";
+    case Operation::kRoiMaxPool: return "roi_max_pool";
+    case Operation::kRoiMaxPoolBackward: return "roi_max_pool_backward";
   }
   return "?";
 }
@@ -69,7 +71,9 @@ bool is_math(Operation op) {
     case Operation::kGatherRows:
     case Operation::kScatterAddRows:
     case Operation::kTopKHits:
-    case Operation::kBernoulliMask: return true;
+    case Operation::kBernoulliMask:
+    case Operation::kRoiMaxPool:
+    case Operation::kRoiMaxPoolBackward: return true;
     default: return false;
   }
 }
@@ -81,7 +85,8 @@ std::vector<Operation> all_operations() {
           Operation::kAvePool, Operation::kAvePoolBackward, Operation::kSoftmax, Operation::kSoftmaxBackward,
           Operation::kSoftmaxLoss, Operation::kSoftmaxLossBackward, Operation::kCopyRows,
           Operation::kLrnScale, Operation::kLrnBackward, Operation::kChannelAffine, Operation::kGatherRows,
-          Operation::kScatterAddRows, Operation::kTopKHits, Operation::kBernoulliMask};
+          Operation::kScatterAddRows, Operation::kTopKHits, Operation::kBernoulliMask,
+          Operation::kRoiMaxPool, Operation::kRoiMaxPoolBackward};
 }
 
 const char* to_string(Precision p) { return p == Precision::kFloat32 ? "float" : "double"; }

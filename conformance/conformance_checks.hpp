@@ -20,7 +20,8 @@
 //                     4ε·(1 + |ref|), bnll_backward 6ε·|ref|; threshold, clip,
 //                     clip_backward, max_step, argmax_step, mask_select, positive_select,
 //                     zero_where_label exact; sigmoid_cross_entropy 8ε·(1 + |ref|) +
-//                     3ε·|a|(|b| + 1)
+//                     3ε·|a|(|b| + 1); smooth_l1 4ε·(|ref| + |a|), smooth_l1_backward
+//                     2ε·|ref|
 //   im2col:           exact (a copy, +0 in the padding); col2im as a sum of its terms
 //   pooling:          max exact (the first maximum in row order); average and both
 //                     backward operations as sums of their terms
@@ -36,6 +37,9 @@
 //                     tested against the threshold; the stream is blobrt_kernels' generator,
 //                     itself held to Random123's known answers), and the share kept near
 //                     its probability
+//   roi_max_pool:     exact (each bin's first maximum), and its backward exact too (a
+//                     reference of ROIPoolBackward's own per-cell loop, summed in its order
+//                     in the element type)
 //   LRN:              the window sums' rounding in the kernels' running sum, (4 + 2 channels)ε
 //                     times its largest partial sum; the gradient's pow 16ε·|its term|
 //   softmax loss:     4ε·(1 + |ref|) (log's ulps); its backward 2ε·|ref| ((p − 1)·scale);
@@ -60,7 +64,7 @@ enum class Operation {
   kMemset, kCopyRoundTrip, kCopyDevice, kAxpy, kDot, kAsum, kScal, kGemm, kGemv, kElementwise, kIm2col, kCol2im,
   kMaxPool, kMaxPoolBackward, kAvePool, kAvePoolBackward, kSoftmax, kSoftmaxBackward,
   kSoftmaxLoss, kSoftmaxLossBackward, kCopyRows, kLrnScale, kLrnBackward,
-  kChannelAffine, kGatherRows, kScatterAddRows, kTopKHits, kBernoulliMask
+  kChannelAffine, kGatherRows, kScatterAddRows, kTopKHits, kBernoulliMask, kRoiMaxPool, kRoiMaxPoolBackward
 };
 const char* to_string(Operation op);
 std::vector<Operation> all_operations();
@@ -103,6 +107,12 @@ struct GatherShape {
   std::int64_t rows = 1, columns = 1, table_rows = 1;
 };
 
+// roi_max_pool's geometry (its regions are the checker's fixed list, the first `rois`).
+struct RoiShape {
+  std::int64_t batch = 1, channels = 1, height = 1, width = 1, rois = 1, pooled_h = 1, pooled_w = 1;
+  double spatial_scale = 1;
+};
+
 // bernoulli_mask's draw: the stream's key, its first word, the threshold.
 struct RandomDraw {
   std::int64_t seed = 1703, counter = 0, threshold = 2147483647;  // Dropout's ratio 0.5: UINT_MAX * 0.5
@@ -139,6 +149,7 @@ struct Case {
   GatherShape gather;  // gather_rows, scatter_add_rows
   std::int64_t top_k = 1;  // top_k_hits (its shape is `softmax`, its ignore label the loss's)
   RandomDraw draw;  // bernoulli_mask (n elements)
+  RoiShape roi;  // roi_max_pool, roi_max_pool_backward
   std::string name() const;
 };
 // How GoogleTest prints a case (the test name's parameter; else it dumps the struct's bytes,

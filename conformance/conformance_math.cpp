@@ -10,6 +10,7 @@
 #include "conformance_math.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <cstring>
@@ -134,6 +135,8 @@ class MathChecker {
       case Operation::kScatterAddRows: return gather_rows();
       case Operation::kTopKHits: return top_k_hits();
       case Operation::kBernoulliMask: return bernoulli_mask();
+      case Operation::kRoiMaxPool:
+      case Operation::kRoiMaxPoolBackward: return roi_max_pool();
       default: return elementwise();
     }
   }
@@ -883,6 +886,154 @@ class MathChecker {
     return untouched_outside(got, mask.before(), offsets_.y, c_.n, "bernoulli_mask mask");
   }
 
+  // roi_max_pool and its backward, against a reference written here from py-faster-rcnn's
+  // roi_pooling_layer.cu: ROIPoolForward's bins and argmax, then ROIPoolBackward's own loop
+  // (per cell, over the regions and the bins it derives, adding where the argmax is the cell),
+  // in T, in its order: both exact. The regions (image index, x1, y1, x2, y2 in input
+  // coordinates) are a fixed list: inside, at and past the map's edges, 1 x 1, the whole
+  // image, malformed (x2 < x1), an index toward zero from -0.5, and the ones the operation
+  // defines where the kernel would read outside (an image past the batch, a negative one,
+  // NaN and huge corners). Inputs are multiples of 0.5 (ties for the first-maximum rule).
+  static std::vector<std::array<double, 5>> roi_boxes(const RoiShape& s) {
+    const double h = static_cast<double>(s.height) / s.spatial_scale, w = static_cast<double>(s.width) / s.spatial_scale;
+    const double last = static_cast<double>(s.batch - 1), nan = std::numeric_limits<double>::quiet_NaN();
+    std::vector<std::array<double, 5>> boxes = {
+        {0, 0.1 * w, 0.2 * h, 0.7 * w, 0.9 * h},  {last, 0, 0, w - 1, h - 1},
+        {0, -0.3 * w, -0.2 * h, 0.4 * w, 0.3 * h}, {last, 0.5 * w, 0.6 * h, 1.4 * w, 1.2 * h},
+        {0, 0.3 * w, 0.3 * h, 0.3 * w, 0.3 * h},  {last, 0.6 * w, 0.5 * h, 0.2 * w, 0.1 * h},
+        {-0.5, 0.25 * w, 0.1 * h, 0.55 * w, 0.8 * h}, {0.9, 0, 0.45 * h, 0.95 * w, 0.55 * h},
+        {static_cast<double>(s.batch), 1, 1, 2, 2}, {-1, 1, 1, 2, 2},
+        {0, nan, 1, 2, 2},                         {0, 1, 1, 1e9, 2},
+        {last, 0.05 * w, 0.05 * h, 0.35 * w, 0.95 * h}};
+    boxes.resize(static_cast<std::size_t>(std::min<std::int64_t>(s.rois, static_cast<std::int64_t>(boxes.size()))));
+    while (static_cast<std::int64_t>(boxes.size()) < s.rois) {  // more: the list again, shifted
+      std::array<double, 5> b = boxes[boxes.size() % 8];
+      for (int i = 1; i < 5; ++i) b[i] += static_cast<double>(boxes.size());
+      boxes.push_back(b);
+    }
+    return boxes;
+  }
+  // ROIPoolForward's region in T; false where the operation defines NaN bins.
+  struct RoiRef {
+    std::int64_t image;
+    int x1, y1, x2, y2;
+    T bin_h, bin_w;
+  };
+  static bool roi_ref(const RoiShape& s, const T* box, RoiRef* r) {
+    if (!(box[0] > T(-1) && box[0] < static_cast<T>(s.batch))) return false;
+    const T scale = static_cast<T>(s.spatial_scale);
+    int corner[4];
+    for (int i = 0; i < 4; ++i) {
+      const T v = box[1 + i] * scale;
+      if (!(std::fabs(v) <= T(16777216))) return false;
+      corner[i] = static_cast<int>(std::round(v));
+    }
+    r->image = static_cast<std::int64_t>(box[0]);
+    r->x1 = corner[0], r->y1 = corner[1], r->x2 = corner[2], r->y2 = corner[3];
+    r->bin_h = static_cast<T>(std::max(r->y2 - r->y1 + 1, 1)) / static_cast<T>(s.pooled_h);
+    r->bin_w = static_cast<T>(std::max(r->x2 - r->x1 + 1, 1)) / static_cast<T>(s.pooled_w);
+    return true;
+  }
+  Result roi_max_pool() {
+    const RoiShape& s = c_.roi;
+    const std::int64_t plane = s.height * s.width, bins = s.pooled_h * s.pooled_w;
+    const std::int64_t bottom_count = s.batch * s.channels * plane, top_count = s.rois * s.channels * bins;
+    std::vector<T> box_values = filled(offsets_.b, s.rois * 5, T(0));
+    const auto boxes = roi_boxes(s);
+    for (std::size_t r = 0; r < boxes.size(); ++r) {
+      for (int i = 0; i < 5; ++i) box_values[offsets_.b + r * 5 + i] = static_cast<T>(boxes[r][i]);
+    }
+    Operand<T> bottom(device_, pool_input(offsets_.a, bottom_count, 61));
+    Operand<T> rois(device_, box_values);
+    const T* in = bottom.before().data() + offsets_.a;
+    const T* box = rois.before().data() + offsets_.b;
+    // The reference forward: each bin's value and argmax (-1: none).
+    std::vector<T> top_ref(static_cast<std::size_t>(top_count));
+    std::vector<std::int64_t> argmax(top_ref.size(), -1);
+    std::vector<RoiRef> regions(static_cast<std::size_t>(s.rois));
+    std::vector<bool> valid(regions.size());
+    for (std::int64_t r = 0; r < s.rois; ++r) {
+      valid[r] = roi_ref(s, box + r * 5, &regions[r]);
+      const RoiRef& g = regions[r];
+      for (std::int64_t c = 0; c < s.channels; ++c) {
+        for (std::int64_t ph = 0; ph < s.pooled_h; ++ph) {
+          for (std::int64_t pw = 0; pw < s.pooled_w; ++pw) {
+            const std::int64_t i = ((r * s.channels + c) * s.pooled_h + ph) * s.pooled_w + pw;
+            if (!valid[r]) {
+              top_ref[i] = std::numeric_limits<T>::quiet_NaN();
+              continue;
+            }
+            auto clip = [](int v, std::int64_t hi) { return std::min(std::max(v, 0), static_cast<int>(hi)); };
+            const int h0 = clip(static_cast<int>(std::floor(static_cast<T>(ph) * g.bin_h)) + g.y1, s.height);
+            const int h1 = clip(static_cast<int>(std::ceil(static_cast<T>(ph + 1) * g.bin_h)) + g.y1, s.height);
+            const int w0 = clip(static_cast<int>(std::floor(static_cast<T>(pw) * g.bin_w)) + g.x1, s.width);
+            const int w1 = clip(static_cast<int>(std::ceil(static_cast<T>(pw + 1) * g.bin_w)) + g.x1, s.width);
+            T best = (h1 <= h0 || w1 <= w0) ? T(0) : T(-FLT_MAX);
+            const T* p = in + (g.image * s.channels + c) * plane;
+            for (int y = h0; y < h1; ++y) {
+              for (int x = w0; x < w1; ++x) {
+                if (p[y * s.width + x] > best) best = p[y * s.width + x], argmax[i] = y * s.width + x;
+              }
+            }
+            top_ref[i] = best;
+          }
+        }
+      }
+    }
+    if (c_.op == Operation::kRoiMaxPool) {
+      Operand<T> top(device_, filled(offsets_.y, top_count, T(-3.5)));
+      device_.roi_max_pool(precision, s.batch, s.channels, s.height, s.width, s.rois, s.pooled_h, s.pooled_w,
+                           s.spatial_scale, bottom.get(), offsets_.a, rois.get(), offsets_.b, top.get(), offsets_.y);
+      const std::vector<T> got = top.after();
+      for (std::int64_t i = 0; i < top_count; ++i) {
+        const T g = got[offsets_.y + i];
+        if (std::isnan(top_ref[i]) ? !std::isnan(g) : !same_bits(g, top_ref[i])) {
+          return fail("roi_max_pool: top[", i, "] (region ", i / (s.channels * bins), ") is ", g, ", expected ",
+                      top_ref[i]);
+        }
+      }
+      return untouched_outside(got, top.before(), offsets_.y, top_count, "roi_max_pool top");
+    }
+    Operand<T> top_diff(device_, values(offsets_.y, top_count, -1, 1, 62));
+    Operand<T> bottom_diff(device_, filled(offsets_.y, bottom_count, std::numeric_limits<T>::quiet_NaN()));
+    device_.roi_max_pool_backward(precision, s.batch, s.channels, s.height, s.width, s.rois, s.pooled_h, s.pooled_w,
+                                  s.spatial_scale, bottom.get(), offsets_.a, rois.get(), offsets_.b, top_diff.get(),
+                                  offsets_.y, bottom_diff.get(), offsets_.y);
+    const std::vector<T> got = bottom_diff.after();
+    const T* diff = top_diff.before().data() + offsets_.y;
+    // ROIPoolBackward, per cell (n, c, h, w).
+    for (std::int64_t e = 0; e < bottom_count; ++e) {
+      const int w = static_cast<int>(e % s.width), h = static_cast<int>(e / s.width % s.height);
+      const std::int64_t c = e / plane % s.channels, n = e / plane / s.channels;
+      T gradient = T(0);
+      for (std::int64_t r = 0; r < s.rois; ++r) {
+        const RoiRef& g = regions[r];
+        if (!valid[r] || g.image != n) continue;
+        if (!(w >= g.x1 && w <= g.x2 && h >= g.y1 && h <= g.y2)) continue;
+        auto edge = [](T v, bool up, std::int64_t hi) {
+          const int i = static_cast<int>(up ? std::ceil(v) : std::floor(v));
+          return std::min(std::max(i, 0), static_cast<int>(hi));
+        };
+        const int ph0 = edge(static_cast<T>(h - g.y1) / g.bin_h, false, s.pooled_h);
+        const int ph1 = edge(static_cast<T>(h - g.y1 + 1) / g.bin_h, true, s.pooled_h);
+        const int pw0 = edge(static_cast<T>(w - g.x1) / g.bin_w, false, s.pooled_w);
+        const int pw1 = edge(static_cast<T>(w - g.x1 + 1) / g.bin_w, true, s.pooled_w);
+        for (int ph = ph0; ph < ph1; ++ph) {
+          for (int pw = pw0; pw < pw1; ++pw) {
+            const std::int64_t i = (r * s.channels + c) * bins + ph * s.pooled_w + pw;
+            if (argmax[i] == h * s.width + w) gradient += diff[i];
+          }
+        }
+      }
+      const T g = got[offsets_.y + e];
+      if (!same_bits(g, gradient)) {
+        return fail("roi_max_pool_backward: bottom_diff[", e, "] (image ", n, ", channel ", c, ", cell ", h, ", ", w,
+                    ") is ", g, ", expected ", gradient);
+      }
+    }
+    return untouched_outside(got, bottom_diff.before(), offsets_.y, bottom_count, "roi_max_pool_backward bottom_diff");
+  }
+
   // copy_rows: every element of dst as it was but the rows copied, bitwise (NaN payloads,
   // -0 and denormals included: a copy, not arithmetic).
   Result copy_rows() {
@@ -1009,6 +1160,14 @@ class MathChecker {
       case ElementwiseOp::kSigmoidCrossEntropy:
         *tol = 8 * eps * (1 + std::fabs(*ref)) + 3 * eps * std::fabs(a) * (std::fabs(b) + 1);
         return;
+      // SmoothL1: the quadratic piece in three roundings, the linear one |a| - 0.5 / alpha
+      // absolute in |a| (it cancels near the bound, where the two pieces meet, so a device
+      // that rounds the bound otherwise picks a piece whose value differs by ulps only); its
+      // derivative alpha a in one rounding, or the sign.
+      case ElementwiseOp::kSmoothL1:
+        *tol = 4 * eps * (std::fabs(*ref) + std::fabs(a)) + std::numeric_limits<T>::min();
+        return;
+      case ElementwiseOp::kSmoothL1Backward: *tol = 2 * eps * std::fabs(*ref) + std::numeric_limits<T>::min(); return;
       default: break;
     }
     // One correctly rounded operation; results below the smallest normal number may be
@@ -1079,7 +1238,8 @@ std::string math_case_name(const Case& c) {
         c.elementwise == ElementwiseOp::kElu || c.elementwise == ElementwiseOp::kEluBackward ||
         c.elementwise == ElementwiseOp::kThreshold || c.elementwise == ElementwiseOp::kClip ||
         c.elementwise == ElementwiseOp::kClipBackward || c.elementwise == ElementwiseOp::kMaskSelect ||
-        c.elementwise == ElementwiseOp::kArgmaxStep || c.elementwise == ElementwiseOp::kZeroWhereLabel) {
+        c.elementwise == ElementwiseOp::kArgmaxStep || c.elementwise == ElementwiseOp::kZeroWhereLabel ||
+        c.elementwise == ElementwiseOp::kSmoothL1 || c.elementwise == ElementwiseOp::kSmoothL1Backward) {
       s << "_a" << number(c.alpha);  // the codes run with more than one alpha
     }
     if (c.alias == Alias::kYIsA) s << "_inplace_a";
@@ -1120,6 +1280,13 @@ std::string math_case_name(const Case& c) {
   if (c.op == Operation::kBernoulliMask) {
     s << "bernoulli_mask_" << to_string(c.precision) << "_n" << c.n << "_seed" << c.draw.seed << "_from"
       << c.draw.counter << "_t" << c.draw.threshold << "_off" << c.offset;
+    return s.str();
+  }
+  if (c.op == Operation::kRoiMaxPool || c.op == Operation::kRoiMaxPoolBackward) {
+    const RoiShape& g = c.roi;
+    s << to_string(c.op) << "_" << to_string(c.precision) << "_b" << g.batch << "c" << g.channels << "h" << g.height
+      << "w" << g.width << "_r" << g.rois << "_p" << g.pooled_h << "x" << g.pooled_w << "_s"
+      << number(g.spatial_scale) << "_off" << c.offset;
     return s.str();
   }
   if (c.op == Operation::kTopKHits) {
@@ -1381,6 +1548,21 @@ std::vector<Case> math_cases() {
       c.draw = draw;
       cases.push_back(c);
     }
+    // roi_max_pool and its backward: Fast R-CNN's 7 x 7 bins of a 1/16 map (VGG16's conv5,
+    // so bins of under a cell: empty and overlapping ones), ZF's 6 x 6, a 2 x 3 and a 1 x 1
+    // pooling at scale 1 (bins of many cells), and no region, no channel.
+    const RoiShape shapes_roi[] = {{2, 3, 14, 19, 13, 7, 7, 0.0625}, {1, 4, 13, 13, 8, 6, 6, 0.0625},
+                                   {2, 2, 11, 9, 13, 2, 3, 1},       {3, 5, 6, 5, 20, 1, 1, 1},
+                                   {2, 3, 5, 5, 0, 7, 7, 0.0625},     {2, 0, 5, 5, 4, 2, 2, 1}};
+    for (Operation op : {Operation::kRoiMaxPool, Operation::kRoiMaxPoolBackward}) {
+      for (const RoiShape& shape : shapes_roi) {
+        for (std::int64_t offset : {0, 3}) {
+          Case c{op, p, 0, offset};
+          c.roi = shape;
+          cases.push_back(c);
+        }
+      }
+    }
     // element-wise: every code of the list (blobrt/elementwise_operations.h)
     for (int code = 0; code < BLOBRT_EW_OP_COUNT; ++code) {
       const auto op = static_cast<ElementwiseOp>(code);
@@ -1392,6 +1574,8 @@ std::vector<Case> math_cases() {
       if (op == ElementwiseOp::kMaskSelect || op == ElementwiseOp::kArgmaxStep) alphas = {1};
       // Labels from -2 to 2 in quarters: each alpha names the ones truncated to it.
       if (op == ElementwiseOp::kZeroWhereLabel) alphas = {1, -1};
+      // SmoothL1's sigma^2: Fast R-CNN's sigma 1 and the RPN's sigma 3 (bounds 1 and 1/9).
+      if (op == ElementwiseOp::kSmoothL1 || op == ElementwiseOp::kSmoothL1Backward) alphas = {1, 9};
       // Clip's alpha and beta are its minimum and maximum.
       const bool clip = op == ElementwiseOp::kClip || op == ElementwiseOp::kClipBackward;
       if (clip) alphas = {-0.5, 1};

@@ -121,6 +121,9 @@ BLOBRT_KIT_ENTRY_TYPE(gather_rows) gather_rows;
 BLOBRT_KIT_ENTRY_TYPE(scatter_add_rows) scatter_add_rows;
 // ABI 1.10: Dropout's mask drawn on the device, bernoulli_mask.cu.
 BLOBRT_KIT_ENTRY_TYPE(bernoulli_mask) bernoulli_mask;
+// ABI 1.11: Fast R-CNN's region pooling, roi_pooling.cu.
+BLOBRT_KIT_ENTRY_TYPE(roi_max_pool) roi_max_pool;
+BLOBRT_KIT_ENTRY_TYPE(roi_max_pool_backward) roi_max_pool_backward;
 
 // level1.cu: the plugin's own axpy, scal and asum, and when they run instead of cuBLAS's.
 int level1_mode_from_environment(Level1Mode* mode, blobrt_error* err);

@@ -72,6 +72,9 @@ struct Cuda {
   static constexpr auto scatter_add_rows = blobrt_cuda::scatter_add_rows;
   // ABI 1.10: a 0/1 mask from the Philox4x32-10 stream, Caffe's Dropout (bernoulli_mask.cu).
   static constexpr auto bernoulli_mask = blobrt_cuda::bernoulli_mask;
+  // ABI 1.11: Fast R-CNN's region of interest max pooling (roi_pooling.cu).
+  static constexpr auto roi_max_pool = blobrt_cuda::roi_max_pool;
+  static constexpr auto roi_max_pool_backward = blobrt_cuda::roi_max_pool_backward;
 };
 
 int Cuda::device_count(int32_t* count, blobrt_error* err) {

@@ -108,6 +108,8 @@ BLOBRT_CUDA_EW_(MASK_SELECT, a == alpha ? T(0) + b : T(0))
 BLOBRT_CUDA_EW_(POSITIVE_SELECT, a > T(0) ? b : y)
 BLOBRT_CUDA_EW_(SIGMOID_CROSS_ENTROPY, a * (b - T(a >= T(0))) - log_(T(1) + exp_(a - T(2) * a * T(a >= T(0)))))
 BLOBRT_CUDA_EW_(ZERO_WHERE_LABEL, trunc(a) == alpha ? T(0) : y)
+BLOBRT_CUDA_EW_(SMOOTH_L1, fabs(a) < 1.0 / alpha ? T(0.5 * a * a * alpha) : T(fabs(a) - 0.5 / alpha))
+BLOBRT_CUDA_EW_(SMOOTH_L1_BACKWARD, fabs(a) < 1.0 / alpha ? alpha * a : T((T(0) < a) - (a < T(0))))
 #undef BLOBRT_CUDA_EW_
 
 // 16 bytes of T: one 128-bit load or store.

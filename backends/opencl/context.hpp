@@ -121,6 +121,9 @@ struct Context {
   // bernoulli_mask.cpp's kernel, [0][precision], made at the first call.
   cl_program bernoulli_mask_program = nullptr;
   cl_kernel bernoulli_mask_kernels[1][2] = {};
+  // roi_pooling.cpp's kernels, [roi_max_pool, its backward][precision], made at the first call.
+  cl_program roi_pool_program = nullptr;
+  cl_kernel roi_pool_kernels[2][2] = {};
   cl_ulong cache_bytes = ~cl_ulong(0);  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: y beyond it is streamed
   std::unordered_map<void*, cl_mem> pinned;  // host pointer -> the buffer it maps
 };
@@ -376,6 +379,10 @@ void release_gather_rows(Context* c);
 // ABI 1.10: Dropout's mask drawn on the device, bernoulli_mask.cpp.
 BLOBRT_KIT_ENTRY_TYPE(bernoulli_mask) bernoulli_mask;
 void release_bernoulli_mask(Context* c);
+// ABI 1.11: Fast R-CNN's region pooling, roi_pooling.cpp.
+BLOBRT_KIT_ENTRY_TYPE(roi_max_pool) roi_max_pool;
+BLOBRT_KIT_ENTRY_TYPE(roi_max_pool_backward) roi_max_pool_backward;
+void release_roi_pool(Context* c);
 
 }  // namespace blobrt_opencl
 

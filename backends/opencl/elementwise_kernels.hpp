@@ -108,7 +108,17 @@ inline const char* elementwise_kernel_source() {
   EW_KERNEL(S, positive_select, select(VY, VB, VA > (REAL8)(0)), a[i] > 0 ? b[i] : y[i])            \
   EW_KERNEL(S, sigmoid_cross_entropy, SIGMOID_CE8(VA, VB), SIGMOID_CE1(a[i], b[i]))                    \
   EW_KERNEL(S, zero_where_label, select(VY, (REAL8)(0), trunc(VA) == (REAL8)(alpha)),                 \
-            trunc(a[i]) == alpha ? 0 : y[i])
+            trunc(a[i]) == alpha ? 0 : y[i])                                                           \
+  EW_KERNEL(S, smooth_l1, SMOOTH_L1_8(VA), SMOOTH_L1_1(a[i]))                                          \
+  EW_KERNEL(S, smooth_l1_backward, select(sign(VA), alpha * VA, fabs(VA) < (REAL8)((REAL)(1) / alpha)), \
+            fabs(a[i]) < (REAL)(1) / alpha ? alpha * a[i] : sign(a[i]))
+
+/* Fast R-CNN's SmoothL1Forward (alpha = sigma^2), in the element type (the .cu's pieces are in
+ * double; they meet at the bound, so the two differ by the roundings only). */
+#define SMOOTH_L1_8(v) \
+  select(fabs(v) - (REAL8)((REAL)(0.5) / alpha), (REAL)(0.5) * (v) * (v) * alpha, fabs(v) < (REAL8)((REAL)(1) / alpha))
+#define SMOOTH_L1_1(x) \
+  (fabs(x) < (REAL)(1) / alpha ? (REAL)(0.5) * (x) * (x) * alpha : fabs(x) - (REAL)(0.5) / alpha)
 
 /* SigmoidCrossEntropyLoss's forward kernel, in the element type as the .cu computes it. */
 #define POSITIVE8(v) select((REAL8)(0), (REAL8)(1), (v) >= (REAL8)(0))

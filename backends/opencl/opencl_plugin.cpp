@@ -1,7 +1,7 @@
 // The OpenCL backend: buffers are cl_mem, copies and memset go to the OpenCL API, level-1
 // BLAS (level1.cpp) to CLBlast on GPUs and accelerators and to the plugin's own kernels
 // on CPU devices, gemm/gemv to CLBlast (gemm_gemv.cpp), the element-wise family to the
-// plugin's kernels (elementwise.cpp), im2col and col2im to its kernels too (im2col.cpp), and so the pooling, softmax, softmax loss, top_k_hits, LRN, channel_affine, gather_rows, scatter_add_rows and bernoulli_mask operations and copy_rows (pooling.cpp, softmax.cpp, lrn.cpp, channel_affine.cpp, gather_rows.cpp, bernoulli_mask.cpp, copy_rows.cpp). Every platform and device the ICD loader reports is one
+// plugin's kernels (elementwise.cpp), im2col and col2im to its kernels too (im2col.cpp), and so the pooling, softmax, softmax loss, top_k_hits, LRN, channel_affine, gather_rows, scatter_add_rows, bernoulli_mask and region pooling operations and copy_rows (pooling.cpp, softmax.cpp, lrn.cpp, channel_affine.cpp, gather_rows.cpp, bernoulli_mask.cpp, roi_pooling.cpp, copy_rows.cpp). Every platform and device the ICD loader reports is one
 // blobrt device, numbered in platform order (BLOBRT_BACKEND=opencl:N).
 //
 // On devices whose memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY, e.g. PoCL)
@@ -96,6 +96,9 @@ struct OpenCl {
   static constexpr auto top_k_hits = blobrt_opencl::top_k_hits;
   // A 0/1 mask from the Philox4x32-10 stream (ABI 1.10: bernoulli_mask.cpp; Caffe's Dropout).
   static constexpr auto bernoulli_mask = blobrt_opencl::bernoulli_mask;
+  // Fast R-CNN's region of interest max pooling (ABI 1.11: roi_pooling.cpp).
+  static constexpr auto roi_max_pool = blobrt_opencl::roi_max_pool;
+  static constexpr auto roi_max_pool_backward = blobrt_opencl::roi_max_pool_backward;
 };
 
 struct DeviceEntry {
@@ -307,6 +310,7 @@ void OpenCl::close_device(void* context) {
   release_channel_affine(c);
   release_gather_rows(c);
   release_bernoulli_mask(c);
+  release_roi_pool(c);
   clReleaseMemObject(c->scratch);
   clReleaseCommandQueue(c->queue);
   clReleaseContext(c->context);

@@ -197,6 +197,8 @@ class Device {
   BLOBRT_MATH_OPERATIONS_1_8(BLOBRT_DEVICE_MATH_VIRTUAL_, ~)
   // ABI 1.10's (bernoulli_mask), after 1.8's.
   BLOBRT_MATH_OPERATIONS_1_10(BLOBRT_DEVICE_MATH_VIRTUAL_, ~)
+  // ABI 1.11's (roi_max_pool, roi_max_pool_backward), after 1.10's.
+  BLOBRT_MATH_OPERATIONS_1_11(BLOBRT_DEVICE_MATH_VIRTUAL_, ~)
 #undef BLOBRT_DEVICE_MATH_VIRTUAL_
 
   // Level 1 in Caffe's typed spelling (caffe_gpu_axpy<Dtype>), T float or double: the

@@ -163,7 +163,16 @@
     (a * (b - (a >= 0)) - log(1 + exp(a - 2 * a * (a >= 0)))))                                       \
   X(ZERO_WHERE_LABEL, ZeroWhereLabel, zero_where_label, 34, 1, 0, 1, 1, 0, 0, A_ALPHA_Y,            \
     ,                                                                                               \
-    (trunc(a) == alpha ? 0 : y))
+    (trunc(a) == alpha ? 0 : y))                                                                     \
+  /* ABI 1.11: Fast R-CNN's SmoothL1Loss (py-faster-rcnn's smooth_L1_loss_layer.cu, whose CPU   \
+   * code is NOT_IMPLEMENTED), alpha its sigma^2: the loss of each difference a, quadratic     \
+   * below 1 / alpha and linear above, and its derivative (the sign beyond 1 / alpha). */       \
+  X(SMOOTH_L1,  SmoothL1,  smooth_l1,  35, 1, 0, 0, 1, 0, 0, A_ALPHA_Y,                               \
+    ,                                                                                               \
+    (fabs(a) < 1 / alpha ? 0.5 * a * a * alpha : fabs(a) - 0.5 / alpha))                             \
+  X(SMOOTH_L1_BACKWARD, SmoothL1Backward, smooth_l1_backward, 36, 1, 0, 0, 1, 0, 0, A_ALPHA_Y,      \
+    ,                                                                                               \
+    (fabs(a) < 1 / alpha ? alpha * a : (0 < a) - (a < 0)))
 /* clang-format on */
 
 /* The enum: BLOBRT_EW_<CODE> = number, and BLOBRT_EW_OP_COUNT, the number of entries. */

@@ -44,7 +44,8 @@
 
 #define BLOBRT_MATH_OPERATIONS(M, X) \
   BLOBRT_MATH_OPERATIONS_1_2(M, X) BLOBRT_MATH_OPERATIONS_1_4(M, X) BLOBRT_MATH_OPERATIONS_1_5(M, X) \
-  BLOBRT_MATH_OPERATIONS_1_6(M, X) BLOBRT_MATH_OPERATIONS_1_8(M, X) BLOBRT_MATH_OPERATIONS_1_10(M, X)
+  BLOBRT_MATH_OPERATIONS_1_6(M, X) BLOBRT_MATH_OPERATIONS_1_8(M, X) BLOBRT_MATH_OPERATIONS_1_10(M, X) \
+  BLOBRT_MATH_OPERATIONS_1_11(M, X)
 /* The operations ABI 1.2 added. */
 #define BLOBRT_MATH_OPERATIONS_1_2(M, X)                    \
   M(X, 1_2, gemm, BLOBRT_MATH_GEMM_PARAMETERS)              \
@@ -128,6 +129,39 @@
 #define BLOBRT_MATH_BERNOULLI_MASK_PARAMETERS(P)                                                  \
   P(PRECISION, precision) P(SIZE, n) P(SIZE, seed) P(SIZE, counter) P(SIZE, threshold)           \
   P(OUTPUT, mask) P(OFFSET, mask_offset)
+
+/* The operations ABI 1.11 added (with element-wise codes 35 and 36, SmoothL1): Fast R-CNN's
+ * region of interest max pooling (py-faster-rcnn's roi_pooling_layer.cu, whose backward has no
+ * CPU code), the pooling of detection nets' region heads. */
+#define BLOBRT_MATH_OPERATIONS_1_11(M, X)                                              \
+  M(X, 1_11, roi_max_pool, BLOBRT_MATH_ROI_MAX_POOL_PARAMETERS)                         \
+  M(X, 1_11, roi_max_pool_backward, BLOBRT_MATH_ROI_MAX_POOL_BACKWARD_PARAMETERS)
+
+/* A region pooling's geometry: `batch` images of channels x height x width (bottom), `rois`
+ * regions (boxes: rois x 5 numbers, an image index then x1, y1, x2, y2 in the input's
+ * coordinates), each region's channels pooled to pooled_h x pooled_w (top: rois x channels x
+ * pooled_h x pooled_w). The corners, times spatial_scale and rounded, are the region's corner
+ * cells on the map; it is cut into bins as ROIPoolForward cuts it
+ * (blobrt_kernels/roi_pooling.hpp says how, in the element type). */
+#define BLOBRT_MATH_ROI_POOL_GEOMETRY_PARAMETERS(P)                                                \
+  P(SIZE, batch) P(SIZE, channels) P(SIZE, height) P(SIZE, width) P(SIZE, rois) P(SIZE, pooled_h) \
+  P(SIZE, pooled_w) P(SCALAR, spatial_scale)
+/* Forward: each bin's maximum (the first in row order; 0 for an empty bin; -FLT_MAX where no
+ * cell exceeds it). A region whose image index, toward zero, is not in [0, batch), or whose
+ * scaled corners are not finite within +-2^24 cells, gives NaN bins (the .cu reads outside the
+ * map there). */
+#define BLOBRT_MATH_ROI_MAX_POOL_PARAMETERS(P)                                                   \
+  P(PRECISION, precision) BLOBRT_MATH_ROI_POOL_GEOMETRY_PARAMETERS(P) P(INPUT, bottom)           \
+  P(OFFSET, bottom_offset) P(INPUT, boxes) P(OFFSET, boxes_offset) P(OUTPUT, top) P(OFFSET, top_offset)
+/* Its gradient: bottom_diff (written over) = at each bin's maximum, found again in bottom as
+ * roi_max_pool found it, the bins' top_diff added in region order, then bin row order, where
+ * ROIPoolBackward adds it (the cell inside the region's rounded corners, the bin among those it
+ * derives for the cell); 0 elsewhere; a region roi_max_pool gave NaN passes nothing back.
+ * bottom_diff may not overlap the inputs. */
+#define BLOBRT_MATH_ROI_MAX_POOL_BACKWARD_PARAMETERS(P)                                          \
+  P(PRECISION, precision) BLOBRT_MATH_ROI_POOL_GEOMETRY_PARAMETERS(P) P(INPUT, bottom)           \
+  P(OFFSET, bottom_offset) P(INPUT, boxes) P(OFFSET, boxes_offset) P(INPUT, top_diff)            \
+  P(OFFSET, top_diff_offset) P(OUTPUT, bottom_diff) P(OFFSET, bottom_diff_offset)
 
 /* C = alpha * op(A) * op(B) + beta * C (plugin_abi.h says the layout). */
 #define BLOBRT_MATH_GEMM_PARAMETERS(P)                                                              \

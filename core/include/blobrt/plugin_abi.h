@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define BLOBRT_PLUGIN_ABI_MAJOR 1
-#define BLOBRT_PLUGIN_ABI_MINOR 10
+#define BLOBRT_PLUGIN_ABI_MINOR 11
 #define BLOBRT_PLUGIN_ENTRY_SYMBOL "blobrt_plugin_entry_v1"
 
 #define BLOBRT_ERROR_MESSAGE_SIZE 1024
@@ -135,7 +135,7 @@ enum { BLOBRT_NO_TRANS = 0, BLOBRT_TRANS = 1 };    /* as CBLAS_TRANSPOSE's NoTra
  * REQUIRED ones) and the plugin kit's table builder (blobrt/plugin_kit.hpp) expand this list,
  * so a field appended in a later minor is named in one place. Each X(presence, since,
  * return_type, name, parameters): presence is REQUIRED (a table without it is refused) or
- * OPTIONAL (NULL when absent); since is the version that added it (1_0, 1_1, 1_2, 1_4, 1_5, 1_6, 1_8, 1_10), whose
+ * OPTIONAL (NULL when absent); since is the version that added it (1_0, 1_1, 1_2, 1_4, 1_5, 1_6, 1_8, 1_10, 1_11), whose
  * size, BLOBRT_PLUGIN_V<since>_SIZE, covers it. Entries are in version order: a new one is
  * appended at the end. The math operations come from their own list (blobrt/math_operations.h),
  * one group per minor,
@@ -201,7 +201,8 @@ enum { BLOBRT_NO_TRANS = 0, BLOBRT_TRANS = 1 };    /* as CBLAS_TRANSPOSE's NoTra
   BLOBRT_MATH_OPERATIONS_1_5(BLOBRT_PLUGIN_MATH_ENTRY_, X)                                      \
   BLOBRT_MATH_OPERATIONS_1_6(BLOBRT_PLUGIN_MATH_ENTRY_, X)                                      \
   BLOBRT_MATH_OPERATIONS_1_8(BLOBRT_PLUGIN_MATH_ENTRY_, X)                                      \
-  BLOBRT_MATH_OPERATIONS_1_10(BLOBRT_PLUGIN_MATH_ENTRY_, X)
+  BLOBRT_MATH_OPERATIONS_1_10(BLOBRT_PLUGIN_MATH_ENTRY_, X)                                     \
+  BLOBRT_MATH_OPERATIONS_1_11(BLOBRT_PLUGIN_MATH_ENTRY_, X)
 
 /* sync_host_alias's direction. */
 enum {
@@ -279,7 +280,7 @@ typedef struct blobrt_plugin_v1 {
 /* The table's size in each minor version: a table's struct_size is at least
  * BLOBRT_PLUGIN_V1_0_SIZE (208 bytes on LP64), and a field added in 1.<m> exists when
  * struct_size >= BLOBRT_PLUGIN_V1_<m>_SIZE. Five header fields, then one function pointer
- * per entry (22 in 1.0, 24 in 1.1, 27 in 1.2 and 1.3, 30 in 1.4, 36 in 1.5, 42 in 1.6 and 1.7, 45 in 1.8 and 1.9, 46 in 1.10); checked against offsetof
+ * per entry (22 in 1.0, 24 in 1.1, 27 in 1.2 and 1.3, 30 in 1.4, 36 in 1.5, 42 in 1.6 and 1.7, 45 in 1.8 and 1.9, 46 in 1.10, 48 in 1.11); checked against offsetof
  * below. */
 #define BLOBRT_PLUGIN_V1_HEADER_SIZE_ \
   (sizeof(size_t) + 2 * sizeof(uint32_t) + 2 * sizeof(const char*))
@@ -298,6 +299,7 @@ typedef struct blobrt_plugin_v1 {
 /* 1.9 added no entry (it added element-wise codes 33 and 34): its table is 1.8's size. */
 #define BLOBRT_PLUGIN_V1_9_SIZE BLOBRT_PLUGIN_V1_8_SIZE
 #define BLOBRT_PLUGIN_V1_10_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 46 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
+#define BLOBRT_PLUGIN_V1_11_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 48 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
 
 /* The size that ends with `field`, and whether `table` (a blobrt_plugin_v1*) has that field
  * and set it: what a reader asks before it calls an OPTIONAL entry. */
@@ -322,7 +324,8 @@ BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_5_SIZE == BLOBRT_PLUGIN_END_OF(softmax_ba
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_6_SIZE == BLOBRT_PLUGIN_END_OF(channel_affine), v1_6_size);
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_8_SIZE == BLOBRT_PLUGIN_END_OF(top_k_hits), v1_8_size);
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_10_SIZE == BLOBRT_PLUGIN_END_OF(bernoulli_mask), v1_10_size);
-BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_10_SIZE == sizeof(blobrt_plugin_v1), v1_10_is_current);
+BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_11_SIZE == BLOBRT_PLUGIN_END_OF(roi_max_pool_backward), v1_11_size);
+BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_11_SIZE == sizeof(blobrt_plugin_v1), v1_11_is_current);
 /* Every entry lies inside the size of the version that added it. */
 #define BLOBRT_PLUGIN_CHECK_SINCE_(presence, since, return_type, name, parameters) \
   BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_END_OF(name) <= BLOBRT_PLUGIN_V##since##_SIZE, name##_since);

@@ -250,6 +250,25 @@ template <typename T>
 inline void ew_zero_where_label(std::int64_t n, T alpha, T, const T* a, const T*, T* y) {
   for (std::int64_t i = 0; i < n; ++i) y[i] = std::trunc(a[i]) == alpha ? T(0) : y[i];
 }
+// Fast R-CNN's SmoothL1Forward and SmoothL1Backward kernels (alpha = sigma^2), as they
+// compute in T: the bound 1 / sigma^2 and the quadratic and linear pieces in double (the
+// kernels' 1.0 and 0.5 are double constants), the derivative's product in T.
+template <typename T>
+inline void ew_smooth_l1(std::int64_t n, T alpha, T, const T* a, const T*, T* y) {
+  const double sigma2 = alpha, bound = 1.0 / sigma2, half = 0.5 / sigma2;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const T v = a[i], m = std::fabs(v);
+    y[i] = m < bound ? static_cast<T>(0.5 * v * v * sigma2) : static_cast<T>(m - half);
+  }
+}
+template <typename T>
+inline void ew_smooth_l1_backward(std::int64_t n, T alpha, T, const T* a, const T*, T* y) {
+  const double bound = 1.0 / static_cast<double>(alpha);
+  for (std::int64_t i = 0; i < n; ++i) {
+    const T v = a[i];
+    y[i] = std::fabs(v) < bound ? alpha * v : static_cast<T>((T(0) < v) - (v < T(0)));
+  }
+}
 
 // y[0..n) = f(a, b) for one operation, chosen once (never per element): the list's
 // ew_<name>. Returns false for an unknown operation code. A list entry without its

@@ -14,6 +14,7 @@
 #include "blobrt_kernels/im2col.hpp"       // im2col, col2im
 #include "blobrt_kernels/lrn.hpp"          // lrn_scale, lrn_backward
 #include "blobrt_kernels/pooling.hpp"      // max_pool, ave_pool and their backward
+#include "blobrt_kernels/roi_pooling.hpp"  // roi_max_pool and its backward
 #include "blobrt_kernels/softmax.hpp"      // softmax, softmax_backward
 #include "blobrt_kernels/softmax_loss.hpp"  // softmax_loss and its backward
 #include "blobrt_kernels/top_k_hits.hpp"    // top_k_hits

@@ -6,6 +6,12 @@
 //   MultiBoxLoss hand them over: boxes decoded by each code type, the background class left
 //   alone, a permutation, the softmax, overlaps, non-maximum suppression, detections and the
 //   confidence loss, each against values worked out here from the boxes' geometry;
+// - blobrt-caffe's GPU methods for py-faster-rcnn's own layers (ROIPooling, SmoothL1Loss, whose
+//   CPU code lacks a backward or is NOT_IMPLEMENTED), on stand-ins laid out as the fork's
+//   fast_rcnn_layers.hpp, as the portable build dispatches to them: the pooled bins, each
+//   gradient at its bin's maximum and the loss against values worked out here, a finite-
+//   difference check of the loss's gradient, and no data crossing between host and device but
+//   the loss and its weight;
 // - the CUDA runtime calls of Caffe's pre-NCCL P2PSync (SSD's, OpenPose's and
 //   py-faster-rcnn's parallel.cpp) in blobrt/caffe/portable/device_runtime.hpp: cudaMalloc,
 //   cudaMemcpy each way, cudaFree, peer access and the board fields.
@@ -25,6 +31,53 @@
 #include <blobrt/caffe/portable/cu/util/bbox_util.hpp>
 #include <blobrt/caffe/portable/device_runtime.hpp>
 #include <blobrt/caffe/portable/gpu_methods.hpp>
+#include <blobrt/transfer_counters.hpp>
+
+namespace caffe {
+
+// Caffe's Layer and LossLayer, as much of them as the methods read.
+template <typename Dtype>
+class Layer {
+ public:
+  virtual ~Layer() = default;
+};
+template <typename Dtype>
+class LossLayer : public Layer<Dtype> {};
+
+// py-faster-rcnn's ROIPoolingLayer (fast_rcnn_layers.hpp), its members as Reshape sets them.
+template <typename Dtype>
+class ROIPoolingLayer : public Layer<Dtype> {
+ public:
+  ROIPoolingLayer(const Blob<Dtype>& map, int pooled_h, int pooled_w, Dtype scale)
+      : channels_(map.channels()), height_(map.height()), width_(map.width()), pooled_height_(pooled_h),
+        pooled_width_(pooled_w), spatial_scale_(scale) {}
+
+ protected:
+  int channels_, height_, width_, pooled_height_, pooled_width_;
+  Dtype spatial_scale_;
+  Blob<int> max_idx_;
+};
+
+// py-faster-rcnn's SmoothL1LossLayer, as LayerSetUp and Reshape leave it.
+template <typename Dtype>
+class SmoothL1LossLayer : public LossLayer<Dtype> {
+ public:
+  SmoothL1LossLayer(const Blob<Dtype>& bottom, bool weights, Dtype sigma) : has_weights_(weights), sigma2_(sigma * sigma) {
+    diff_.ReshapeLike(bottom);
+    errors_.ReshapeLike(bottom);
+    ones_.ReshapeLike(bottom);
+  }
+
+ protected:
+  Blob<Dtype> diff_, errors_, ones_;
+  bool has_weights_;
+  Dtype sigma2_;
+};
+
+}  // namespace caffe
+
+#include <blobrt/caffe/portable/layers/roi_pooling_layer.hpp>
+#include <blobrt/caffe/portable/layers/smooth_L1_loss_layer.hpp>
 
 namespace caffe {
 
@@ -199,6 +252,146 @@ TYPED_TEST(SsdBBoxUtil, ConfidenceLossOfEachPrediction) {
   caffe::SoftMaxGPU<Dtype>(conf.gpu_data(), num * preds, classes, 1, prob.mutable_gpu_data());
   for (int q = 0; q < num * preds; ++q) {
     EXPECT_NEAR(prob.cpu_data()[q * 3] + prob.cpu_data()[q * 3 + 1] + prob.cpu_data()[q * 3 + 2], 1.0, 1e-6);
+  }
+}
+
+template <typename Dtype>
+class FasterRcnnLayers : public ::testing::Test {
+ protected:
+  using Blobs = std::vector<Blob<Dtype>*>;
+  template <class L>
+  static bool forward(const char* name, L& layer, const Blobs& bottom, const Blobs& top) {
+    return blobrt_caffe_portable::forward_on_device<Dtype>(name, static_cast<caffe::Layer<Dtype>*>(&layer), bottom,
+                                                           top);
+  }
+  template <class L>
+  static bool backward(const char* name, L& layer, const Blobs& top, const std::vector<bool>& down,
+                       const Blobs& bottom) {
+    return blobrt_caffe_portable::backward_on_device<Dtype>(name, static_cast<caffe::Layer<Dtype>*>(&layer), top,
+                                                            down, bottom);
+  }
+  static void fill(Blob<Dtype>& blob, const std::vector<double>& values) {
+    ASSERT_EQ(static_cast<std::size_t>(blob.count()), values.size());
+    for (int i = 0; i < blob.count(); ++i) blob.mutable_cpu_data()[i] = static_cast<Dtype>(values[i]);
+    blob.gpu_data();
+  }
+};
+TYPED_TEST_SUITE(FasterRcnnLayers, Precisions);
+
+// Two images of 2 channels, 6 x 8 cells, each cell's value its index in the blob (so a bin's
+// maximum is its last cell); regions in input pixels at spatial scale 1/2: an aligned 4 x 4
+// cells cut into 2 x 2 bins of 2 x 2 cells, the same on image 1, one overlapping the first,
+// and one naming no image of the batch (NaN bins, no gradient).
+TYPED_TEST(FasterRcnnLayers, RoiPoolingBinsAndGradientsOnTheDevice) {
+  using Dtype = TypeParam;
+  ASSERT_TRUE(addressable);
+  Blob<Dtype> map(2, 2, 6, 8), rois(4, 5, 1, 1), top(4, 2, 2, 2);
+  std::vector<double> cells(map.count());
+  std::iota(cells.begin(), cells.end(), 0.0);
+  this->fill(map, cells);
+  // Corners scale to cells: x 2..5, y 0..3; x 2..5, y 2..5 (shares row 2..3 with the first).
+  this->fill(rois, {0, 4, 0, 10, 6, 1, 4, 0, 10, 6, 0, 4, 4, 10, 10, 2, 0, 0, 2, 2});
+  caffe::ROIPoolingLayer<Dtype> layer(map, 2, 2, Dtype(0.5));
+  const typename TestFixture::Blobs b{&map, &rois}, t{&top};
+  top.mutable_gpu_data();
+  map.mutable_gpu_diff();
+  blobrt::reset_transfer_counters();
+  ASSERT_TRUE(this->forward("ROIPoolingLayer", layer, b, t));
+  std::vector<double> diffs(top.count());
+  for (int i = 0; i < top.count(); ++i) diffs[i] = 0.25 * (i + 1);
+  for (int i = 0; i < top.count(); ++i) top.mutable_cpu_diff()[i] = static_cast<Dtype>(diffs[i]);
+  top.gpu_diff();
+  blobrt::reset_transfer_counters();
+  ASSERT_TRUE(this->backward("ROIPoolingLayer", layer, t, {true, false}, b));
+  EXPECT_EQ(blobrt::transfer_counters().host_to_device, 0u);
+  EXPECT_EQ(blobrt::transfer_counters().device_to_host, 0u);
+  // Region r's bin (ph, pw) covers rows y0 + 2 ph, + 2 and columns 2 + 2 pw, + 2: its last cell.
+  const int y0[3] = {0, 0, 2}, image[3] = {0, 1, 0};
+  std::vector<double> want_diff(map.count(), 0.0);
+  for (int r = 0; r < 4; ++r) {
+    for (int c = 0; c < 2; ++c) {
+      for (int ph = 0; ph < 2; ++ph) {
+        for (int pw = 0; pw < 2; ++pw) {
+          const int i = ((r * 2 + c) * 2 + ph) * 2 + pw;
+          if (r == 3) {
+            EXPECT_TRUE(std::isnan(static_cast<double>(top.cpu_data()[i]))) << "no image " << i;
+            continue;
+          }
+          const int cell = ((image[r] * 2 + c) * 6 + y0[r] + 2 * ph + 1) * 8 + 2 + 2 * pw + 1;
+          EXPECT_EQ(top.cpu_data()[i], Dtype(cell)) << "region " << r << " channel " << c << " bin " << ph << pw;
+          want_diff[cell] += diffs[i];
+        }
+      }
+    }
+  }
+  for (int e = 0; e < map.count(); ++e) EXPECT_EQ(map.cpu_diff()[e], Dtype(want_diff[e])) << "cell " << e;
+}
+
+// py-faster-rcnn's loss with sigma 3 (the RPN's) and inside and outside weights: the loss and
+// both bottoms' gradients against the formula in double; the gradient against central
+// differences of the loss; nothing but the loss and its weight crossing.
+TYPED_TEST(FasterRcnnLayers, SmoothL1LossWithWeightsOnTheDevice) {
+  using Dtype = TypeParam;
+  ASSERT_TRUE(addressable);
+  const int num = 2, dim = 6, count = num * dim;
+  Blob<Dtype> pred(num, dim, 1, 1), target(num, dim, 1, 1), inside(num, dim, 1, 1), outside(num, dim, 1, 1), loss;
+  loss.Reshape(std::vector<int>{});
+  std::vector<double> x(count), y(count), w_in(count), w_out(count);
+  for (int i = 0; i < count; ++i) {
+    x[i] = 0.37 * ((i * 7) % 11) - 1.6;  // differences on both sides of 1 / sigma^2
+    y[i] = 0.05 * (i % 5);
+    w_in[i] = i % 4 == 0 ? 0.0 : 1.0;
+    w_out[i] = 0.5 + 0.125 * (i % 3);
+  }
+  this->fill(pred, x);
+  this->fill(target, y);
+  this->fill(inside, w_in);
+  this->fill(outside, w_out);
+  const double sigma2 = 9;
+  caffe::SmoothL1LossLayer<Dtype> layer(pred, true, Dtype(3));
+  const typename TestFixture::Blobs b{&pred, &target, &inside, &outside}, t{&loss};
+  auto reference_loss = [&](const std::vector<double>& p) {
+    double sum = 0;
+    for (int i = 0; i < count; ++i) {
+      const double d = w_in[i] * (p[i] - y[i]), a = std::fabs(d);
+      sum += w_out[i] * (a < 1 / sigma2 ? 0.5 * d * d * sigma2 : a - 0.5 / sigma2);
+    }
+    return sum / num;
+  };
+  const double tol = sizeof(Dtype) == 4 ? 1e-5 : 1e-12;
+  pred.mutable_gpu_diff();
+  target.mutable_gpu_diff();
+  loss.mutable_cpu_diff()[0] = Dtype(0.75);  // Net's SetLossWeights
+  blobrt::reset_transfer_counters();
+  ASSERT_TRUE(this->forward("SmoothL1LossLayer", layer, b, t));
+  const double got = loss.cpu_data()[0];
+  ASSERT_TRUE(this->backward("SmoothL1LossLayer", layer, t, {true, true, false, false}, b));
+  EXPECT_EQ(blobrt::transfer_counters().host_to_device, 0u) << "the loss's weight is read on the host";
+  EXPECT_EQ(blobrt::transfer_counters().device_to_host, 0u) << "the loss is written on the host";
+  EXPECT_NEAR(got, reference_loss(x), tol * (1 + std::fabs(got)));
+  std::vector<double> gradient(count);
+  for (int i = 0; i < count; ++i) {
+    const double d = w_in[i] * (x[i] - y[i]);
+    const double slope = std::fabs(d) < 1 / sigma2 ? sigma2 * d : (d > 0) - (d < 0);
+    const double want = 0.75 / num * slope * w_in[i] * w_out[i];
+    gradient[i] = pred.cpu_diff()[i];
+    EXPECT_NEAR(gradient[i], want, tol) << i;
+    EXPECT_NEAR(target.cpu_diff()[i], -want, tol) << i;
+  }
+  // Caffe's GradientChecker's way, in double: central differences of the device's loss.
+  if (sizeof(Dtype) != 8) return;
+  for (int i = 0; i < count; ++i) {
+    const double d = w_in[i] * (x[i] - y[i]);
+    if (std::fabs(std::fabs(d) - 1 / sigma2) < 1e-3) continue;  // the kink between the pieces
+    double at[2];
+    for (int side = 0; side < 2; ++side) {
+      std::vector<double> moved = x;
+      moved[i] += side ? -1e-6 : 1e-6;
+      this->fill(pred, moved);
+      ASSERT_TRUE(this->forward("SmoothL1LossLayer", layer, b, t));
+      at[side] = loss.cpu_data()[0];
+    }
+    EXPECT_NEAR(0.75 * (at[0] - at[1]) / 2e-6, gradient[i], 1e-6) << i;
   }
 }
 

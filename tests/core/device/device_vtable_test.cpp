@@ -76,6 +76,9 @@ TEST(DeviceVtable, LaterMinorsAppendAfterThem) {
   EXPECT_EQ(slot(&Device::top_k_hits), 48);
   // ABI 1.10: bernoulli_mask.
   EXPECT_EQ(slot(&Device::bernoulli_mask), 49);
+  // ABI 1.11: Fast R-CNN's region pooling.
+  EXPECT_EQ(slot(&Device::roi_max_pool), 50);
+  EXPECT_EQ(slot(&Device::roi_max_pool_backward), 51);
 }
 
 }  // namespace
