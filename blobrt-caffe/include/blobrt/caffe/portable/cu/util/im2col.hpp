@@ -1,11 +1,14 @@
 // Caffe's src/caffe/util/im2col.cu in the portable build: im2col_gpu and col2im_gpu are
 // blobrt's im2col/col2im operations on the calling thread's device (its plugin's kernels,
-// else the host kernels through copies); the n-d forms run Caffe's own im2col_nd_cpu /
-// col2im_nd_cpu (the tree's im2col.cpp) on host copies of the operands, shapes included
-// (Caffe hands them over in device memory).
+// else the host kernels through copies), in both of Caffe's signatures (with dilation, and
+// the older one without it, which Caffe trees before 2016 declare: py-faster-rcnn's); the
+// n-d forms run the n-d column layout of Caffe's im2col_nd_cpu / col2im_nd_cpu (written here,
+// so a tree older than those functions compiles too) on host copies of the operands, shapes
+// included (Caffe hands them over in device memory).
 #ifndef BLOBRT_CAFFE_PORTABLE_CU_IM2COL_HPP
 #define BLOBRT_CAFFE_PORTABLE_CU_IM2COL_HPP
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -33,6 +36,20 @@ void col2im_gpu(const Dtype* data_col, const int channels, const int height, con
   blobrt::current_device()->col2im(blobrt_caffe_portable::precision_of<Dtype>(), channels, height, width, kernel_h,
                                    kernel_w, pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w, data_col, 0,
                                    data_im, 0);
+}
+
+// The signatures of Caffe trees before dilation (2016): dilation 1.
+template <typename Dtype>
+void im2col_gpu(const Dtype* data_im, const int channels, const int height, const int width, const int kernel_h,
+                const int kernel_w, const int pad_h, const int pad_w, const int stride_h, const int stride_w,
+                Dtype* data_col) {
+  im2col_gpu(data_im, channels, height, width, kernel_h, kernel_w, pad_h, pad_w, stride_h, stride_w, 1, 1, data_col);
+}
+template <typename Dtype>
+void col2im_gpu(const Dtype* data_col, const int channels, const int height, const int width, const int kernel_h,
+                const int kernel_w, const int pad_h, const int pad_w, const int stride_h, const int stride_w,
+                Dtype* data_im) {
+  col2im_gpu(data_col, channels, height, width, kernel_h, kernel_w, pad_h, pad_w, stride_h, stride_w, 1, 1, data_im);
 }
 
 namespace blobrt_portable_im2col {
@@ -65,6 +82,51 @@ struct NdGeometry {
   std::vector<int> kernel, pad, stride, dilation;
 };
 
+// Caffe's n-d column layout, both ways: row c of the columns is channel c / kernel_size's
+// kernel offset c % kernel_size (row-major over the axes), column q the output position q
+// (row-major); the image element it reads is at q's position times the stride, less the
+// padding, plus the offset times the dilation, or none (0) outside the image. col2im writes
+// the image over with zeros and adds the columns back in that order (Caffe's CPU order).
+template <typename Dtype>
+void nd_columns(bool to_columns, const Dtype* from, int axes, const int* im, const int* col, const NdGeometry& g,
+                Dtype* to) {
+  std::size_t kernel_size = 1, outputs = 1, image_size = 1;
+  for (int i = 0; i < axes; ++i) {
+    kernel_size *= static_cast<std::size_t>(g.kernel[i]);
+    outputs *= static_cast<std::size_t>(col[i + 1]);
+    image_size *= static_cast<std::size_t>(im[i + 1]);
+  }
+  if (!to_columns) std::fill(to, to + image_size * static_cast<std::size_t>(im[0]), Dtype(0));
+  std::vector<int> offset(static_cast<std::size_t>(axes)), position(static_cast<std::size_t>(axes));
+  for (std::size_t row = 0; row < static_cast<std::size_t>(col[0]); ++row) {
+    std::size_t rest = row % kernel_size;
+    for (int i = axes - 1; i >= 0; --i) {
+      offset[i] = static_cast<int>(rest % static_cast<std::size_t>(g.kernel[i]));
+      rest /= static_cast<std::size_t>(g.kernel[i]);
+    }
+    const std::size_t channel = row / kernel_size;
+    for (std::size_t q = 0; q < outputs; ++q) {
+      std::size_t left = q, at = 0;
+      bool inside = true;
+      for (int i = axes - 1; i >= 0; --i) {
+        position[i] = static_cast<int>(left % static_cast<std::size_t>(col[i + 1]));
+        left /= static_cast<std::size_t>(col[i + 1]);
+      }
+      for (int i = 0; i < axes && inside; ++i) {
+        const int x = position[i] * g.stride[i] - g.pad[i] + offset[i] * g.dilation[i];
+        inside = x >= 0 && x < im[i + 1];
+        at = at * static_cast<std::size_t>(im[i + 1]) + static_cast<std::size_t>(inside ? x : 0);
+      }
+      const std::size_t c = row * outputs + q, e = channel * image_size + at;
+      if (to_columns) {
+        to[c] = inside ? from[e] : Dtype(0);
+      } else if (inside) {
+        to[e] += from[c];
+      }
+    }
+  }
+}
+
 }  // namespace blobrt_portable_im2col
 
 template <typename Dtype>
@@ -75,8 +137,7 @@ void im2col_nd_gpu(const Dtype* data_im, const int num_spatial_axes, const int /
   blobrt_portable_im2col::nd_on_host(
       data_im, true, num_spatial_axes, im_shape, col_shape, data_col,
       [&](const Dtype* in, const int* im, const int* col, Dtype* out) {
-        im2col_nd_cpu(in, num_spatial_axes, im, col, g.kernel.data(), g.pad.data(), g.stride.data(),
-                      g.dilation.data(), out);
+        blobrt_portable_im2col::nd_columns(true, in, num_spatial_axes, im, col, g, out);
       });
 }
 
@@ -88,8 +149,7 @@ void col2im_nd_gpu(const Dtype* data_col, const int num_spatial_axes, const int 
   blobrt_portable_im2col::nd_on_host(
       data_col, false, num_spatial_axes, im_shape, col_shape, data_im,
       [&](const Dtype* in, const int* im, const int* col, Dtype* out) {
-        col2im_nd_cpu(in, num_spatial_axes, im, col, g.kernel.data(), g.pad.data(), g.stride.data(),
-                      g.dilation.data(), out);
+        blobrt_portable_im2col::nd_columns(false, in, num_spatial_axes, im, col, g, out);
       });
 }
 
@@ -98,6 +158,10 @@ void col2im_nd_gpu(const Dtype* data_col, const int num_spatial_axes, const int 
                                   const int, const int, const int, const int, const int, Dtype*);                    \
   template void col2im_gpu<Dtype>(const Dtype*, const int, const int, const int, const int, const int, const int,    \
                                   const int, const int, const int, const int, const int, Dtype*);                    \
+  template void im2col_gpu<Dtype>(const Dtype*, const int, const int, const int, const int, const int, const int,    \
+                                  const int, const int, const int, Dtype*);                                          \
+  template void col2im_gpu<Dtype>(const Dtype*, const int, const int, const int, const int, const int, const int,    \
+                                  const int, const int, const int, Dtype*);                                          \
   template void im2col_nd_gpu<Dtype>(const Dtype*, const int, const int, const int*, const int*, const int*,         \
                                      const int*, const int*, const int*, Dtype*);                                    \
   template void col2im_nd_gpu<Dtype>(const Dtype*, const int, const int, const int*, const int*, const int*,         \
