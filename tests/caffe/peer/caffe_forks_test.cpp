@@ -12,6 +12,10 @@
 //   gradient at its bin's maximum and the loss against values worked out here, a finite-
 //   difference check of the loss's gradient, and no data crossing between host and device but
 //   the loss and its weight;
+// - its portable form of util/im2col.cu in the signatures of Caffe trees before 2016 (no
+//   dilation: py-faster-rcnn's) and its n-d forms, which lay the columns out themselves (a 2015
+//   tree has no im2col_nd_cpu): the n-d columns of a 2-axis image against blobrt's 2-D
+//   im2col/col2im operations, bit for bit;
 // - the CUDA runtime calls of Caffe's pre-NCCL P2PSync (SSD's, OpenPose's and
 //   py-faster-rcnn's parallel.cpp) in blobrt/caffe/portable/device_runtime.hpp: cudaMalloc,
 //   cudaMemcpy each way, cudaFree, peer access and the board fields.
@@ -29,6 +33,7 @@
 #include <vector>
 
 #include <blobrt/caffe/portable/cu/util/bbox_util.hpp>
+#include <blobrt/caffe/portable/cu/util/im2col.hpp>
 #include <blobrt/caffe/portable/device_runtime.hpp>
 #include <blobrt/caffe/portable/gpu_methods.hpp>
 #include <blobrt/transfer_counters.hpp>
@@ -393,6 +398,47 @@ TYPED_TEST(FasterRcnnLayers, SmoothL1LossWithWeightsOnTheDevice) {
     }
     EXPECT_NEAR(0.75 * (at[0] - at[1]) / 2e-6, gradient[i], 1e-6) << i;
   }
+}
+
+// A 3-channel 7 x 6 image, kernel 3 x 2, padding 1 x 0, stride 2 x 1, dilation 2 x 1: the
+// n-d columns (shapes in device memory, as Caffe's BaseConvolutionLayer hands them over) are
+// the 2-D operation's, and so are the n-d col2im's sums; the old signature is dilation 1.
+TYPED_TEST(SsdBBoxUtil, Im2colOfEveryCaffeVintage) {
+  using Dtype = TypeParam;
+  ASSERT_TRUE(addressable);
+  const int channels = 3, height = 7, width = 6, kh = 3, kw = 2, ph = 1, pw = 0, sh = 2, sw = 1, dh = 2, dw = 1;
+  const int oh = (height + 2 * ph - (dh * (kh - 1) + 1)) / sh + 1, ow = (width + 2 * pw - (dw * (kw - 1) + 1)) / sw + 1;
+  const int rows = channels * kh * kw, columns = oh * ow;
+  Blob<Dtype> image(1, channels, height, width), col2d(1, 1, rows, columns), colnd(1, 1, rows, columns);
+  Blob<Dtype> back2d(1, channels, height, width), backnd(1, channels, height, width);
+  Blob<int> shapes(1, 1, 6, 3);  // im_shape, col_shape, kernel, pad, stride, dilation (axes 0..)
+  std::vector<double> values(image.count());
+  for (int i = 0; i < image.count(); ++i) values[i] = 0.25 * ((i * 37) % 23) - 2.5;
+  this->fill(image, values);
+  const int shape_values[18] = {channels, height, width, rows, oh, ow, kh, kw, 0, ph, pw, 0, sh, sw, 0, dh, dw, 0};
+  std::copy(shape_values, shape_values + 18, shapes.mutable_cpu_data());
+  const int* s = shapes.gpu_data();
+  caffe::im2col_gpu<Dtype>(image.gpu_data(), channels, height, width, kh, kw, ph, pw, sh, sw, dh, dw,
+                           col2d.mutable_gpu_data());
+  caffe::im2col_nd_gpu<Dtype>(image.gpu_data(), 2, rows * columns, s, s + 3, s + 6, s + 9, s + 12, s + 15,
+                              colnd.mutable_gpu_data());
+  for (int i = 0; i < col2d.count(); ++i) ASSERT_EQ(colnd.cpu_data()[i], col2d.cpu_data()[i]) << "column element " << i;
+  caffe::col2im_gpu<Dtype>(col2d.gpu_data(), channels, height, width, kh, kw, ph, pw, sh, sw, dh, dw,
+                           back2d.mutable_gpu_data());
+  caffe::col2im_nd_gpu<Dtype>(col2d.gpu_data(), 2, image.count(), s, s + 3, s + 6, s + 9, s + 12, s + 15,
+                              backnd.mutable_gpu_data());
+  for (int i = 0; i < image.count(); ++i) ASSERT_EQ(backnd.cpu_data()[i], back2d.cpu_data()[i]) << "image element " << i;
+  // Before dilation: the same call with dilation 1.
+  const int columns1 = ((height + 2 * ph - kh) / sh + 1) * ((width + 2 * pw - kw) / sw + 1);
+  Blob<Dtype> dilated1(1, 1, rows, columns1), old(1, 1, rows, columns1);
+  caffe::im2col_gpu<Dtype>(image.gpu_data(), channels, height, width, kh, kw, ph, pw, sh, sw, 1, 1,
+                           dilated1.mutable_gpu_data());
+  caffe::im2col_gpu<Dtype>(image.gpu_data(), channels, height, width, kh, kw, ph, pw, sh, sw, old.mutable_gpu_data());
+  for (int i = 0; i < old.count(); ++i) ASSERT_EQ(old.cpu_data()[i], dilated1.cpu_data()[i]) << "old signature " << i;
+  caffe::col2im_gpu<Dtype>(old.gpu_data(), channels, height, width, kh, kw, ph, pw, sh, sw, backnd.mutable_gpu_data());
+  caffe::col2im_gpu<Dtype>(old.gpu_data(), channels, height, width, kh, kw, ph, pw, sh, sw, 1, 1,
+                           back2d.mutable_gpu_data());
+  for (int i = 0; i < image.count(); ++i) ASSERT_EQ(backnd.cpu_data()[i], back2d.cpu_data()[i]) << "old col2im " << i;
 }
 
 // P2PSync's buffers: made on the thread's device, filled from the host, copied device to
