@@ -45,6 +45,11 @@ template <typename Dtype>
 class Layer {
  public:
   virtual ~Layer() = default;
+  std::vector<shared_ptr<Blob<Dtype>>>& blobs() { return blobs_; }
+
+ protected:
+  std::vector<shared_ptr<Blob<Dtype>>> blobs_;
+  std::vector<bool> param_propagate_down_;
 };
 template <typename Dtype>
 class LossLayer : public Layer<Dtype> {};
@@ -79,8 +84,71 @@ class SmoothL1LossLayer : public LossLayer<Dtype> {
   Dtype sigma2_;
 };
 
+// SSD's NormalizeLayer (normalize_layer.hpp), its members as LayerSetUp and Reshape leave
+// them: the scale (one, or one per channel), the norms, the ones and the buffers.
+template <typename Dtype>
+class NormalizeLayer : public Layer<Dtype> {
+ public:
+  NormalizeLayer(const Blob<Dtype>& bottom, bool across, const std::vector<double>& scales, Dtype eps)
+      : across_spatial_(across), channel_shared_(scales.size() == 1), eps_(eps) {
+    const int channels = bottom.channels(), height = bottom.height(), width = bottom.width();
+    this->blobs_.push_back(shared_ptr<Blob<Dtype>>(new Blob<Dtype>(std::vector<int>{static_cast<int>(scales.size())})));
+    for (std::size_t i = 0; i < scales.size(); ++i) this->blobs_[0]->mutable_cpu_data()[i] = static_cast<Dtype>(scales[i]);
+    this->param_propagate_down_ = {true};
+    norm_.Reshape(bottom.num(), 1, across ? 1 : height, across ? 1 : width);
+    sum_channel_multiplier_.Reshape(1, channels, 1, 1);
+    sum_spatial_multiplier_.Reshape(1, 1, height, width);
+    std::fill(sum_channel_multiplier_.mutable_cpu_data(), sum_channel_multiplier_.mutable_cpu_data() + channels, Dtype(1));
+    std::fill(sum_spatial_multiplier_.mutable_cpu_data(), sum_spatial_multiplier_.mutable_cpu_data() + height * width,
+              Dtype(1));
+    buffer_.Reshape(1, channels, height, width);
+    buffer_channel_.Reshape(1, channels, 1, 1);
+    buffer_spatial_.Reshape(1, 1, height, width);
+  }
+
+ protected:
+  Blob<Dtype> norm_;
+  Blob<Dtype> sum_channel_multiplier_, sum_spatial_multiplier_;
+  Blob<Dtype> buffer_, buffer_channel_, buffer_spatial_;
+  bool across_spatial_;
+  bool channel_shared_;
+  Dtype eps_;
+};
+
+// SSD's PermuteLayer, with its Reshape (the steps rewritten at each call, as Caffe's Net calls it).
+template <typename Dtype>
+class PermuteLayer : public Layer<Dtype> {
+ public:
+  explicit PermuteLayer(const std::vector<int>& order) : num_axes_(static_cast<int>(order.size())) {
+    permute_order_.Reshape(std::vector<int>{num_axes_});
+    old_steps_.Reshape(std::vector<int>{num_axes_});
+    new_steps_.Reshape(std::vector<int>{num_axes_});
+    need_permute_ = false;
+    for (int i = 0; i < num_axes_; ++i) {
+      permute_order_.mutable_cpu_data()[i] = order[i];
+      need_permute_ = need_permute_ || order[i] != i;
+    }
+  }
+  void Reshape(const Blob<Dtype>& bottom, Blob<Dtype>& top) {
+    std::vector<int> top_shape;
+    for (int i = 0; i < num_axes_; ++i) {
+      old_steps_.mutable_cpu_data()[i] = i == num_axes_ - 1 ? 1 : bottom.count(i + 1);
+      top_shape.push_back(bottom.shape(permute_order_.cpu_data()[i]));
+    }
+    top.Reshape(top_shape);
+    for (int i = 0; i < num_axes_; ++i) new_steps_.mutable_cpu_data()[i] = i == num_axes_ - 1 ? 1 : top.count(i + 1);
+  }
+
+ protected:
+  int num_axes_;
+  bool need_permute_;
+  Blob<int> permute_order_, old_steps_, new_steps_;
+};
+
 }  // namespace caffe
 
+#include <blobrt/caffe/portable/layers/normalize_layer.hpp>
+#include <blobrt/caffe/portable/layers/permute_layer.hpp>
 #include <blobrt/caffe/portable/layers/roi_pooling_layer.hpp>
 #include <blobrt/caffe/portable/layers/smooth_L1_loss_layer.hpp>
 
@@ -397,6 +465,119 @@ TYPED_TEST(FasterRcnnLayers, SmoothL1LossWithWeightsOnTheDevice) {
       at[side] = loss.cpu_data()[0];
     }
     EXPECT_NEAR(0.75 * (at[0] - at[1]) / 2e-6, gradient[i], 1e-6) << i;
+  }
+}
+
+// SSD's Normalize, each of its four forms (across the image or per position; one scale or one
+// per channel): the top against the formula in double, and, in double, the gradients of
+// sum(top * w): the bottom's against SSD's formula, and against central differences of the
+// device's forward (Caffe's GradientChecker's way) where that formula is the true gradient;
+// the scales' against central differences. Across the image the norms are read on the host,
+// as the .cu reads them; per position nothing crosses but the shared scale.
+TYPED_TEST(FasterRcnnLayers, SsdNormalizeOnTheDevice) {
+  using Dtype = TypeParam;
+  ASSERT_TRUE(addressable);
+  const int num = 2, channels = 3, height = 2, width = 3, dim = channels * height * width, count = num * dim;
+  std::vector<double> x(count), w(count);
+  for (int i = 0; i < count; ++i) x[i] = 0.3 * ((i * 5) % 13) - 1.7, w[i] = 0.1 * ((i * 7) % 9) - 0.35;
+  for (bool across : {false, true}) {
+    for (const std::vector<double>& scales : {std::vector<double>{2.5}, std::vector<double>{1.5, -2, 3}}) {
+      SCOPED_TRACE(std::string(across ? "across" : "per position") + (scales.size() == 1 ? ", shared" : ", per channel"));
+      Blob<Dtype> bottom(num, channels, height, width), top(num, channels, height, width);
+      this->fill(bottom, x);
+      caffe::NormalizeLayer<Dtype> layer(bottom, across, scales, Dtype(1e-10));
+      const typename TestFixture::Blobs b{&bottom}, t{&top};
+      auto reference = [&](const std::vector<double>& in, const std::vector<double>& s, int i) {
+        const int n = i / dim, c = i / (height * width) % channels, q = i % (height * width);
+        double sum = 1e-10;
+        for (int e = 0; e < dim; ++e) {
+          if (across || e % (height * width) == q) sum += in[n * dim + e] * in[n * dim + e];
+        }
+        return in[i] / std::sqrt(sum) * (s.size() == 1 ? s[0] : s[c]);
+      };
+      ASSERT_TRUE(this->forward("NormalizeLayer", layer, b, t));
+      for (int i = 0; i < count; ++i) {
+        EXPECT_NEAR(top.cpu_data()[i], reference(x, scales, i), (sizeof(Dtype) == 4 ? 1e-5 : 1e-12) * 4) << i;
+      }
+      if (sizeof(Dtype) != 8) continue;
+      for (int i = 0; i < count; ++i) top.mutable_cpu_diff()[i] = static_cast<Dtype>(w[i]);
+      std::fill(layer.blobs()[0]->mutable_cpu_diff(), layer.blobs()[0]->mutable_cpu_diff() + scales.size(), Dtype(0));
+      ASSERT_TRUE(this->backward("NormalizeLayer", layer, t, {true}, b));
+      auto objective = [&](const std::vector<double>& in, const std::vector<double>& s) {
+        this->fill(bottom, in);
+        for (std::size_t c = 0; c < s.size(); ++c) layer.blobs()[0]->mutable_cpu_data()[c] = static_cast<Dtype>(s[c]);
+        EXPECT_TRUE(this->forward("NormalizeLayer", layer, b, t));
+        double sum = 0;
+        for (int i = 0; i < count; ++i) sum += top.cpu_data()[i] * w[i];
+        return sum;
+      };
+      std::vector<double> bottom_diff(bottom.cpu_diff(), bottom.cpu_diff() + count);
+      std::vector<double> scale_diff(layer.blobs()[0]->cpu_diff(), layer.blobs()[0]->cpu_diff() + scales.size());
+      // The bottom's gradient as SSD's code computes it (its .cu and its CPU code alike): the
+      // normalization's gradient times each element's own channel's scale. That is the true
+      // gradient where the scales are equal (checked by differences there) and not otherwise
+      // (the other channels' scales belong in the projection term): Caffe's semantics decide.
+      for (int i = 0; i < count; ++i) {
+        const int n = i / dim, c = i / (height * width) % channels, q = i % (height * width);
+        double sum = 1e-10, projection = 0;
+        for (int e = 0; e < dim; ++e) {
+          if (across || e % (height * width) == q) sum += x[n * dim + e] * x[n * dim + e], projection += x[n * dim + e] * w[n * dim + e];
+        }
+        const double norm = std::sqrt(sum), s_c = scales.size() == 1 ? scales[0] : scales[c];
+        EXPECT_NEAR(bottom_diff[i], s_c * (w[i] - x[i] * projection / (norm * norm)) / norm, 1e-9) << "x " << i;
+        if (scales.size() > 1) continue;
+        std::vector<double> up = x, down = x;
+        up[i] += 1e-6, down[i] -= 1e-6;
+        EXPECT_NEAR((objective(up, scales) - objective(down, scales)) / 2e-6, bottom_diff[i], 1e-6) << "x " << i;
+      }
+      for (std::size_t c = 0; c < scales.size(); ++c) {
+        std::vector<double> up = scales, down = scales;
+        up[c] += 1e-6, down[c] -= 1e-6;
+        EXPECT_NEAR((objective(x, up) - objective(x, down)) / 2e-6, scale_diff[c], 1e-6) << "scale " << c;
+      }
+    }
+  }
+}
+
+// SSD's Permute (NCHW to NHWC, its heads'): the top in the permuted order, the gradient back
+// in the bottom's; a second step of the same shape moves nothing between host and device (the
+// source indices are kept on the device), a new shape makes them again.
+TYPED_TEST(FasterRcnnLayers, SsdPermuteOnTheDevice) {
+  using Dtype = TypeParam;
+  ASSERT_TRUE(addressable);
+  caffe::PermuteLayer<Dtype> layer({0, 2, 3, 1});
+  const std::vector<int> shapes[] = {{2, 3, 4, 5}, {2, 3, 4, 5}, {1, 6, 2, 3}};
+  for (int step = 0; step < 3; ++step) {
+    const std::vector<int>& shape = shapes[step];
+    Blob<Dtype> bottom(shape), top;
+    layer.Reshape(bottom, top);
+    const int n_ = shape[0], c_ = shape[1], h_ = shape[2], w_ = shape[3];
+    std::vector<double> x(bottom.count()), dy(bottom.count());
+    for (int i = 0; i < bottom.count(); ++i) x[i] = i + 0.5, dy[i] = -0.25 * i;
+    this->fill(bottom, x);
+    this->fill(top, std::vector<double>(top.count(), -9));
+    for (int i = 0; i < top.count(); ++i) top.mutable_cpu_diff()[i] = static_cast<Dtype>(dy[i]);
+    top.gpu_diff();
+    bottom.mutable_gpu_diff();
+    const typename TestFixture::Blobs b{&bottom}, t{&top};
+    blobrt::reset_transfer_counters();
+    ASSERT_TRUE(this->forward("PermuteLayer", layer, b, t));
+    ASSERT_TRUE(this->backward("PermuteLayer", layer, t, {true}, b));
+    const std::uint64_t moved = blobrt::transfer_counters().host_to_device;
+    EXPECT_EQ(blobrt::transfer_counters().device_to_host, 0u);
+    ASSERT_EQ(top.shape(), (std::vector<int>{n_, h_, w_, c_}));
+    for (int n = 0; n < n_; ++n) {
+      for (int c = 0; c < c_; ++c) {
+        for (int h = 0; h < h_; ++h) {
+          for (int w = 0; w < w_; ++w) {
+            const int from = ((n * c_ + c) * h_ + h) * w_ + w, to = ((n * h_ + h) * w_ + w) * c_ + c;
+            EXPECT_EQ(top.cpu_data()[to], static_cast<Dtype>(x[from]));
+            EXPECT_EQ(bottom.cpu_diff()[from], static_cast<Dtype>(dy[to]));
+          }
+        }
+      }
+    }
+    if (step == 1) EXPECT_EQ(moved, 0u) << "the same shape again: the kept indices";
   }
 }
 

@@ -9,9 +9,10 @@
 // there (label_class(), as the operations read them): one copy of the labels per forward,
 // the only traffic this layer adds (docs/performance.md).
 //
-// The normalizer is the layer's own get_normalizer (BVLC Caffe since 2016, OpenPose's Caffe);
-// a tree whose layer lacks it (SSD's LossLayer::GetNormalizer, py-faster-rcnn's normalize_)
-// registers nothing here and runs the layer's CPU code in GPU mode, as before.
+// The normalizer is the layer's own get_normalizer (BVLC Caffe since 2016, OpenPose's Caffe)
+// or its LossLayer's GetNormalizer (SSD's Caffe, which moved it there); a tree whose layer has
+// neither (py-faster-rcnn's normalize_) registers nothing here and runs the layer's CPU code
+// in GPU mode, as before.
 #ifndef BLOBRT_CAFFE_PORTABLE_LAYERS_SOFTMAX_LOSS_LAYER_HPP
 #define BLOBRT_CAFFE_PORTABLE_LAYERS_SOFTMAX_LOSS_LAYER_HPP
 
@@ -36,7 +37,13 @@ struct SoftmaxWithLossMethods : caffe::SoftmaxWithLossLayer<Dtype> {  // never m
   struct HasNormalizer : std::false_type {};
   template <class S>
   struct HasNormalizer<S, std::void_t<decltype(&S::get_normalizer), decltype(&S::normalization_)>> : std::true_type {};
-  static constexpr bool kSupported = HasNormalizer<Self>::value;
+  // Whether it has SSD's LossLayer::GetNormalizer(mode, outer, inner, valid_count) instead.
+  template <class S, class = void>
+  struct HasLossLayerNormalizer : std::false_type {};
+  template <class S>
+  struct HasLossLayerNormalizer<S, std::void_t<decltype(&S::GetNormalizer), decltype(&S::normalization_)>>
+      : std::true_type {};
+  static constexpr bool kSupported = HasNormalizer<Self>::value || HasLossLayerNormalizer<Self>::value;
 
 
   struct Shape {
@@ -56,7 +63,7 @@ struct SoftmaxWithLossMethods : caffe::SoftmaxWithLossLayer<Dtype> {  // never m
   template <class S = Self>
   static Dtype normalizer(Layer& l, const Shape& s, const caffe::Blob<Dtype>& label) {
     int valid_count = -1;
-    if constexpr (HasNormalizer<S>::value) {
+    if constexpr (HasNormalizer<S>::value || HasLossLayerNormalizer<S>::value) {
       // Named through S, so that a tree whose LossParameter has no modes never looks for them.
       using LossParameter = std::decay_t<decltype(std::declval<S&>().layer_param().loss_param())>;
       const auto mode = l.*(&S::normalization_);
@@ -67,7 +74,11 @@ struct SoftmaxWithLossMethods : caffe::SoftmaxWithLossLayer<Dtype> {  // never m
           valid_count += blobrt_kernels::label_class(labels[q], s.ignore_label, s.channels) != blobrt_kernels::kLabelIgnored;
         }
       }
-      return (l.*(&S::get_normalizer))(mode, valid_count);
+      if constexpr (HasNormalizer<S>::value) {
+        return (l.*(&S::get_normalizer))(mode, valid_count);
+      } else {
+        return (l.*(&S::GetNormalizer))(mode, static_cast<int>(s.outer), static_cast<int>(s.inner), valid_count);
+      }
     } else {
       return Dtype(1);  // never called: such a layer is not registered
     }
