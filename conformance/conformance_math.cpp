@@ -920,7 +920,7 @@ class MathChecker {
     T bin_h, bin_w;
   };
   static bool roi_ref(const RoiShape& s, const T* box, RoiRef* r) {
-    if (!(box[0] > T(-1) && box[0] < static_cast<T>(s.batch))) return false;
+    if (!(std::trunc(box[0]) >= T(0) && std::trunc(box[0]) < static_cast<T>(s.batch))) return false;
     const T scale = static_cast<T>(s.spatial_scale);
     int corner[4];
     for (int i = 0; i < 4; ++i) {
@@ -1550,10 +1550,12 @@ std::vector<Case> math_cases() {
     }
     // roi_max_pool and its backward: Fast R-CNN's 7 x 7 bins of a 1/16 map (VGG16's conv5,
     // so bins of under a cell: empty and overlapping ones), ZF's 6 x 6, a 2 x 3 and a 1 x 1
-    // pooling at scale 1 (bins of many cells), and no region, no channel.
+    // pooling at scale 1 (bins of many cells), and no region, no channel, no image (every
+    // region then names none: NaN bins, nothing read from the empty map).
     const RoiShape shapes_roi[] = {{2, 3, 14, 19, 13, 7, 7, 0.0625}, {1, 4, 13, 13, 8, 6, 6, 0.0625},
                                    {2, 2, 11, 9, 13, 2, 3, 1},       {3, 5, 6, 5, 20, 1, 1, 1},
-                                   {2, 3, 5, 5, 0, 7, 7, 0.0625},     {2, 0, 5, 5, 4, 2, 2, 1}};
+                                   {2, 3, 5, 5, 0, 7, 7, 0.0625},     {2, 0, 5, 5, 4, 2, 2, 1},
+                                   {0, 2, 5, 5, 3, 2, 2, 1}};
     for (Operation op : {Operation::kRoiMaxPool, Operation::kRoiMaxPoolBackward}) {
       for (const RoiShape& shape : shapes_roi) {
         for (std::int64_t offset : {0, 3}) {

@@ -27,8 +27,8 @@ struct Region {
   T bin_h, bin_w;
 
   __device__ bool of(const T* box, T scale, int64_t batch, int64_t pooled_h, int64_t pooled_w) {
-    const T index = box[0];
-    if (!(index > T(-1) && index < static_cast<T>(batch))) return false;
+    const T index = trunc(box[0]);  // Caffe's int conversion, toward zero
+    if (!(index >= T(0) && index < static_cast<T>(batch))) return false;
     for (int i = 0; i < 4; ++i) {
       const T scaled = box[1 + i] * scale;
       if (!(fabs(scaled) <= T(16777216))) return false;

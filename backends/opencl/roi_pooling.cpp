@@ -40,8 +40,8 @@ const char* roi_pool_kernel_source() {
 #define BLOBRT_ROI_KERNELS(T, S)                                                                   \
 bool blobrt_roi_region_##S(__global const T* box, T scale, long batch, long pooled_h,            \
                            long pooled_w, long* image, int* corner, T* bin_h, T* bin_w) {        \
-  const T index = box[0];                                                                         \
-  if (!(index > (T)(-1) && index < (T)batch)) return false;                                       \
+  const T index = trunc(box[0]); /* Caffe's int conversion, toward zero */                      \
+  if (!(index >= (T)0 && index < (T)batch)) return false;                                         \
   for (int i = 0; i < 4; ++i) {                                                                   \
     const T scaled = box[1 + i] * scale;                                                          \
     if (!(fabs(scaled) <= (T)16777216)) return false;                                             \

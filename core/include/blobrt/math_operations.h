@@ -147,9 +147,9 @@
   P(SIZE, batch) P(SIZE, channels) P(SIZE, height) P(SIZE, width) P(SIZE, rois) P(SIZE, pooled_h) \
   P(SIZE, pooled_w) P(SCALAR, spatial_scale)
 /* Forward: each bin's maximum (the first in row order; 0 for an empty bin; -FLT_MAX where no
- * cell exceeds it). A region whose image index, toward zero, is not in [0, batch), or whose
- * scaled corners are not finite within +-2^24 cells, gives NaN bins (the .cu reads outside the
- * map there). */
+ * cell exceeds it). A region whose image index, toward zero, is not in [0, batch) (the .cu reads
+ * outside the map there), or whose scaled corners are not finite within +-2^24 cells, gives NaN
+ * bins. */
 #define BLOBRT_MATH_ROI_MAX_POOL_PARAMETERS(P)                                                   \
   P(PRECISION, precision) BLOBRT_MATH_ROI_POOL_GEOMETRY_PARAMETERS(P) P(INPUT, bottom)           \
   P(OFFSET, bottom_offset) P(INPUT, boxes) P(OFFSET, boxes_offset) P(OUTPUT, top) P(OFFSET, top_offset)

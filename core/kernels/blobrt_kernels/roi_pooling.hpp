@@ -18,9 +18,13 @@
 // bin among those the kernel derives for the cell (a malformed region, forced to 1 x 1, passes
 // none of its gradient back, as in the .cu).
 //
-// Where the .cu reads outside its buffers, the result is defined here instead: a region whose
-// image index, converted toward zero, is not an image of the batch, or whose scaled corners
-// are not finite numbers within +-2^24 cells, gives NaN bins and no gradient.
+// Where the .cu reads outside its buffers (a region whose image index, converted toward zero,
+// is not an image of the batch) or converts what int cannot hold (NaN or infinite corners),
+// the result is defined here instead: NaN bins and no gradient. So are corners beyond +-2^24
+// cells (a box millions of pixels off the map), where the .cu would clip its bins to the
+// map's edges: the cells are computed in int here, and 2^24 keeps every sum of them exact.
+// Like max_pool's, the backward's gradient is the .cu's only while the bottom data is what
+// the forward pooled (a later layer rewriting it in place would move the maxima found).
 #ifndef BLOBRT_KERNELS_ROI_POOLING_HPP
 #define BLOBRT_KERNELS_ROI_POOLING_HPP
 
@@ -76,8 +80,8 @@ struct RoiRegion {
 
   static RoiRegion of(const RoiPoolGeometry& g, const T* box) {
     RoiRegion r;
-    const T index = box[0];
-    if (!(index > T(-1) && index < static_cast<T>(g.batch))) return r;  // toward zero: an image
+    const T index = std::trunc(box[0]);  // Caffe's int conversion, toward zero
+    if (!(index >= T(0) && index < static_cast<T>(g.batch))) return r;
     const T scale = static_cast<T>(g.spatial_scale);
     int corner[4];
     for (int i = 0; i < 4; ++i) {

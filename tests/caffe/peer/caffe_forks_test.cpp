@@ -370,6 +370,8 @@ TYPED_TEST(FasterRcnnLayers, RoiPoolingBinsAndGradientsOnTheDevice) {
   map.mutable_gpu_diff();
   blobrt::reset_transfer_counters();
   ASSERT_TRUE(this->forward("ROIPoolingLayer", layer, b, t));
+  EXPECT_EQ(blobrt::transfer_counters().host_to_device, 0u);
+  EXPECT_EQ(blobrt::transfer_counters().device_to_host, 0u);
   std::vector<double> diffs(top.count());
   for (int i = 0; i < top.count(); ++i) diffs[i] = 0.25 * (i + 1);
   for (int i = 0; i < top.count(); ++i) top.mutable_cpu_diff()[i] = static_cast<Dtype>(diffs[i]);
@@ -411,8 +413,9 @@ TYPED_TEST(FasterRcnnLayers, SmoothL1LossWithWeightsOnTheDevice) {
   loss.Reshape(std::vector<int>{});
   std::vector<double> x(count), y(count), w_in(count), w_out(count);
   for (int i = 0; i < count; ++i) {
-    x[i] = 0.37 * ((i * 7) % 11) - 1.6;  // differences on both sides of 1 / sigma^2
     y[i] = 0.05 * (i % 5);
+    // Differences on both sides of 1 / sigma^2 = 0.111: every third one 0.02 (the quadratic piece).
+    x[i] = i % 3 == 2 ? y[i] + (i % 2 ? 0.02 : -0.02) : 0.37 * ((i * 7) % 11) - 1.6;
     w_in[i] = i % 4 == 0 ? 0.0 : 1.0;
     w_out[i] = 0.5 + 0.125 * (i % 3);
   }
@@ -496,6 +499,16 @@ TYPED_TEST(FasterRcnnLayers, SsdNormalizeOnTheDevice) {
         return in[i] / std::sqrt(sum) * (s.size() == 1 ? s[0] : s[c]);
       };
       ASSERT_TRUE(this->forward("NormalizeLayer", layer, b, t));
+      // A step moves nothing once the parameters and the ones are on the device (the norms
+      // across the image live on the host, where the .cu keeps them too).
+      top.mutable_gpu_diff();
+      bottom.mutable_gpu_diff();
+      ASSERT_TRUE(this->backward("NormalizeLayer", layer, t, {true}, b));
+      blobrt::reset_transfer_counters();
+      ASSERT_TRUE(this->forward("NormalizeLayer", layer, b, t));
+      ASSERT_TRUE(this->backward("NormalizeLayer", layer, t, {true}, b));
+      EXPECT_EQ(blobrt::transfer_counters().host_to_device, 0u);
+      EXPECT_EQ(blobrt::transfer_counters().device_to_host, 0u);
       for (int i = 0; i < count; ++i) {
         EXPECT_NEAR(top.cpu_data()[i], reference(x, scales, i), (sizeof(Dtype) == 4 ? 1e-5 : 1e-12) * 4) << i;
       }
@@ -541,13 +554,15 @@ TYPED_TEST(FasterRcnnLayers, SsdNormalizeOnTheDevice) {
 
 // SSD's Permute (NCHW to NHWC, its heads'): the top in the permuted order, the gradient back
 // in the bottom's; a second step of the same shape moves nothing between host and device (the
-// source indices are kept on the device), a new shape makes them again.
+// source indices are kept on the device), a new shape makes them again, also one of the same
+// element count.
 TYPED_TEST(FasterRcnnLayers, SsdPermuteOnTheDevice) {
   using Dtype = TypeParam;
   ASSERT_TRUE(addressable);
   caffe::PermuteLayer<Dtype> layer({0, 2, 3, 1});
-  const std::vector<int> shapes[] = {{2, 3, 4, 5}, {2, 3, 4, 5}, {1, 6, 2, 3}};
-  for (int step = 0; step < 3; ++step) {
+  // The third shape has the first's count (only the kept order tells them apart), the fourth not.
+  const std::vector<int> shapes[] = {{2, 3, 4, 5}, {2, 3, 4, 5}, {2, 5, 4, 3}, {1, 6, 2, 3}};
+  for (int step = 0; step < 4; ++step) {
     const std::vector<int>& shape = shapes[step];
     Blob<Dtype> bottom(shape), top;
     layer.Reshape(bottom, top);
