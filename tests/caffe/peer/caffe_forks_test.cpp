@@ -46,6 +46,8 @@ class Layer {
  public:
   virtual ~Layer() = default;
   std::vector<shared_ptr<Blob<Dtype>>>& blobs() { return blobs_; }
+  // Caffe's Forward in GPU mode: the layer's Forward_gpu (here: blobrt's method, where a class uses one).
+  virtual Dtype Forward(const std::vector<Blob<Dtype>*>&, const std::vector<Blob<Dtype>*>&) { return Dtype(0); }
 
  protected:
   std::vector<shared_ptr<Blob<Dtype>>> blobs_;
@@ -145,8 +147,49 @@ class PermuteLayer : public Layer<Dtype> {
   Blob<int> permute_order_, old_steps_, new_steps_;
 };
 
+// Caffe's SoftmaxLayer, as its Reshape sets it for axis 1 (SoftmaxWithLoss's inner layer).
+template <typename Dtype>
+class SoftmaxLayer : public Layer<Dtype> {
+ public:
+  explicit SoftmaxLayer(const Blob<Dtype>& bottom) : outer_num_(bottom.count(0, 1)), inner_num_(bottom.count(2)) {}
+  Dtype Forward(const std::vector<Blob<Dtype>*>& bottom, const std::vector<Blob<Dtype>*>& top) override {
+    EXPECT_TRUE(blobrt_caffe_portable::forward_on_device<Dtype>("SoftmaxLayer", this, bottom, top));
+    return Dtype(0);
+  }
+
+ protected:
+  int outer_num_, inner_num_, softmax_axis_ = 1;
+};
+
+// The SoftmaxWithLossLayer of a 2015 Caffe (py-faster-rcnn's loss_layers.hpp): a normalize_
+// flag, no normalization modes.
+template <typename Dtype>
+class SoftmaxWithLossLayer : public LossLayer<Dtype> {
+ public:
+  SoftmaxWithLossLayer(Blob<Dtype>& bottom, bool normalize, bool ignore, int ignore_label)
+      : has_ignore_label_(ignore), ignore_label_(ignore_label), normalize_(normalize) {
+    softmax_layer_ = std::make_shared<SoftmaxLayer<Dtype>>(bottom);
+    prob_.ReshapeLike(bottom);
+    softmax_bottom_vec_ = {&bottom};
+    softmax_top_vec_ = {&prob_};
+    outer_num_ = bottom.count(0, 1);
+    inner_num_ = bottom.count(2);
+  }
+
+ protected:
+  std::shared_ptr<Layer<Dtype>> softmax_layer_;
+  Blob<Dtype> prob_;
+  std::vector<Blob<Dtype>*> softmax_bottom_vec_, softmax_top_vec_;
+  bool has_ignore_label_;
+  int ignore_label_;
+  bool normalize_;
+  int softmax_axis_ = 1, outer_num_, inner_num_;
+};
+
 }  // namespace caffe
 
+#include <blobrt/caffe/portable/layers/softmax_layer.hpp>
+#include <blobrt/caffe/portable/layers/softmax_loss_layer.hpp>
 #include <blobrt/caffe/portable/layers/normalize_layer.hpp>
 #include <blobrt/caffe/portable/layers/permute_layer.hpp>
 #include <blobrt/caffe/portable/layers/roi_pooling_layer.hpp>
@@ -593,6 +636,56 @@ TYPED_TEST(FasterRcnnLayers, SsdPermuteOnTheDevice) {
       }
     }
     if (step == 1) EXPECT_EQ(moved, 0u) << "the same shape again: the kept indices";
+  }
+}
+
+// py-faster-rcnn's SoftmaxWithLoss (a 2015 layer: the normalize_ flag), each way: normalized by
+// the positions not ignored, or by the batch; the loss and the gradient against the formula
+// in double; nothing crosses to the device, and nothing back but (with an ignore label, to
+// count the positions kept) the labels.
+TYPED_TEST(FasterRcnnLayers, SoftmaxWithLossOfA2015Caffe) {
+  using Dtype = TypeParam;
+  ASSERT_TRUE(addressable);
+  const int num = 3, classes = 4, inner = 2;
+  for (bool normalize : {true, false}) {
+    for (bool ignore : {false, true}) {
+      SCOPED_TRACE(std::string(normalize ? "normalized" : "by the batch") + (ignore ? ", label 2 ignored" : ""));
+      Blob<Dtype> scores(num, classes, inner, 1), label(num, 1, inner, 1), loss;
+      loss.Reshape(std::vector<int>{});
+      std::vector<double> x(scores.count()), y(label.count());
+      for (int i = 0; i < scores.count(); ++i) x[i] = 0.4 * ((i * 5) % 7) - 1.1;
+      for (int q = 0; q < label.count(); ++q) y[q] = (q * 3) % classes;
+      this->fill(scores, x);
+      this->fill(label, y);
+      caffe::SoftmaxWithLossLayer<Dtype> layer(scores, normalize, ignore, 2);
+      const typename TestFixture::Blobs b{&scores, &label}, t{&loss};
+      loss.mutable_cpu_diff()[0] = Dtype(0.5);
+      scores.mutable_gpu_diff();
+      blobrt::reset_transfer_counters();
+      ASSERT_TRUE(this->forward("SoftmaxWithLossLayer", layer, b, t));
+      ASSERT_TRUE(this->backward("SoftmaxWithLossLayer", layer, t, {true, false}, b));
+      EXPECT_EQ(blobrt::transfer_counters().host_to_device, 0u);
+      if (!ignore) EXPECT_EQ(blobrt::transfer_counters().device_to_host, 0u);
+      double sum = 0;
+      int kept = 0;
+      std::vector<double> grad(x.size(), 0.0);
+      for (int n = 0; n < num; ++n) {
+        for (int i = 0; i < inner; ++i) {
+          const int l = static_cast<int>(y[n * inner + i]);
+          if (ignore && l == 2) continue;
+          ++kept;
+          double z = 0;
+          for (int c = 0; c < classes; ++c) z += std::exp(x[(n * classes + c) * inner + i]);
+          sum -= x[(n * classes + l) * inner + i] - std::log(z);
+          for (int c = 0; c < classes; ++c) {
+            grad[(n * classes + c) * inner + i] = std::exp(x[(n * classes + c) * inner + i]) / z - (c == l);
+          }
+        }
+      }
+      const double normalizer = normalize ? kept : num, tol = sizeof(Dtype) == 4 ? 1e-5 : 1e-12;
+      EXPECT_NEAR(loss.cpu_data()[0], sum / normalizer, tol);
+      for (std::size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(scores.cpu_diff()[i], 0.5 * grad[i] / normalizer, tol) << i;
+    }
   }
 }
 

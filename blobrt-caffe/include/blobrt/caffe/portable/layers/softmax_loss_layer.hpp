@@ -9,10 +9,10 @@
 // there (label_class(), as the operations read them): one copy of the labels per forward,
 // the only traffic this layer adds (docs/performance.md).
 //
-// The normalizer is the layer's own get_normalizer (BVLC Caffe since 2016, OpenPose's Caffe)
-// or its LossLayer's GetNormalizer (SSD's Caffe, which moved it there); a tree whose layer has
-// neither (py-faster-rcnn's normalize_) registers nothing here and runs the layer's CPU code
-// in GPU mode, as before.
+// The normalizer is the layer's own get_normalizer (BVLC Caffe since 2016, OpenPose's Caffe),
+// its LossLayer's GetNormalizer (SSD's Caffe, which moved it there), or, in a Caffe of 2015
+// (py-faster-rcnn's), its normalize_ flag: the count of positions not ignored (no max with 1:
+// that Caffe divides by 0 when every label is ignored), else the batch (outer_num_).
 #ifndef BLOBRT_CAFFE_PORTABLE_LAYERS_SOFTMAX_LOSS_LAYER_HPP
 #define BLOBRT_CAFFE_PORTABLE_LAYERS_SOFTMAX_LOSS_LAYER_HPP
 
@@ -43,8 +43,13 @@ struct SoftmaxWithLossMethods : caffe::SoftmaxWithLossLayer<Dtype> {  // never m
   template <class S>
   struct HasLossLayerNormalizer<S, std::void_t<decltype(&S::GetNormalizer), decltype(&S::normalization_)>>
       : std::true_type {};
-  static constexpr bool kSupported = HasNormalizer<Self>::value || HasLossLayerNormalizer<Self>::value;
-
+  // Whether it is a 2015 layer with only the normalize_ flag.
+  template <class S, class = void>
+  struct HasNormalizeFlag : std::false_type {};
+  template <class S>
+  struct HasNormalizeFlag<S, std::void_t<decltype(&S::normalize_)>> : std::true_type {};
+  static constexpr bool kSupported =
+      HasNormalizer<Self>::value || HasLossLayerNormalizer<Self>::value || HasNormalizeFlag<Self>::value;
 
   struct Shape {
     std::int64_t outer, channels, inner;
@@ -58,27 +63,35 @@ struct SoftmaxWithLossMethods : caffe::SoftmaxWithLossLayer<Dtype> {  // never m
                                           : std::numeric_limits<double>::quiet_NaN()};
   }
 
+  // The positions whose label is not the ignore label (read on the host, as the operations
+  // read labels).
+  static int positions_kept(const Shape& s, const caffe::Blob<Dtype>& label) {
+    const Dtype* labels = label.cpu_data();
+    int kept = 0;
+    for (std::int64_t q = 0; q < s.outer * s.inner; ++q) {
+      kept += blobrt_kernels::label_class(labels[q], s.ignore_label, s.channels) != blobrt_kernels::kLabelIgnored;
+    }
+    return kept;
+  }
+
   // loss / normalizer, as Caffe's Forward_gpu and Backward_gpu compute the normalizer: the
   // labels not ignored are counted only for VALID with an ignore label (-1 otherwise).
   template <class S = Self>
   static Dtype normalizer(Layer& l, const Shape& s, const caffe::Blob<Dtype>& label) {
-    int valid_count = -1;
     if constexpr (HasNormalizer<S>::value || HasLossLayerNormalizer<S>::value) {
+      int valid_count = -1;
       // Named through S, so that a tree whose LossParameter has no modes never looks for them.
       using LossParameter = std::decay_t<decltype(std::declval<S&>().layer_param().loss_param())>;
       const auto mode = l.*(&S::normalization_);
-      if (mode == LossParameter::VALID && l.*(&S::has_ignore_label_)) {
-        const Dtype* labels = label.cpu_data();
-        valid_count = 0;
-        for (std::int64_t q = 0; q < s.outer * s.inner; ++q) {
-          valid_count += blobrt_kernels::label_class(labels[q], s.ignore_label, s.channels) != blobrt_kernels::kLabelIgnored;
-        }
-      }
+      if (mode == LossParameter::VALID && l.*(&S::has_ignore_label_)) valid_count = positions_kept(s, label);
       if constexpr (HasNormalizer<S>::value) {
         return (l.*(&S::get_normalizer))(mode, valid_count);
       } else {
         return (l.*(&S::GetNormalizer))(mode, static_cast<int>(s.outer), static_cast<int>(s.inner), valid_count);
       }
+    } else if constexpr (HasNormalizeFlag<S>::value) {
+      if (!(l.*(&S::normalize_))) return Dtype(s.outer);
+      return Dtype(l.*(&S::has_ignore_label_) ? positions_kept(s, label) : s.outer * s.inner);
     } else {
       return Dtype(1);  // never called: such a layer is not registered
     }
