@@ -113,12 +113,30 @@ int conv_entry(void* context, int32_t precision, int64_t channels, int64_t heigh
                int64_t dilation_h, int64_t dilation_w, const void* from, int64_t from_offset, void* to,
                int64_t to_offset, blobrt_error* err);
 
+// ABI 1.5: Caffe's max and average pooling (pool_entry<true>, pool_entry<false>) and their
+// backward operations, pooling.cu; softmax along an axis and its backward, softmax.cu.
+template <bool Max>
+int pool_entry(void* context, int32_t precision, int64_t planes, int64_t height, int64_t width, int64_t pooled_h,
+               int64_t pooled_w, int64_t kernel_h, int64_t kernel_w, int64_t stride_h, int64_t stride_w, int64_t pad_h,
+               int64_t pad_w, const void* bottom, int64_t bottom_offset, void* top, int64_t top_offset,
+               blobrt_error* err);
+BLOBRT_KIT_ENTRY_TYPE(max_pool_backward) max_pool_backward;
+BLOBRT_KIT_ENTRY_TYPE(ave_pool_backward) ave_pool_backward;
+BLOBRT_KIT_ENTRY_TYPE(softmax) softmax;
+BLOBRT_KIT_ENTRY_TYPE(softmax_backward) softmax_backward;
+// ABI 1.6: the softmax loss and its gradient, softmax.cu; LRN across channels, lrn.cu.
+BLOBRT_KIT_ENTRY_TYPE(softmax_loss) softmax_loss;
+BLOBRT_KIT_ENTRY_TYPE(softmax_loss_backward) softmax_loss_backward;
+BLOBRT_KIT_ENTRY_TYPE(lrn_scale) lrn_scale;
+BLOBRT_KIT_ENTRY_TYPE(lrn_backward) lrn_backward;
 // ABI 1.6: rows between strided layouts and Caffe's Scale and Bias, rows.cu.
 BLOBRT_KIT_ENTRY_TYPE(copy_rows) copy_rows;
 BLOBRT_KIT_ENTRY_TYPE(channel_affine) channel_affine;
 // ABI 1.8: Caffe's Embed and BatchReindex, gather_rows.cu.
 BLOBRT_KIT_ENTRY_TYPE(gather_rows) gather_rows;
 BLOBRT_KIT_ENTRY_TYPE(scatter_add_rows) scatter_add_rows;
+// ABI 1.8: Caffe's top-k accuracy, softmax.cu (beside the loss that reads labels as it does).
+BLOBRT_KIT_ENTRY_TYPE(top_k_hits) top_k_hits;
 // ABI 1.10: Dropout's mask drawn on the device, bernoulli_mask.cu.
 BLOBRT_KIT_ENTRY_TYPE(bernoulli_mask) bernoulli_mask;
 // ABI 1.11: Fast R-CNN's region pooling, roi_pooling.cu.

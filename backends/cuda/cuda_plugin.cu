@@ -64,12 +64,26 @@ struct Cuda {
   // ABI 1.4: Caffe's im2col and col2im (im2col.cu).
   static constexpr auto im2col = blobrt_cuda::conv_entry<false>;
   static constexpr auto col2im = blobrt_cuda::conv_entry<true>;
+  // ABI 1.5: Caffe's max and average pooling (pooling.cu), softmax along an axis (softmax.cu).
+  static constexpr auto max_pool = blobrt_cuda::pool_entry<true>;
+  static constexpr auto max_pool_backward = blobrt_cuda::max_pool_backward;
+  static constexpr auto ave_pool = blobrt_cuda::pool_entry<false>;
+  static constexpr auto ave_pool_backward = blobrt_cuda::ave_pool_backward;
+  static constexpr auto softmax = blobrt_cuda::softmax;
+  static constexpr auto softmax_backward = blobrt_cuda::softmax_backward;
+  // ABI 1.6: the softmax loss (softmax.cu), LRN across channels (lrn.cu).
+  static constexpr auto softmax_loss = blobrt_cuda::softmax_loss;
+  static constexpr auto softmax_loss_backward = blobrt_cuda::softmax_loss_backward;
+  static constexpr auto lrn_scale = blobrt_cuda::lrn_scale;
+  static constexpr auto lrn_backward = blobrt_cuda::lrn_backward;
   // ABI 1.6: rows between strided layouts, Caffe's Scale and Bias (rows.cu).
   static constexpr auto copy_rows = blobrt_cuda::copy_rows;
   static constexpr auto channel_affine = blobrt_cuda::channel_affine;
   // ABI 1.8: rows an index array names, and their gradient (gather_rows.cu).
   static constexpr auto gather_rows = blobrt_cuda::gather_rows;
   static constexpr auto scatter_add_rows = blobrt_cuda::scatter_add_rows;
+  // ABI 1.8: Caffe's top-k accuracy (softmax.cu).
+  static constexpr auto top_k_hits = blobrt_cuda::top_k_hits;
   // ABI 1.10: a 0/1 mask from the Philox4x32-10 stream, Caffe's Dropout (bernoulli_mask.cu).
   static constexpr auto bernoulli_mask = blobrt_cuda::bernoulli_mask;
   // ABI 1.11: Fast R-CNN's region of interest max pooling (roi_pooling.cu).

@@ -13,27 +13,11 @@
 
 #include "blobrt/plugin_abi.h"
 #include "context.hpp"
+#include "device_math.cuh"
 
 namespace blobrt_cuda {
 
 namespace {
-
-__device__ __forceinline__ float pow_(float a, float b) { return powf(a, b); }
-__device__ __forceinline__ double pow_(double a, double b) { return pow(a, b); }
-__device__ __forceinline__ float sqrt_(float a) { return sqrtf(a); }
-__device__ __forceinline__ double sqrt_(double a) { return sqrt(a); }
-__device__ __forceinline__ float exp_(float a) { return expf(a); }
-__device__ __forceinline__ double exp_(double a) { return exp(a); }
-__device__ __forceinline__ float log_(float a) { return logf(a); }
-__device__ __forceinline__ double log_(double a) { return log(a); }
-__device__ __forceinline__ float abs_(float a) { return fabsf(a); }
-__device__ __forceinline__ double abs_(double a) { return fabs(a); }
-__device__ __forceinline__ float tanh_(float a) { return tanhf(a); }
-__device__ __forceinline__ double tanh_(double a) { return tanh(a); }
-__device__ __forceinline__ float fmin_(float a, float b) { return fminf(a, b); }
-__device__ __forceinline__ double fmin_(double a, double b) { return fmin(a, b); }
-__device__ __forceinline__ float fmax_(float a, float b) { return fmaxf(a, b); }
-__device__ __forceinline__ double fmax_(double a, double b) { return fmax(a, b); }
 
 // Which operands operation Op reads, from the list (blobrt/elementwise_operations.h).
 #define BLOBRT_CUDA_EW_A_(CODE, Cxx, name, number, A, B, Y, ...) A,
