@@ -117,6 +117,19 @@ TEST_P(MathArguments, AreCheckedTheSameWayOnEveryDevice) {
            device->im2col(f32, std::int64_t(1) << 40, 1 << 20, 1 << 20, 3, 3, 1, 1, 1, 1, 1, 1, buffer, 0, buffer, 0);
          }),
          "the geometry's sizes overflow 64 bits");
+  // im2col_3d's: a dilation of 0, and a last output position whose coordinate passes 64 bits
+  // (the output extents are the caller's).
+  expect(error_of([&] {
+           device->col2im_3d(f32, 1, 2, 4, 4, 2, 4, 4, 1, 3, 3, 0, 1, 1, 1, 1, 1, 1, 1, 0, buffer, 0, buffer, 0);
+         }),
+         "scol2im_3d channels=1 depth=2 height=4 width=4 out_depth=2 out_height=4 out_width=4 kernel_d=1 "
+         "kernel_h=3 kernel_w=3 pad_d=0 pad_h=1 pad_w=1 stride_d=1 stride_h=1 stride_w=1 dilation_d=1 "
+         "dilation_h=1 dilation_w=0: the dilation must be at least 1");
+  expect(error_of([&] {
+           device->im2col_3d(f32, 1, 1, 1, 4, 1, 1, std::int64_t(1) << 62, 1, 1, 3, 0, 0, 1, 1, 1, 4, 1, 1, 1, buffer, 0,
+                             buffer, 0);
+         }),
+         "the geometry's sizes overflow 64 bits");
   // ABI 1.6's rules: an ignore label that is not an int, dst rows that overlap, an even LRN
   // window, a rows' extent past 64 bits.
   expect(error_of([&] { device->softmax_loss(f32, 2, 3, 1, buffer, 0, buffer, 0, 2.5, buffer, 0); }),

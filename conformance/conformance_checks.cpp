@@ -45,6 +45,8 @@ const char* to_string(Operation op) {
     case Operation::kBernoulliMask: return "bernoulli_mask";
     case Operation::kRoiMaxPool: return "roi_max_pool";
     case Operation::kRoiMaxPoolBackward: return "roi_max_pool_backward";
+    case Operation::kIm2col3d: return "im2col_3d";
+    case Operation::kCol2im3d: return "col2im_3d";
   }
   return "?";
 }
@@ -73,7 +75,9 @@ bool is_math(Operation op) {
     case Operation::kTopKHits:
     case Operation::kBernoulliMask:
     case Operation::kRoiMaxPool:
-    case Operation::kRoiMaxPoolBackward: return true;
+    case Operation::kRoiMaxPoolBackward:
+    case Operation::kIm2col3d:
+    case Operation::kCol2im3d: return true;
     default: return false;
   }
 }
@@ -86,7 +90,7 @@ std::vector<Operation> all_operations() {
           Operation::kSoftmaxLoss, Operation::kSoftmaxLossBackward, Operation::kCopyRows,
           Operation::kLrnScale, Operation::kLrnBackward, Operation::kChannelAffine, Operation::kGatherRows,
           Operation::kScatterAddRows, Operation::kTopKHits, Operation::kBernoulliMask,
-          Operation::kRoiMaxPool, Operation::kRoiMaxPoolBackward};
+          Operation::kRoiMaxPool, Operation::kRoiMaxPoolBackward, Operation::kIm2col3d, Operation::kCol2im3d};
 }
 
 const char* to_string(Precision p) { return p == Precision::kFloat32 ? "float" : "double"; }

@@ -22,7 +22,8 @@
 //                     zero_where_label exact; sigmoid_cross_entropy 8ε·(1 + |ref|) +
 //                     3ε·|a|(|b| + 1); smooth_l1 4ε·(|ref| + |a|), smooth_l1_backward
 //                     2ε·|ref|
-//   im2col:           exact (a copy, +0 in the padding); col2im as a sum of its terms
+//   im2col:           exact (a copy, +0 in the padding); col2im as a sum of its terms; the
+//                     3-d forms the same
 //   pooling:          max exact (the first maximum in row order); average and both
 //                     backward operations as sums of their terms
 //   softmax:          (8 + 2√channels + |x| + |max|)ε·|ref| (x − max's rounding, exp's
@@ -64,7 +65,8 @@ enum class Operation {
   kMemset, kCopyRoundTrip, kCopyDevice, kAxpy, kDot, kAsum, kScal, kGemm, kGemv, kElementwise, kIm2col, kCol2im,
   kMaxPool, kMaxPoolBackward, kAvePool, kAvePoolBackward, kSoftmax, kSoftmaxBackward,
   kSoftmaxLoss, kSoftmaxLossBackward, kCopyRows, kLrnScale, kLrnBackward,
-  kChannelAffine, kGatherRows, kScatterAddRows, kTopKHits, kBernoulliMask, kRoiMaxPool, kRoiMaxPoolBackward
+  kChannelAffine, kGatherRows, kScatterAddRows, kTopKHits, kBernoulliMask, kRoiMaxPool, kRoiMaxPoolBackward,
+  kIm2col3d, kCol2im3d
 };
 const char* to_string(Operation op);
 std::vector<Operation> all_operations();
@@ -75,6 +77,13 @@ bool is_math(Operation op);
 struct ConvShape {
   std::int64_t channels = 1, height = 1, width = 1, kernel_h = 1, kernel_w = 1, pad_h = 0, pad_w = 0,
                stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+};
+
+// A convolution's geometry over three spatial axes (im2col_3d, col2im_3d; 0 depth, 1 height,
+// 2 width), the output extents given as Caffe's layers give im2col_nd its col_shape.
+struct Conv3dShape {
+  std::int64_t channels = 1, image[3] = {1, 1, 1}, out[3] = {1, 1, 1}, kernel[3] = {1, 1, 1}, pad[3] = {0, 0, 0},
+               stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1};
 };
 
 // A pooling's geometry (the pooling operations); the pooled extents are Caffe's
@@ -150,6 +159,7 @@ struct Case {
   std::int64_t top_k = 1;  // top_k_hits (its shape is `softmax`, its ignore label the loss's)
   RandomDraw draw;  // bernoulli_mask (n elements)
   RoiShape roi;  // roi_max_pool, roi_max_pool_backward
+  Conv3dShape conv3d;  // im2col_3d, col2im_3d
   std::string name() const;
 };
 // How GoogleTest prints a case (the test name's parameter; else it dumps the struct's bytes,

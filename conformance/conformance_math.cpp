@@ -137,6 +137,8 @@ class MathChecker {
       case Operation::kBernoulliMask: return bernoulli_mask();
       case Operation::kRoiMaxPool:
       case Operation::kRoiMaxPoolBackward: return roi_max_pool();
+      case Operation::kIm2col3d:
+      case Operation::kCol2im3d: return conv_3d();
       default: return elementwise();
     }
   }
@@ -342,6 +344,85 @@ class MathChecker {
       if (!(std::fabs(g - sum[p]) <= tol)) return fail("col2im: im[", p, "] is ", g, ", expected ", sum[p], " ± ", tol);
     }
     return untouched_outside(got, im.before(), offsets_.y, pixels, "col2im im");
+  }
+
+  // im2col_3d and col2im_3d against the n-d layout written out here: for each column element
+  // in order (row: channel, then kernel offset in row order; column: output position in row
+  // order), the image element it copies, or -1 outside the image. im2col_3d exact (+0
+  // outside); col2im_3d each image element the sum of its column elements (NaN before: written
+  // over, not added to).
+  Result conv_3d() {
+    const Conv3dShape& g = c_.conv3d;
+    std::vector<std::int64_t> sources;
+    for (std::int64_t ch = 0; ch < g.channels; ++ch) {
+      for (std::int64_t i = 0; i < g.kernel[0]; ++i) {
+        for (std::int64_t j = 0; j < g.kernel[1]; ++j) {
+          for (std::int64_t k = 0; k < g.kernel[2]; ++k) {
+            for (std::int64_t z = 0; z < g.out[0]; ++z) {
+              for (std::int64_t y = 0; y < g.out[1]; ++y) {
+                for (std::int64_t x = 0; x < g.out[2]; ++x) {
+                  const std::int64_t at[3] = {z * g.stride[0] - g.pad[0] + i * g.dilation[0],
+                                              y * g.stride[1] - g.pad[1] + j * g.dilation[1],
+                                              x * g.stride[2] - g.pad[2] + k * g.dilation[2]};
+                  bool inside = true;
+                  for (int a = 0; a < 3; ++a) inside = inside && at[a] >= 0 && at[a] < g.image[a];
+                  sources.push_back(inside ? ((ch * g.image[0] + at[0]) * g.image[1] + at[1]) * g.image[2] + at[2]
+                                           : -1);
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    const auto columns = static_cast<std::int64_t>(sources.size());
+    const std::int64_t elements = g.channels * g.image[0] * g.image[1] * g.image[2];
+    const auto call = [&](DeviceBuffer in, DeviceBuffer out) {
+      if (c_.op == Operation::kIm2col3d) {
+        device_.im2col_3d(precision, g.channels, g.image[0], g.image[1], g.image[2], g.out[0], g.out[1], g.out[2],
+                          g.kernel[0], g.kernel[1], g.kernel[2], g.pad[0], g.pad[1], g.pad[2], g.stride[0],
+                          g.stride[1], g.stride[2], g.dilation[0], g.dilation[1], g.dilation[2], in, offsets_.a, out,
+                          offsets_.y);
+      } else {
+        device_.col2im_3d(precision, g.channels, g.image[0], g.image[1], g.image[2], g.out[0], g.out[1], g.out[2],
+                          g.kernel[0], g.kernel[1], g.kernel[2], g.pad[0], g.pad[1], g.pad[2], g.stride[0],
+                          g.stride[1], g.stride[2], g.dilation[0], g.dilation[1], g.dilation[2], in, offsets_.a, out,
+                          offsets_.y);
+      }
+    };
+    if (c_.op == Operation::kIm2col3d) {
+      Operand<T> im(device_, values(offsets_.a, elements, -1, 1, 33));
+      Operand<T> col(device_, filled(offsets_.y, columns, std::numeric_limits<T>::quiet_NaN()));
+      call(im.get(), col.get());
+      const std::vector<T> got = col.after();
+      const T* image = im.before().data() + offsets_.a;
+      for (std::int64_t i = 0; i < columns; ++i) {
+        const T want = sources[i] >= 0 ? image[sources[i]] : T(0);
+        if (!same_bits(got[offsets_.y + i], want)) {
+          return fail("im2col_3d: col[", i, "] is ", got[offsets_.y + i], ", expected ", want,
+                      sources[i] >= 0 ? " (image element " + std::to_string(sources[i]) + ")" : " (outside)");
+        }
+      }
+      return untouched_outside(got, col.before(), offsets_.y, columns, "im2col_3d col");
+    }
+    Operand<T> col(device_, values(offsets_.a, columns, -1, 1, 34));
+    Operand<T> im(device_, filled(offsets_.y, elements, std::numeric_limits<T>::quiet_NaN()));
+    call(col.get(), im.get());
+    const std::vector<T> got = im.after();
+    const T* cv = col.before().data() + offsets_.a;
+    std::vector<double> sum(static_cast<std::size_t>(elements)), magnitude(sum.size()), terms(sum.size());
+    for (std::size_t i = 0; i < sources.size(); ++i) {
+      if (sources[i] < 0) continue;
+      sum[sources[i]] += cv[i];
+      magnitude[sources[i]] += std::fabs(static_cast<double>(cv[i]));
+      terms[sources[i]] += 1;
+    }
+    for (std::int64_t e = 0; e < elements; ++e) {
+      const double tol = eps * (8 + std::sqrt(terms[e])) * magnitude[e];
+      const double v = got[offsets_.y + e];
+      if (!(std::fabs(v - sum[e]) <= tol)) return fail("col2im_3d: im[", e, "] is ", v, ", expected ", sum[e], " ± ", tol);
+    }
+    return untouched_outside(got, im.before(), offsets_.y, elements, "col2im_3d im");
   }
 
   // Pooling, checked against a reference written here from Caffe's pooling_layer.cpp (its
@@ -1282,6 +1363,19 @@ std::string math_case_name(const Case& c) {
       << c.draw.counter << "_t" << c.draw.threshold << "_off" << c.offset;
     return s.str();
   }
+  if (c.op == Operation::kIm2col3d || c.op == Operation::kCol2im3d) {
+    const Conv3dShape& g = c.conv3d;
+    const auto axes = [&s](const char* tag, const std::int64_t (&v)[3]) { s << tag << v[0] << "x" << v[1] << "x" << v[2]; };
+    s << to_string(c.op) << "_" << to_string(c.precision) << "_c" << g.channels;
+    axes("_i", g.image);
+    axes("_o", g.out);
+    axes("_k", g.kernel);
+    axes("_p", g.pad);
+    axes("_s", g.stride);
+    axes("_d", g.dilation);
+    s << "_off" << c.offset;
+    return s.str();
+  }
   if (c.op == Operation::kRoiMaxPool || c.op == Operation::kRoiMaxPoolBackward) {
     const RoiShape& g = c.roi;
     s << to_string(c.op) << "_" << to_string(c.precision) << "_b" << g.batch << "c" << g.channels << "h" << g.height
@@ -1561,6 +1655,43 @@ std::vector<Case> math_cases() {
         for (std::int64_t offset : {0, 3}) {
           Case c{op, p, 0, offset};
           c.roi = shape;
+          cases.push_back(c);
+        }
+      }
+    }
+    // im2col_3d and col2im_3d: C3D's 3 x 3 x 3 same-size convolution, one strided and dilated
+    // differently per axis, a 1-d convolution as three axes with leading extents of 1, output
+    // extents past Caffe's formula (the caller's col_shape: every position beyond the image
+    // reads zeros), an output extent of 0 (col2im_3d writes zeros), and 16 channels of
+    // 8 x 14 x 14 (a video net's middle layer).
+    const auto conv3d = [](std::int64_t channels, std::array<std::int64_t, 3> image, std::array<std::int64_t, 3> kernel,
+                           std::array<std::int64_t, 3> pad, std::array<std::int64_t, 3> stride,
+                           std::array<std::int64_t, 3> dilation, std::int64_t extra_out) {
+      Conv3dShape g;
+      g.channels = channels;
+      for (int a = 0; a < 3; ++a) {
+        g.image[a] = image[a];
+        g.kernel[a] = kernel[a];
+        g.pad[a] = pad[a];
+        g.stride[a] = stride[a];
+        g.dilation[a] = dilation[a];
+        const std::int64_t out = (image[a] + 2 * pad[a] - (dilation[a] * (kernel[a] - 1) + 1)) / stride[a] + 1;
+        g.out[a] = (out > 0 ? out : 0) + extra_out;
+      }
+      return g;
+    };
+    const Conv3dShape shapes_conv3d[] = {
+        conv3d(2, {4, 5, 6}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 0),
+        conv3d(2, {5, 7, 6}, {2, 3, 2}, {1, 0, 1}, {2, 1, 2}, {1, 2, 2}, 0),
+        conv3d(3, {1, 1, 17}, {1, 1, 5}, {0, 0, 2}, {1, 1, 3}, {1, 1, 1}, 0),
+        conv3d(1, {3, 4, 5}, {2, 2, 2}, {0, 1, 0}, {1, 2, 1}, {1, 1, 2}, 1),
+        conv3d(2, {2, 2, 2}, {3, 3, 3}, {0, 0, 0}, {1, 1, 1}, {1, 1, 1}, 0),
+        conv3d(16, {8, 14, 14}, {3, 3, 3}, {1, 1, 1}, {1, 1, 1}, {1, 1, 1}, 0)};
+    for (Operation op : {Operation::kIm2col3d, Operation::kCol2im3d}) {
+      for (const Conv3dShape& shape : shapes_conv3d) {
+        for (std::int64_t offset : {0, 3}) {
+          Case c{op, p, 0, offset};
+          c.conv3d = shape;
           cases.push_back(c);
         }
       }

@@ -142,6 +142,14 @@ BLOBRT_KIT_ENTRY_TYPE(bernoulli_mask) bernoulli_mask;
 // ABI 1.11: Fast R-CNN's region pooling, roi_pooling.cu.
 BLOBRT_KIT_ENTRY_TYPE(roi_max_pool) roi_max_pool;
 BLOBRT_KIT_ENTRY_TYPE(roi_max_pool_backward) roi_max_pool_backward;
+// ABI 1.12: Caffe's n-d im2col (conv_3d_entry<false>) and col2im (conv_3d_entry<true>) over up
+// to three spatial axes, im2col_3d.cu.
+template <bool ToImage>
+int conv_3d_entry(void* context, int32_t precision, int64_t channels, int64_t depth, int64_t height, int64_t width,
+                  int64_t out_depth, int64_t out_height, int64_t out_width, int64_t kernel_d, int64_t kernel_h,
+                  int64_t kernel_w, int64_t pad_d, int64_t pad_h, int64_t pad_w, int64_t stride_d, int64_t stride_h,
+                  int64_t stride_w, int64_t dilation_d, int64_t dilation_h, int64_t dilation_w, const void* from,
+                  int64_t from_offset, void* to, int64_t to_offset, blobrt_error* err);
 
 // level1.cu: the plugin's own axpy, scal and asum, and when they run instead of cuBLAS's.
 int level1_mode_from_environment(Level1Mode* mode, blobrt_error* err);

@@ -89,6 +89,9 @@ struct Cuda {
   // ABI 1.11: Fast R-CNN's region of interest max pooling (roi_pooling.cu).
   static constexpr auto roi_max_pool = blobrt_cuda::roi_max_pool;
   static constexpr auto roi_max_pool_backward = blobrt_cuda::roi_max_pool_backward;
+  // ABI 1.12: Caffe's n-d im2col and col2im over up to three spatial axes (im2col_3d.cu).
+  static constexpr auto im2col_3d = blobrt_cuda::conv_3d_entry<false>;
+  static constexpr auto col2im_3d = blobrt_cuda::conv_3d_entry<true>;
 };
 
 int Cuda::device_count(int32_t* count, blobrt_error* err) {

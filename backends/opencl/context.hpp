@@ -124,6 +124,9 @@ struct Context {
   // roi_pooling.cpp's kernels, [roi_max_pool, its backward][precision], made at the first call.
   cl_program roi_pool_program = nullptr;
   cl_kernel roi_pool_kernels[2][2] = {};
+  // im2col_3d.cpp's kernels, [0 im2col_3d, 1 col2im_3d][precision], made at the first call.
+  cl_program conv_3d_program = nullptr;
+  cl_kernel conv_3d_kernels[2][2] = {};
   cl_ulong cache_bytes = ~cl_ulong(0);  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE: y beyond it is streamed
   std::unordered_map<void*, cl_mem> pinned;  // host pointer -> the buffer it maps
 };
@@ -383,6 +386,15 @@ void release_bernoulli_mask(Context* c);
 BLOBRT_KIT_ENTRY_TYPE(roi_max_pool) roi_max_pool;
 BLOBRT_KIT_ENTRY_TYPE(roi_max_pool_backward) roi_max_pool_backward;
 void release_roi_pool(Context* c);
+// ABI 1.12: Caffe's n-d im2col (conv_3d_entry<false>) and col2im (conv_3d_entry<true>) over up
+// to three spatial axes, im2col_3d.cpp.
+template <bool ToImage>
+int conv_3d_entry(void* context, int32_t precision, int64_t channels, int64_t depth, int64_t height, int64_t width,
+                  int64_t out_depth, int64_t out_height, int64_t out_width, int64_t kernel_d, int64_t kernel_h,
+                  int64_t kernel_w, int64_t pad_d, int64_t pad_h, int64_t pad_w, int64_t stride_d, int64_t stride_h,
+                  int64_t stride_w, int64_t dilation_d, int64_t dilation_h, int64_t dilation_w, const void* from,
+                  int64_t from_offset, void* to, int64_t to_offset, blobrt_error* err);
+void release_conv_3d(Context* c);
 
 }  // namespace blobrt_opencl
 

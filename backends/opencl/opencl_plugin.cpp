@@ -1,7 +1,7 @@
 // The OpenCL backend: buffers are cl_mem, copies and memset go to the OpenCL API, level-1
 // BLAS (level1.cpp) to CLBlast on GPUs and accelerators and to the plugin's own kernels
 // on CPU devices, gemm/gemv to CLBlast (gemm_gemv.cpp), the element-wise family to the
-// plugin's kernels (elementwise.cpp), im2col and col2im to its kernels too (im2col.cpp), and so the pooling, softmax, softmax loss, top_k_hits, LRN, channel_affine, gather_rows, scatter_add_rows, bernoulli_mask and region pooling operations and copy_rows (pooling.cpp, softmax.cpp, lrn.cpp, channel_affine.cpp, gather_rows.cpp, bernoulli_mask.cpp, roi_pooling.cpp, copy_rows.cpp). Every platform and device the ICD loader reports is one
+// plugin's kernels (elementwise.cpp), im2col and col2im to its kernels too (im2col.cpp), and so the pooling, softmax, softmax loss, top_k_hits, LRN, channel_affine, gather_rows, scatter_add_rows, bernoulli_mask, region pooling and 3-d im2col/col2im operations and copy_rows (pooling.cpp, softmax.cpp, lrn.cpp, channel_affine.cpp, gather_rows.cpp, bernoulli_mask.cpp, roi_pooling.cpp, im2col_3d.cpp, copy_rows.cpp). Every platform and device the ICD loader reports is one
 // blobrt device, numbered in platform order (BLOBRT_BACKEND=opencl:N).
 //
 // On devices whose memory is the host's (CL_DEVICE_HOST_UNIFIED_MEMORY, e.g. PoCL)
@@ -99,6 +99,9 @@ struct OpenCl {
   // Fast R-CNN's region of interest max pooling (ABI 1.11: roi_pooling.cpp).
   static constexpr auto roi_max_pool = blobrt_opencl::roi_max_pool;
   static constexpr auto roi_max_pool_backward = blobrt_opencl::roi_max_pool_backward;
+  // Caffe's n-d im2col and col2im over up to three spatial axes (ABI 1.12: im2col_3d.cpp).
+  static constexpr auto im2col_3d = blobrt_opencl::conv_3d_entry<false>;
+  static constexpr auto col2im_3d = blobrt_opencl::conv_3d_entry<true>;
 };
 
 struct DeviceEntry {
@@ -311,6 +314,7 @@ void OpenCl::close_device(void* context) {
   release_gather_rows(c);
   release_bernoulli_mask(c);
   release_roi_pool(c);
+  release_conv_3d(c);
   clReleaseMemObject(c->scratch);
   clReleaseCommandQueue(c->queue);
   clReleaseContext(c->context);

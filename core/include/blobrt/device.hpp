@@ -199,6 +199,8 @@ class Device {
   BLOBRT_MATH_OPERATIONS_1_10(BLOBRT_DEVICE_MATH_VIRTUAL_, ~)
   // ABI 1.11's (roi_max_pool, roi_max_pool_backward), after 1.10's.
   BLOBRT_MATH_OPERATIONS_1_11(BLOBRT_DEVICE_MATH_VIRTUAL_, ~)
+  // ABI 1.12's (im2col_3d, col2im_3d), after 1.11's.
+  BLOBRT_MATH_OPERATIONS_1_12(BLOBRT_DEVICE_MATH_VIRTUAL_, ~)
 #undef BLOBRT_DEVICE_MATH_VIRTUAL_
 
   // Level 1 in Caffe's typed spelling (caffe_gpu_axpy<Dtype>), T float or double: the

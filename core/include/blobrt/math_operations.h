@@ -45,7 +45,7 @@
 #define BLOBRT_MATH_OPERATIONS(M, X) \
   BLOBRT_MATH_OPERATIONS_1_2(M, X) BLOBRT_MATH_OPERATIONS_1_4(M, X) BLOBRT_MATH_OPERATIONS_1_5(M, X) \
   BLOBRT_MATH_OPERATIONS_1_6(M, X) BLOBRT_MATH_OPERATIONS_1_8(M, X) BLOBRT_MATH_OPERATIONS_1_10(M, X) \
-  BLOBRT_MATH_OPERATIONS_1_11(M, X)
+  BLOBRT_MATH_OPERATIONS_1_11(M, X) BLOBRT_MATH_OPERATIONS_1_12(M, X)
 /* The operations ABI 1.2 added. */
 #define BLOBRT_MATH_OPERATIONS_1_2(M, X)                    \
   M(X, 1_2, gemm, BLOBRT_MATH_GEMM_PARAMETERS)              \
@@ -162,6 +162,35 @@
   P(PRECISION, precision) BLOBRT_MATH_ROI_POOL_GEOMETRY_PARAMETERS(P) P(INPUT, bottom)           \
   P(OFFSET, bottom_offset) P(INPUT, boxes) P(OFFSET, boxes_offset) P(INPUT, top_diff)            \
   P(OFFSET, top_diff_offset) P(OUTPUT, bottom_diff) P(OFFSET, bottom_diff_offset)
+
+/* The operations ABI 1.12 added: Caffe's n-d im2col and col2im (im2col_nd_cpu, col2im_nd_cpu:
+ * the column layout of Convolution and Deconvolution over other than two spatial axes, 3-D
+ * convolution's) for up to three spatial axes. */
+#define BLOBRT_MATH_OPERATIONS_1_12(M, X)                        \
+  M(X, 1_12, im2col_3d, BLOBRT_MATH_IM2COL_3D_PARAMETERS)         \
+  M(X, 1_12, col2im_3d, BLOBRT_MATH_COL2IM_3D_PARAMETERS)
+
+/* A convolution's geometry over three spatial axes (depth, height, width), as Caffe's
+ * im2col_nd_cpu takes it: the image channels x depth x height x width; the output positions
+ * out_depth x out_height x out_width (the caller's: Caffe's col_shape); the kernel, padding,
+ * stride and dilation per axis. Fewer axes are three with leading extents of 1 (kernel 1,
+ * padding 0, stride and dilation 1), which give the same layout. */
+#define BLOBRT_MATH_CONV_3D_GEOMETRY_PARAMETERS(P)                                                 \
+  P(SIZE, channels) P(SIZE, depth) P(SIZE, height) P(SIZE, width) P(SIZE, out_depth)             \
+  P(SIZE, out_height) P(SIZE, out_width) P(SIZE, kernel_d) P(SIZE, kernel_h) P(SIZE, kernel_w)  \
+  P(SIZE, pad_d) P(SIZE, pad_h) P(SIZE, pad_w) P(SIZE, stride_d) P(SIZE, stride_h)              \
+  P(SIZE, stride_w) P(SIZE, dilation_d) P(SIZE, dilation_h) P(SIZE, dilation_w)
+/* im2col_3d: the columns, (channels kernel_d kernel_h kernel_w) rows of (out_depth out_height
+ * out_width) elements; row (c, i, j, k), column (z, y, x) holds image element (c, z stride_d -
+ * pad_d + i dilation_d, ...), or 0 where that is outside the image. */
+#define BLOBRT_MATH_IM2COL_3D_PARAMETERS(P)                                        \
+  P(PRECISION, precision) BLOBRT_MATH_CONV_3D_GEOMETRY_PARAMETERS(P) P(INPUT, im) \
+  P(OFFSET, im_offset) P(OUTPUT, col) P(OFFSET, col_offset)
+/* col2im_3d: the image (written over) as the sum of the column elements copied from each of
+ * its elements, added in column order (Caffe's CPU order). */
+#define BLOBRT_MATH_COL2IM_3D_PARAMETERS(P)                                        \
+  P(PRECISION, precision) BLOBRT_MATH_CONV_3D_GEOMETRY_PARAMETERS(P) P(INPUT, col) \
+  P(OFFSET, col_offset) P(OUTPUT, im) P(OFFSET, im_offset)
 
 /* C = alpha * op(A) * op(B) + beta * C (plugin_abi.h says the layout). */
 #define BLOBRT_MATH_GEMM_PARAMETERS(P)                                                              \

@@ -41,7 +41,7 @@ extern "C" {
 #endif
 
 #define BLOBRT_PLUGIN_ABI_MAJOR 1
-#define BLOBRT_PLUGIN_ABI_MINOR 11
+#define BLOBRT_PLUGIN_ABI_MINOR 12
 #define BLOBRT_PLUGIN_ENTRY_SYMBOL "blobrt_plugin_entry_v1"
 
 #define BLOBRT_ERROR_MESSAGE_SIZE 1024
@@ -135,7 +135,7 @@ enum { BLOBRT_NO_TRANS = 0, BLOBRT_TRANS = 1 };    /* as CBLAS_TRANSPOSE's NoTra
  * REQUIRED ones) and the plugin kit's table builder (blobrt/plugin_kit.hpp) expand this list,
  * so a field appended in a later minor is named in one place. Each X(presence, since,
  * return_type, name, parameters): presence is REQUIRED (a table without it is refused) or
- * OPTIONAL (NULL when absent); since is the version that added it (1_0, 1_1, 1_2, 1_4, 1_5, 1_6, 1_8, 1_10, 1_11), whose
+ * OPTIONAL (NULL when absent); since is the version that added it (1_0, 1_1, 1_2, 1_4, 1_5, 1_6, 1_8, 1_10, 1_11, 1_12), whose
  * size, BLOBRT_PLUGIN_V<since>_SIZE, covers it. Entries are in version order: a new one is
  * appended at the end. The math operations come from their own list (blobrt/math_operations.h),
  * one group per minor,
@@ -202,7 +202,8 @@ enum { BLOBRT_NO_TRANS = 0, BLOBRT_TRANS = 1 };    /* as CBLAS_TRANSPOSE's NoTra
   BLOBRT_MATH_OPERATIONS_1_6(BLOBRT_PLUGIN_MATH_ENTRY_, X)                                      \
   BLOBRT_MATH_OPERATIONS_1_8(BLOBRT_PLUGIN_MATH_ENTRY_, X)                                      \
   BLOBRT_MATH_OPERATIONS_1_10(BLOBRT_PLUGIN_MATH_ENTRY_, X)                                     \
-  BLOBRT_MATH_OPERATIONS_1_11(BLOBRT_PLUGIN_MATH_ENTRY_, X)
+  BLOBRT_MATH_OPERATIONS_1_11(BLOBRT_PLUGIN_MATH_ENTRY_, X)                                     \
+  BLOBRT_MATH_OPERATIONS_1_12(BLOBRT_PLUGIN_MATH_ENTRY_, X)
 
 /* sync_host_alias's direction. */
 enum {
@@ -300,6 +301,7 @@ typedef struct blobrt_plugin_v1 {
 #define BLOBRT_PLUGIN_V1_9_SIZE BLOBRT_PLUGIN_V1_8_SIZE
 #define BLOBRT_PLUGIN_V1_10_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 46 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
 #define BLOBRT_PLUGIN_V1_11_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 48 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
+#define BLOBRT_PLUGIN_V1_12_SIZE (BLOBRT_PLUGIN_V1_HEADER_SIZE_ + 50 * BLOBRT_PLUGIN_V1_ENTRY_SIZE_)
 
 /* The size that ends with `field`, and whether `table` (a blobrt_plugin_v1*) has that field
  * and set it: what a reader asks before it calls an OPTIONAL entry. */
@@ -325,7 +327,8 @@ BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_6_SIZE == BLOBRT_PLUGIN_END_OF(channel_af
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_8_SIZE == BLOBRT_PLUGIN_END_OF(top_k_hits), v1_8_size);
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_10_SIZE == BLOBRT_PLUGIN_END_OF(bernoulli_mask), v1_10_size);
 BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_11_SIZE == BLOBRT_PLUGIN_END_OF(roi_max_pool_backward), v1_11_size);
-BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_11_SIZE == sizeof(blobrt_plugin_v1), v1_11_is_current);
+BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_12_SIZE == BLOBRT_PLUGIN_END_OF(col2im_3d), v1_12_size);
+BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_V1_12_SIZE == sizeof(blobrt_plugin_v1), v1_12_is_current);
 /* Every entry lies inside the size of the version that added it. */
 #define BLOBRT_PLUGIN_CHECK_SINCE_(presence, since, return_type, name, parameters) \
   BLOBRT_PLUGIN_ASSERT_(BLOBRT_PLUGIN_END_OF(name) <= BLOBRT_PLUGIN_V##since##_SIZE, name##_since);

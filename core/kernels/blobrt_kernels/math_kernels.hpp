@@ -12,6 +12,7 @@
 #include "blobrt_kernels/gather_rows.hpp"  // gather_rows, scatter_add_rows
 #include "blobrt_kernels/gemm.hpp"         // gemm, gemv
 #include "blobrt_kernels/im2col.hpp"       // im2col, col2im
+#include "blobrt_kernels/im2col_3d.hpp"    // im2col_3d, col2im_3d
 #include "blobrt_kernels/lrn.hpp"          // lrn_scale, lrn_backward
 #include "blobrt_kernels/pooling.hpp"      // max_pool, ave_pool and their backward
 #include "blobrt_kernels/roi_pooling.hpp"  // roi_max_pool and its backward

@@ -730,6 +730,71 @@ TYPED_TEST(SsdBBoxUtil, Im2colOfEveryCaffeVintage) {
   for (int i = 0; i < image.count(); ++i) ASSERT_EQ(backnd.cpu_data()[i], back2d.cpu_data()[i]) << "old col2im " << i;
 }
 
+// A 2-channel 4 x 5 x 3 volume, kernel 3 x 2 x 2, padding 1 x 0 x 1, stride 1 x 2 x 1, dilation
+// 1 x 1 x 2 (C3D's kind of call): over three axes the n-d forms are blobrt's im2col_3d and
+// col2im_3d; the same volume as four axes (a leading axis of extent 1) takes the n-d layout
+// written in blobrt-caffe on host copies. Both give the same columns and the same sums, bit for
+// bit (both add in column order).
+TYPED_TEST(SsdBBoxUtil, Im2colNdOverThreeAxesOnTheDevice) {
+  using Dtype = TypeParam;
+  ASSERT_TRUE(addressable);
+  const int channels = 2, extent[3] = {4, 5, 3}, kernel[3] = {3, 2, 2}, pad[3] = {1, 0, 1}, stride[3] = {1, 2, 1},
+            dilation[3] = {1, 1, 2};
+  int out[3], positions = 1, kernel_size = 1;
+  for (int a = 0; a < 3; ++a) {
+    out[a] = (extent[a] + 2 * pad[a] - (dilation[a] * (kernel[a] - 1) + 1)) / stride[a] + 1;
+    positions *= out[a];
+    kernel_size *= kernel[a];
+  }
+  const int rows = channels * kernel_size;
+  // In device memory, as BaseConvolutionLayer hands them over. Three axes: im_shape {channels,
+  // extents}, col_shape {rows, outputs}, then kernel, pad, stride and dilation per axis; four
+  // axes (a leading axis of extent 1): im_shape {channels, 1, extents}, col_shape {rows, 1,
+  // outputs}, and each per-axis array with the leading axis's value first (kernel 1, pad 0,
+  // stride and dilation 1), so the three-axis arrays are the four-axis ones from their second.
+  const int* per_axis[4] = {kernel, pad, stride, dilation};
+  const int leading[4] = {1, 0, 1, 1};
+  Blob<int> shapes(1, 1, 8, 5);
+  int* v = shapes.mutable_cpu_data();
+  const int im3[4] = {channels, extent[0], extent[1], extent[2]}, col3[4] = {rows, out[0], out[1], out[2]};
+  const int im4[5] = {channels, 1, extent[0], extent[1], extent[2]}, col4[5] = {rows, 1, out[0], out[1], out[2]};
+  std::copy(im3, im3 + 4, v);
+  std::copy(col3, col3 + 4, v + 5);
+  std::copy(im4, im4 + 5, v + 10);
+  std::copy(col4, col4 + 5, v + 15);
+  for (int i = 0; i < 4; ++i) {
+    v[20 + i * 5] = leading[i];
+    std::copy(per_axis[i], per_axis[i] + 3, v + 20 + i * 5 + 1);
+  }
+  const int* s = shapes.gpu_data();
+  const int* geometry3[6] = {s, s + 5, s + 21, s + 26, s + 31, s + 36};
+  const int* geometry4[6] = {s + 10, s + 15, s + 20, s + 25, s + 30, s + 35};
+  Blob<Dtype> image(1, channels, extent[0], extent[1] * extent[2]), col_a(1, 1, rows, positions),
+      col_b(1, 1, rows, positions), back_a(image.shape()), back_b(image.shape());
+  std::vector<double> values(image.count());
+  for (int i = 0; i < image.count(); ++i) values[i] = 0.25 * ((i * 29) % 19) - 2;
+  this->fill(image, values);
+  const auto im2col = [&](int axes, const int* const* g, Blob<Dtype>& col) {
+    caffe::im2col_nd_gpu<Dtype>(image.gpu_data(), axes, rows * positions, g[0], g[1], g[2], g[3], g[4], g[5],
+                                col.mutable_gpu_data());
+  };
+  const auto col2im = [&](int axes, const int* const* g, Blob<Dtype>& back) {
+    caffe::col2im_nd_gpu<Dtype>(col_a.gpu_data(), axes, image.count(), g[0], g[1], g[2], g[3], g[4], g[5],
+                                back.mutable_gpu_data());
+  };
+  im2col(3, geometry3, col_a);
+  im2col(4, geometry4, col_b);
+  int inside = 0;
+  for (int i = 0; i < col_a.count(); ++i) {
+    ASSERT_EQ(col_a.cpu_data()[i], col_b.cpu_data()[i]) << "column element " << i;
+    inside += col_a.cpu_data()[i] != Dtype(0);
+  }
+  EXPECT_GT(inside, col_a.count() / 2);  // the columns hold the volume, not zeros
+  col2im(3, geometry3, back_a);
+  col2im(4, geometry4, back_b);
+  for (int i = 0; i < image.count(); ++i) ASSERT_EQ(back_a.cpu_data()[i], back_b.cpu_data()[i]) << "image element " << i;
+}
+
 // P2PSync's buffers: made on the thread's device, filled from the host, copied device to
 // device at an offset (Caffe's pointer arithmetic on a handle), read back, freed once.
 TEST(PortableDeviceRuntime, OldP2PSyncsMemoryCalls) {

@@ -79,6 +79,9 @@ TEST(DeviceVtable, LaterMinorsAppendAfterThem) {
   // ABI 1.11: Fast R-CNN's region pooling.
   EXPECT_EQ(slot(&Device::roi_max_pool), 50);
   EXPECT_EQ(slot(&Device::roi_max_pool_backward), 51);
+  // ABI 1.12: the n-d column layout over three spatial axes.
+  EXPECT_EQ(slot(&Device::im2col_3d), 52);
+  EXPECT_EQ(slot(&Device::col2im_3d), 53);
 }
 
 }  // namespace

@@ -2,14 +2,17 @@
 // blobrt's im2col/col2im operations on the calling thread's device (its plugin's kernels,
 // else the host kernels through copies), in both of Caffe's signatures (with dilation, and
 // the older one without it, which Caffe trees before 2016 declare: py-faster-rcnn's); the
-// n-d forms run the n-d column layout of Caffe's im2col_nd_cpu / col2im_nd_cpu (written here,
-// so a tree older than those functions compiles too) on host copies of the operands, shapes
-// included (Caffe hands them over in device memory).
+// n-d forms over up to three spatial axes are blobrt's im2col_3d/col2im_3d operations (fewer
+// axes as leading extents of 1), their geometry read from the device (Caffe hands its shape
+// blobs over in device memory: six arrays of at most four ints per call); beyond three axes
+// they run the n-d column layout of Caffe's im2col_nd_cpu / col2im_nd_cpu (written here, so a
+// tree older than those functions compiles too) on host copies of the operands.
 #ifndef BLOBRT_CAFFE_PORTABLE_CU_IM2COL_HPP
 #define BLOBRT_CAFFE_PORTABLE_CU_IM2COL_HPP
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <blobrt/caffe/portable/cu/host_copies.hpp>
@@ -127,6 +130,39 @@ void nd_columns(bool to_columns, const Dtype* from, int axes, const int* im, con
   }
 }
 
+// The n-d call as blobrt's im2col_3d (ToImage false) or col2im_3d (true) when it has at most
+// three spatial axes, the missing leading ones extents of 1; false (nothing done) beyond three.
+template <bool ToImage, typename Dtype>
+bool nd_on_device(const Dtype* from, int axes, const int* im_shape, const int* col_shape, const NdGeometry& g,
+                  Dtype* to) {
+  if (axes < 1 || axes > 3) return false;
+  const std::vector<int> im = to_host(im_shape, axes + 1), col = to_host(col_shape, axes + 1);
+  std::int64_t image[3] = {1, 1, 1}, out[3] = {1, 1, 1}, kernel[3] = {1, 1, 1}, pad[3] = {0, 0, 0},
+               stride[3] = {1, 1, 1}, dilation[3] = {1, 1, 1};
+  for (int i = 0; i < axes; ++i) {
+    const int a = 3 - axes + i;
+    image[a] = im[i + 1];
+    out[a] = col[i + 1];
+    kernel[a] = g.kernel[i];
+    pad[a] = g.pad[i];
+    stride[a] = g.stride[i];
+    dilation[a] = g.dilation[i];
+  }
+  const blobrt::Precision precision = blobrt_caffe_portable::precision_of<Dtype>();
+  const std::shared_ptr<blobrt::Device>& device = blobrt::current_device();
+  // Caffe's channels: the image's first extent (col_shape's first is channels x kernel size).
+  if (ToImage) {
+    device->col2im_3d(precision, im[0], image[0], image[1], image[2], out[0], out[1], out[2], kernel[0], kernel[1],
+                      kernel[2], pad[0], pad[1], pad[2], stride[0], stride[1], stride[2], dilation[0], dilation[1],
+                      dilation[2], from, 0, to, 0);
+  } else {
+    device->im2col_3d(precision, im[0], image[0], image[1], image[2], out[0], out[1], out[2], kernel[0], kernel[1],
+                      kernel[2], pad[0], pad[1], pad[2], stride[0], stride[1], stride[2], dilation[0], dilation[1],
+                      dilation[2], from, 0, to, 0);
+  }
+  return true;
+}
+
 }  // namespace blobrt_portable_im2col
 
 template <typename Dtype>
@@ -134,6 +170,7 @@ void im2col_nd_gpu(const Dtype* data_im, const int num_spatial_axes, const int /
                    const int* col_shape, const int* kernel_shape, const int* pad, const int* stride,
                    const int* dilation, Dtype* data_col) {
   const blobrt_portable_im2col::NdGeometry g(num_spatial_axes, kernel_shape, pad, stride, dilation);
+  if (blobrt_portable_im2col::nd_on_device<false>(data_im, num_spatial_axes, im_shape, col_shape, g, data_col)) return;
   blobrt_portable_im2col::nd_on_host(
       data_im, true, num_spatial_axes, im_shape, col_shape, data_col,
       [&](const Dtype* in, const int* im, const int* col, Dtype* out) {
@@ -146,6 +183,7 @@ void col2im_nd_gpu(const Dtype* data_col, const int num_spatial_axes, const int 
                    const int* col_shape, const int* kernel_shape, const int* pad, const int* stride,
                    const int* dilation, Dtype* data_im) {
   const blobrt_portable_im2col::NdGeometry g(num_spatial_axes, kernel_shape, pad, stride, dilation);
+  if (blobrt_portable_im2col::nd_on_device<true>(data_col, num_spatial_axes, im_shape, col_shape, g, data_im)) return;
   blobrt_portable_im2col::nd_on_host(
       data_col, false, num_spatial_axes, im_shape, col_shape, data_im,
       [&](const Dtype* in, const int* im, const int* col, Dtype* out) {
