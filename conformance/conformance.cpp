@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -117,8 +118,9 @@ TEST_P(MathArguments, AreCheckedTheSameWayOnEveryDevice) {
            device->im2col(f32, std::int64_t(1) << 40, 1 << 20, 1 << 20, 3, 3, 1, 1, 1, 1, 1, 1, buffer, 0, buffer, 0);
          }),
          "the geometry's sizes overflow 64 bits");
-  // im2col_3d's: a dilation of 0, and a last output position whose coordinate passes 64 bits
-  // (the output extents are the caller's).
+  // im2col_3d's: a dilation of 0, a last output position whose coordinate passes 64 bits (the
+  // output extents are the caller's), and a padding that passes them added to the image's
+  // extent (col2im_3d's gather forms that sum).
   expect(error_of([&] {
            device->col2im_3d(f32, 1, 2, 4, 4, 2, 4, 4, 1, 3, 3, 0, 1, 1, 1, 1, 1, 1, 1, 0, buffer, 0, buffer, 0);
          }),
@@ -128,6 +130,11 @@ TEST_P(MathArguments, AreCheckedTheSameWayOnEveryDevice) {
   expect(error_of([&] {
            device->im2col_3d(f32, 1, 1, 1, 4, 1, 1, std::int64_t(1) << 62, 1, 1, 3, 0, 0, 1, 1, 1, 4, 1, 1, 1, buffer, 0,
                              buffer, 0);
+         }),
+         "the geometry's sizes overflow 64 bits");
+  expect(error_of([&] {
+           device->col2im_3d(f32, 1, 1, 1, 2, 1, 1, 1, 1, 1, 1, 0, 0, std::numeric_limits<std::int64_t>::max(), 1,
+                             1, 1, 1, 1, 1, buffer, 0, buffer, 0);
          }),
          "the geometry's sizes overflow 64 bits");
   // ABI 1.6's rules: an ignore label that is not an int, dst rows that overlap, an even LRN

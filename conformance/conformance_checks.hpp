@@ -22,8 +22,8 @@
 //                     zero_where_label exact; sigmoid_cross_entropy 8ε·(1 + |ref|) +
 //                     3ε·|a|(|b| + 1); smooth_l1 4ε·(|ref| + |a|), smooth_l1_backward
 //                     2ε·|ref|
-//   im2col:           exact (a copy, +0 in the padding); col2im as a sum of its terms; the
-//                     3-d forms the same
+//   im2col:           exact (a copy, +0 in the padding); col2im as a sum of its terms;
+//                     im2col_3d exact, col2im_3d exact against its terms added in column order
 //   pooling:          max exact (the first maximum in row order); average and both
 //                     backward operations as sums of their terms
 //   softmax:          (8 + 2√channels + |x| + |max|)ε·|ref| (x − max's rounding, exp's

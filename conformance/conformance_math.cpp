@@ -349,8 +349,8 @@ class MathChecker {
   // im2col_3d and col2im_3d against the n-d layout written out here: for each column element
   // in order (row: channel, then kernel offset in row order; column: output position in row
   // order), the image element it copies, or -1 outside the image. im2col_3d exact (+0
-  // outside); col2im_3d each image element the sum of its column elements (NaN before: written
-  // over, not added to).
+  // outside); col2im_3d each image element the sum of its column elements in column order,
+  // exact too (NaN before: written over, not added to).
   Result conv_3d() {
     const Conv3dShape& g = c_.conv3d;
     std::vector<std::int64_t> sources;
@@ -410,17 +410,16 @@ class MathChecker {
     call(col.get(), im.get());
     const std::vector<T> got = im.after();
     const T* cv = col.before().data() + offsets_.a;
-    std::vector<double> sum(static_cast<std::size_t>(elements)), magnitude(sum.size()), terms(sum.size());
+    // Each element's terms added in T from +0 in column order: the host kernel's sum, and the
+    // device kernels' (each gathers one term per kernel offset, in row order), bit for bit.
+    std::vector<T> sum(static_cast<std::size_t>(elements), T(0));
     for (std::size_t i = 0; i < sources.size(); ++i) {
-      if (sources[i] < 0) continue;
-      sum[sources[i]] += cv[i];
-      magnitude[sources[i]] += std::fabs(static_cast<double>(cv[i]));
-      terms[sources[i]] += 1;
+      if (sources[i] >= 0) sum[sources[i]] += cv[i];
     }
     for (std::int64_t e = 0; e < elements; ++e) {
-      const double tol = eps * (8 + std::sqrt(terms[e])) * magnitude[e];
-      const double v = got[offsets_.y + e];
-      if (!(std::fabs(v - sum[e]) <= tol)) return fail("col2im_3d: im[", e, "] is ", v, ", expected ", sum[e], " ± ", tol);
+      if (!same_bits(got[offsets_.y + e], sum[e])) {
+        return fail("col2im_3d: im[", e, "] is ", got[offsets_.y + e], ", expected ", sum[e], " (in column order)");
+      }
     }
     return untouched_outside(got, im.before(), offsets_.y, elements, "col2im_3d im");
   }

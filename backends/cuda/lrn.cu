@@ -4,7 +4,7 @@
 // plugin's (lrn.cpp) do. One thread per (outer, inner) position, over its channels with the
 // running window sum in the host kernels' order (the entering channel added, the leaving one
 // subtracted). Without these the portable Caffe build's LRNLayer took the host path through
-// copies on the cuda backend. The core has checked the shape, the window (odd) and the
+// copies on the cuda backend wherever the Caffe-layers CUDA plugin is not installed. The core has checked the shape, the window (odd) and the
 // operands, and sends no call without output.
 #include <cstdint>
 

@@ -6,9 +6,10 @@
 // the windows that hold it in window order, so no two threads write one element and the sum is
 // the host kernel's, in its order. Max pooling's backward finds each window's maximum again in
 // the bottom data (no mask: the operation has none). Without these the portable Caffe build's
-// PoolingLayer took the host path through copies on the cuda backend. The core has checked the
-// geometry (kernel and stride at least 1, padding below the kernel, every window starting
-// inside the image) and the operands, and sends no call without output.
+// PoolingLayer took the host path through copies on the cuda backend wherever the Caffe-layers
+// CUDA plugin is not installed. The core has checked the geometry (kernel and stride at least
+// 1, padding below the kernel) and the operands, and sends no call without output; a window
+// that starts past the image (Caffe keeps such last windows) covers no element.
 #include <cfloat>
 #include <cstdint>
 

@@ -8,7 +8,7 @@
 // product, then (dy - dot) * y); each position reads its channels before writing them, so the
 // operations may run in place. Labels are read as label_class() reads them. Without these the
 // portable Caffe build's Softmax, SoftmaxWithLoss and Accuracy took the host path through
-// copies on the cuda backend. The core has checked the shapes, the ignore label (an int, or
+// copies on the cuda backend wherever the Caffe-layers CUDA plugin is not installed. The core has checked the shapes, the ignore label (an int, or
 // NaN: none) and the operands, and sends no call without output.
 #include <cmath>
 #include <cfloat>

@@ -281,7 +281,7 @@ typedef struct blobrt_plugin_v1 {
 /* The table's size in each minor version: a table's struct_size is at least
  * BLOBRT_PLUGIN_V1_0_SIZE (208 bytes on LP64), and a field added in 1.<m> exists when
  * struct_size >= BLOBRT_PLUGIN_V1_<m>_SIZE. Five header fields, then one function pointer
- * per entry (22 in 1.0, 24 in 1.1, 27 in 1.2 and 1.3, 30 in 1.4, 36 in 1.5, 42 in 1.6 and 1.7, 45 in 1.8 and 1.9, 46 in 1.10, 48 in 1.11); checked against offsetof
+ * per entry (22 in 1.0, 24 in 1.1, 27 in 1.2 and 1.3, 30 in 1.4, 36 in 1.5, 42 in 1.6 and 1.7, 45 in 1.8 and 1.9, 46 in 1.10, 48 in 1.11, 50 in 1.12); checked against offsetof
  * below. */
 #define BLOBRT_PLUGIN_V1_HEADER_SIZE_ \
   (sizeof(size_t) + 2 * sizeof(uint32_t) + 2 * sizeof(const char*))

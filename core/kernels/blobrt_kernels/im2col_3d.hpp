@@ -38,7 +38,8 @@ struct Conv3dGeometry {
   // nullptr when the geometry is one the kernels compute with; else why not. The sizes are
   // the caller's (never negative: the core checked): every product, and every coordinate a
   // kernel forms (the last position times the stride plus the last offset times the
-  // dilation), must fit in 64 bits before any is computed.
+  // dilation, plus the padding; an image coordinate plus the padding, col2im's gather), must
+  // fit in 64 bits before any is computed.
   const char* invalid() const {
     for (int i = 0; i < 3; ++i) {
       if (kernel[i] < 1) return "the kernel must be at least 1 x 1 x 1";
@@ -56,7 +57,8 @@ struct Conv3dGeometry {
       if (__builtin_mul_overflow(im, image[i], &im) || __builtin_mul_overflow(col, kernel[i], &col)) return false;
       if (__builtin_mul_overflow(kernel[i] - 1, dilation[i], &reach) ||
           __builtin_mul_overflow(out[i] > 0 ? out[i] - 1 : 0, stride[i], &last) ||
-          __builtin_add_overflow(last, reach, &last) || __builtin_add_overflow(last, pad[i], &last)) {
+          __builtin_add_overflow(last, reach, &last) || __builtin_add_overflow(last, pad[i], &last) ||
+          __builtin_add_overflow(image[i], pad[i], &last)) {
         return false;
       }
     }
