@@ -96,6 +96,25 @@ inline unsigned grid_blocks(const Context* c, int64_t work, int threads) {
   return static_cast<unsigned>(wanted < 1 ? 1 : wanted < most ? wanted : most);
 }
 
+// One launch in the precision asked: run(T{}, blocks, stream) with T float or double, over
+// `work` threads in blocks of `threads` on the context's device and stream, its launch checked
+// (`name` in the error); nothing when work is 0.
+template <typename Launch>
+int launch_in_precision(void* context, int32_t precision, int64_t work, int threads, const char* name, Launch run,
+                        blobrt_error* err) {
+  Context* c = as_context(context);
+  if (work == 0) return BLOBRT_OK;
+  ON_DEVICE(c);
+  const unsigned blocks = grid_blocks(c, work, threads);
+  if (precision == BLOBRT_FLOAT64) {
+    run(double{}, blocks, c->stream);
+  } else {
+    run(float{}, blocks, c->stream);
+  }
+  CUDA_CHECK(cudaGetLastError(), name);
+  return BLOBRT_OK;
+}
+
 template <typename T>
 inline T* at(const void* buffer, int64_t offset) {
   return const_cast<T*>(static_cast<const T*>(buffer)) + offset;

@@ -89,7 +89,6 @@ int conv_3d_entry(void* context, int32_t precision, int64_t channels, int64_t de
                   int64_t kernel_w, int64_t pad_d, int64_t pad_h, int64_t pad_w, int64_t stride_d, int64_t stride_h,
                   int64_t stride_w, int64_t dilation_d, int64_t dilation_h, int64_t dilation_w, const void* from,
                   int64_t from_offset, void* to, int64_t to_offset, blobrt_error* err) {
-  Context* c = as_context(context);
   const Geometry3d g{channels,
                      {depth, height, width},
                      {out_depth, out_height, out_width},
@@ -98,28 +97,19 @@ int conv_3d_entry(void* context, int32_t precision, int64_t channels, int64_t de
                      {stride_d, stride_h, stride_w},
                      {dilation_d, dilation_h, dilation_w}};
   const int64_t work = ToImage ? channels * g.image_size() : channels * g.positions();
-  if (work == 0) return BLOBRT_OK;
-  ON_DEVICE(c);
-  const unsigned blocks = grid_blocks(c, work, kThreads);
-  if (precision == BLOBRT_FLOAT64) {
-    if (ToImage) {
-      col2im_3d_kernel<double><<<blocks, kThreads, 0, c->stream>>>(g, at<double>(from, from_offset),
-                                                                    at<double>(to, to_offset));
-    } else {
-      im2col_3d_kernel<double><<<blocks, kThreads, 0, c->stream>>>(g, at<double>(from, from_offset),
-                                                                    at<double>(to, to_offset));
-    }
-  } else {
-    if (ToImage) {
-      col2im_3d_kernel<float><<<blocks, kThreads, 0, c->stream>>>(g, at<float>(from, from_offset),
-                                                                   at<float>(to, to_offset));
-    } else {
-      im2col_3d_kernel<float><<<blocks, kThreads, 0, c->stream>>>(g, at<float>(from, from_offset),
-                                                                   at<float>(to, to_offset));
-    }
-  }
-  CUDA_CHECK(cudaGetLastError(), ToImage ? "col2im_3d_kernel launch" : "im2col_3d_kernel launch");
-  return BLOBRT_OK;
+  return launch_in_precision(context, precision, work, kThreads,
+                             ToImage ? "col2im_3d_kernel launch" : "im2col_3d_kernel launch",
+                             [&](auto zero, unsigned blocks, cudaStream_t stream) {
+                               using T = decltype(zero);
+                               if (ToImage) {
+                                 col2im_3d_kernel<T><<<blocks, kThreads, 0, stream>>>(g, at<T>(from, from_offset),
+                                                                                      at<T>(to, to_offset));
+                               } else {
+                                 im2col_3d_kernel<T><<<blocks, kThreads, 0, stream>>>(g, at<T>(from, from_offset),
+                                                                                      at<T>(to, to_offset));
+                               }
+                             },
+                             err);
 }
 template int conv_3d_entry<false>(void*, int32_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                                   int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,

@@ -75,45 +75,31 @@ __global__ void lrn_backward_kernel(LrnShape s, T negative_beta, T cache_ratio, 
 int lrn_scale(void* context, int32_t precision, int64_t outer, int64_t channels, int64_t inner, int64_t size,
               double alpha_over_size, double k, const void* bottom, int64_t bottom_offset, void* scale,
               int64_t scale_offset, blobrt_error* err) {
-  Context* c = as_context(context);
   const LrnShape s{outer, channels, inner, size};
-  if (s.positions() == 0) return BLOBRT_OK;
-  ON_DEVICE(c);
-  const unsigned blocks = grid_blocks(c, s.positions(), kThreads);
-  if (precision == BLOBRT_FLOAT64) {
-    lrn_scale_kernel<double><<<blocks, kThreads, 0, c->stream>>>(s, alpha_over_size, k, at<double>(bottom, bottom_offset),
-                                                                 at<double>(scale, scale_offset));
-  } else {
-    lrn_scale_kernel<float><<<blocks, kThreads, 0, c->stream>>>(s, static_cast<float>(alpha_over_size),
-                                                                static_cast<float>(k), at<float>(bottom, bottom_offset),
-                                                                at<float>(scale, scale_offset));
-  }
-  CUDA_CHECK(cudaGetLastError(), "lrn_scale_kernel launch");
-  return BLOBRT_OK;
+  return launch_in_precision(context, precision, s.positions(), kThreads, "lrn_scale_kernel launch",
+                             [&](auto zero, unsigned blocks, cudaStream_t stream) {
+                               using T = decltype(zero);
+                               lrn_scale_kernel<T><<<blocks, kThreads, 0, stream>>>(
+                                   s, static_cast<T>(alpha_over_size), static_cast<T>(k), at<T>(bottom, bottom_offset),
+                                   at<T>(scale, scale_offset));
+                             },
+                             err);
 }
 
 int lrn_backward(void* context, int32_t precision, int64_t outer, int64_t channels, int64_t inner, int64_t size,
                  double negative_beta, double cache_ratio, const void* bottom, int64_t bottom_offset, const void* top,
                  int64_t top_offset, const void* scale, int64_t scale_offset, const void* top_diff,
                  int64_t top_diff_offset, void* bottom_diff, int64_t bottom_diff_offset, blobrt_error* err) {
-  Context* c = as_context(context);
   const LrnShape s{outer, channels, inner, size};
-  if (s.positions() == 0) return BLOBRT_OK;
-  ON_DEVICE(c);
-  const unsigned blocks = grid_blocks(c, s.positions(), kThreads);
-  if (precision == BLOBRT_FLOAT64) {
-    lrn_backward_kernel<double><<<blocks, kThreads, 0, c->stream>>>(
-        s, negative_beta, cache_ratio, at<double>(bottom, bottom_offset), at<double>(top, top_offset),
-        at<double>(scale, scale_offset), at<double>(top_diff, top_diff_offset),
-        at<double>(bottom_diff, bottom_diff_offset));
-  } else {
-    lrn_backward_kernel<float><<<blocks, kThreads, 0, c->stream>>>(
-        s, static_cast<float>(negative_beta), static_cast<float>(cache_ratio), at<float>(bottom, bottom_offset),
-        at<float>(top, top_offset), at<float>(scale, scale_offset), at<float>(top_diff, top_diff_offset),
-        at<float>(bottom_diff, bottom_diff_offset));
-  }
-  CUDA_CHECK(cudaGetLastError(), "lrn_backward_kernel launch");
-  return BLOBRT_OK;
+  return launch_in_precision(context, precision, s.positions(), kThreads, "lrn_backward_kernel launch",
+                             [&](auto zero, unsigned blocks, cudaStream_t stream) {
+                               using T = decltype(zero);
+                               lrn_backward_kernel<T><<<blocks, kThreads, 0, stream>>>(
+                                   s, static_cast<T>(negative_beta), static_cast<T>(cache_ratio),
+                                   at<T>(bottom, bottom_offset), at<T>(top, top_offset), at<T>(scale, scale_offset),
+                                   at<T>(top_diff, top_diff_offset), at<T>(bottom_diff, bottom_diff_offset));
+                             },
+                             err);
 }
 
 }  // namespace blobrt_cuda

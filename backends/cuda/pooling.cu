@@ -143,22 +143,6 @@ __global__ void ave_pool_backward_kernel(PoolGeometry g, const T* top_diff, T* b
 
 #undef BLOBRT_CUDA_GRID_STRIDE
 
-// One launch over `work` threads in the precision asked, its launch checked.
-template <typename Launch>
-int launch(void* context, int32_t precision, int64_t work, const char* name, Launch run, blobrt_error* err) {
-  Context* c = as_context(context);
-  if (work == 0) return BLOBRT_OK;
-  ON_DEVICE(c);
-  const unsigned blocks = grid_blocks(c, work, kThreads);
-  if (precision == BLOBRT_FLOAT64) {
-    run(double{}, blocks, c->stream);
-  } else {
-    run(float{}, blocks, c->stream);
-  }
-  CUDA_CHECK(cudaGetLastError(), name);
-  return BLOBRT_OK;
-}
-
 }  // namespace
 
 template <bool Max>
@@ -167,7 +151,7 @@ int pool_entry(void* context, int32_t precision, int64_t planes, int64_t height,
                int64_t pad_w, const void* bottom, int64_t bottom_offset, void* top, int64_t top_offset,
                blobrt_error* err) {
   const PoolGeometry g{planes, height, width, pooled_h, pooled_w, kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w};
-  return launch(context, precision, g.top_count(), Max ? "max_pool_kernel launch" : "ave_pool_kernel launch",
+  return launch_in_precision(context, precision, g.top_count(), kThreads, Max ? "max_pool_kernel launch" : "ave_pool_kernel launch",
                 [&](auto zero, unsigned blocks, cudaStream_t stream) {
                   using T = decltype(zero);
                   if (Max) {
@@ -190,7 +174,7 @@ int max_pool_backward(void* context, int32_t precision, int64_t planes, int64_t 
                       int64_t pad_h, int64_t pad_w, const void* bottom, int64_t bottom_offset, const void* top_diff,
                       int64_t top_diff_offset, void* bottom_diff, int64_t bottom_diff_offset, blobrt_error* err) {
   const PoolGeometry g{planes, height, width, pooled_h, pooled_w, kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w};
-  return launch(context, precision, g.bottom_count(), "max_pool_backward_kernel launch",
+  return launch_in_precision(context, precision, g.bottom_count(), kThreads, "max_pool_backward_kernel launch",
                 [&](auto zero, unsigned blocks, cudaStream_t stream) {
                   using T = decltype(zero);
                   max_pool_backward_kernel<T><<<blocks, kThreads, 0, stream>>>(
@@ -205,7 +189,7 @@ int ave_pool_backward(void* context, int32_t precision, int64_t planes, int64_t 
                       int64_t pad_h, int64_t pad_w, const void* top_diff, int64_t top_diff_offset, void* bottom_diff,
                       int64_t bottom_diff_offset, blobrt_error* err) {
   const PoolGeometry g{planes, height, width, pooled_h, pooled_w, kernel_h, kernel_w, stride_h, stride_w, pad_h, pad_w};
-  return launch(context, precision, g.bottom_count(), "ave_pool_backward_kernel launch",
+  return launch_in_precision(context, precision, g.bottom_count(), kThreads, "ave_pool_backward_kernel launch",
                 [&](auto zero, unsigned blocks, cudaStream_t stream) {
                   using T = decltype(zero);
                   ave_pool_backward_kernel<T><<<blocks, kThreads, 0, stream>>>(

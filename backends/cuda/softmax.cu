@@ -132,28 +132,12 @@ __global__ void top_k_hits_kernel(Shape s, const T* scores, const T* label, Igno
 
 #undef BLOBRT_CUDA_POSITIONS
 
-// One launch over the shape's positions in the precision asked, its launch checked.
-template <typename Launch>
-int launch(void* context, int32_t precision, const Shape& s, const char* name, Launch run, blobrt_error* err) {
-  Context* c = as_context(context);
-  if (s.positions() == 0) return BLOBRT_OK;
-  ON_DEVICE(c);
-  const unsigned blocks = grid_blocks(c, s.positions(), kThreads);
-  if (precision == BLOBRT_FLOAT64) {
-    run(double{}, blocks, c->stream);
-  } else {
-    run(float{}, blocks, c->stream);
-  }
-  CUDA_CHECK(cudaGetLastError(), name);
-  return BLOBRT_OK;
-}
-
 }  // namespace
 
 int softmax(void* context, int32_t precision, int64_t outer, int64_t channels, int64_t inner, const void* bottom,
             int64_t bottom_offset, void* top, int64_t top_offset, blobrt_error* err) {
   const Shape s{outer, channels, inner};
-  return launch(context, precision, s, "softmax_kernel launch",
+  return launch_in_precision(context, precision, s.positions(), kThreads, "softmax_kernel launch",
                 [&](auto zero, unsigned blocks, cudaStream_t stream) {
                   using T = decltype(zero);
                   softmax_kernel<T><<<blocks, kThreads, 0, stream>>>(s, at<T>(bottom, bottom_offset),
@@ -166,7 +150,7 @@ int softmax_backward(void* context, int32_t precision, int64_t outer, int64_t ch
                      const void* top, int64_t top_offset, const void* top_diff, int64_t top_diff_offset,
                      void* bottom_diff, int64_t bottom_diff_offset, blobrt_error* err) {
   const Shape s{outer, channels, inner};
-  return launch(context, precision, s, "softmax_backward_kernel launch",
+  return launch_in_precision(context, precision, s.positions(), kThreads, "softmax_backward_kernel launch",
                 [&](auto zero, unsigned blocks, cudaStream_t stream) {
                   using T = decltype(zero);
                   softmax_backward_kernel<T><<<blocks, kThreads, 0, stream>>>(
@@ -181,7 +165,7 @@ int softmax_loss(void* context, int32_t precision, int64_t outer, int64_t channe
                  int64_t loss_offset, blobrt_error* err) {
   const Shape s{outer, channels, inner};
   const Ignore ignore = Ignore::of(ignore_label);
-  return launch(context, precision, s, "softmax_loss_kernel launch",
+  return launch_in_precision(context, precision, s.positions(), kThreads, "softmax_loss_kernel launch",
                 [&](auto zero, unsigned blocks, cudaStream_t stream) {
                   using T = decltype(zero);
                   softmax_loss_kernel<T><<<blocks, kThreads, 0, stream>>>(
@@ -196,7 +180,7 @@ int softmax_loss_backward(void* context, int32_t precision, int64_t outer, int64
                           blobrt_error* err) {
   const Shape s{outer, channels, inner};
   const Ignore ignore = Ignore::of(ignore_label);
-  return launch(context, precision, s, "softmax_loss_backward_kernel launch",
+  return launch_in_precision(context, precision, s.positions(), kThreads, "softmax_loss_backward_kernel launch",
                 [&](auto zero, unsigned blocks, cudaStream_t stream) {
                   using T = decltype(zero);
                   softmax_loss_backward_kernel<T><<<blocks, kThreads, 0, stream>>>(
@@ -211,7 +195,7 @@ int top_k_hits(void* context, int32_t precision, int64_t outer, int64_t channels
                void* hits, int64_t hits_offset, blobrt_error* err) {
   const Shape s{outer, channels, inner};
   const Ignore ignore = Ignore::of(ignore_label);
-  return launch(context, precision, s, "top_k_hits_kernel launch",
+  return launch_in_precision(context, precision, s.positions(), kThreads, "top_k_hits_kernel launch",
                 [&](auto zero, unsigned blocks, cudaStream_t stream) {
                   using T = decltype(zero);
                   top_k_hits_kernel<T><<<blocks, kThreads, 0, stream>>>(s, at<T>(scores, scores_offset),
