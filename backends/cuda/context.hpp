@@ -96,6 +96,12 @@ inline unsigned grid_blocks(const Context* c, int64_t work, int threads) {
   return static_cast<unsigned>(wanted < 1 ? 1 : wanted < most ? wanted : most);
 }
 
+// A grid-stride loop: `i` runs over [0, count) across every thread of the launch.
+#define BLOBRT_CUDA_GRID_STRIDE(i, count)                                                          \
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,                    \
+               i##_step_ = static_cast<int64_t>(blockDim.x) * gridDim.x;                           \
+       i < (count); i += i##_step_)
+
 // One launch in the precision asked: run(T{}, blocks, stream) with T float or double, over
 // `work` threads in blocks of `threads` on the context's device and stream, its launch checked
 // (`name` in the error); nothing when work is 0.

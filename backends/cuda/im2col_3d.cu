@@ -27,9 +27,8 @@ struct Geometry3d {
 
 template <typename T>
 __global__ void im2col_3d_kernel(Geometry3d g, const T* im, T* col) {
-  const int64_t positions = g.positions(), count = g.channels * positions;
-  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  for (int64_t index = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; index < count; index += step) {
+  const int64_t positions = g.positions();
+  BLOBRT_CUDA_GRID_STRIDE(index, g.channels * positions) {
     const int64_t x = index % g.out[2], y = index / g.out[2] % g.out[1];
     const int64_t z = index / (g.out[2] * g.out[1]) % g.out[0], c = index / positions;
     const T* image = im + c * g.image_size();
@@ -57,9 +56,8 @@ __device__ int64_t position_of(const Geometry3d& g, int axis, int64_t coordinate
 
 template <typename T>
 __global__ void col2im_3d_kernel(Geometry3d g, const T* col, T* im) {
-  const int64_t positions = g.positions(), count = g.channels * g.image_size();
-  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  for (int64_t index = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; index < count; index += step) {
+  const int64_t positions = g.positions();
+  BLOBRT_CUDA_GRID_STRIDE(index, g.channels * g.image_size()) {
     const int64_t w = index % g.image[2], h = index / g.image[2] % g.image[1];
     const int64_t d = index / (g.image[2] * g.image[1]) % g.image[0], c = index / g.image_size();
     const T* columns = col + c * g.kernel[0] * g.kernel[1] * g.kernel[2] * positions;

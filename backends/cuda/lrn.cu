@@ -26,14 +26,9 @@ struct LrnShape {
   __device__ int64_t post_pad() const { return size - (size - 1) / 2 - 1; }
 };
 
-#define BLOBRT_CUDA_POSITIONS(q, s)                                                                     \
-  for (int64_t q = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,                        \
-               step_ = static_cast<int64_t>(blockDim.x) * gridDim.x;                                   \
-       q < (s).positions(); q += step_)
-
 template <typename T>
 __global__ void lrn_scale_kernel(LrnShape s, T alpha_over_size, T k, const T* bottom, T* scale) {
-  BLOBRT_CUDA_POSITIONS(q, s) {
+  BLOBRT_CUDA_GRID_STRIDE(q, s.positions()) {
     const int64_t first = s.first(q), inner = s.inner, post_pad = s.post_pad();
     const T* x = bottom + first;
     T* y = scale + first;
@@ -49,7 +44,7 @@ __global__ void lrn_scale_kernel(LrnShape s, T alpha_over_size, T k, const T* bo
 template <typename T>
 __global__ void lrn_backward_kernel(LrnShape s, T negative_beta, T cache_ratio, const T* bottom, const T* top,
                                     const T* scale, const T* top_diff, T* bottom_diff) {
-  BLOBRT_CUDA_POSITIONS(q, s) {
+  BLOBRT_CUDA_GRID_STRIDE(q, s.positions()) {
     const int64_t first = s.first(q), inner = s.inner, post_pad = s.post_pad();
     const T *x = bottom + first, *y = top + first, *sc = scale + first, *dy = top_diff + first;
     T* dx = bottom_diff + first;
@@ -67,8 +62,6 @@ __global__ void lrn_backward_kernel(LrnShape s, T negative_beta, T cache_ratio, 
     }
   }
 }
-
-#undef BLOBRT_CUDA_POSITIONS
 
 }  // namespace
 

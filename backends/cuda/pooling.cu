@@ -78,10 +78,6 @@ struct WindowsOf {
   }
 };
 
-#define BLOBRT_CUDA_GRID_STRIDE(i, count)                                                              \
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x, step_ = static_cast<int64_t>(blockDim.x) * gridDim.x; \
-       i < (count); i += step_)
-
 template <typename T>
 __global__ void max_pool_kernel(PoolGeometry g, const T* bottom, T* top) {
   const int64_t pooled = g.pooled_h * g.pooled_w;
@@ -140,8 +136,6 @@ __global__ void ave_pool_backward_kernel(PoolGeometry g, const T* top_diff, T* b
     bottom_diff[i] = sum;
   }
 }
-
-#undef BLOBRT_CUDA_GRID_STRIDE
 
 }  // namespace
 

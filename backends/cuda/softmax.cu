@@ -53,14 +53,9 @@ __device__ int64_t label_class(T label, Ignore ignore, int64_t channels) {
   return value >= 0 && value < channels ? value : kLabelOutside;
 }
 
-#define BLOBRT_CUDA_POSITIONS(q, s)                                                                     \
-  for (int64_t q = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,                        \
-               step_ = static_cast<int64_t>(blockDim.x) * gridDim.x;                                   \
-       q < (s).positions(); q += step_)
-
 template <typename T>
 __global__ void softmax_kernel(Shape s, const T* bottom, T* top) {
-  BLOBRT_CUDA_POSITIONS(q, s) {
+  BLOBRT_CUDA_GRID_STRIDE(q, s.positions()) {
     const int64_t first = s.first(q), inner = s.inner;
     const T* x = bottom + first;
     T* y = top + first;
@@ -78,7 +73,7 @@ __global__ void softmax_kernel(Shape s, const T* bottom, T* top) {
 
 template <typename T>
 __global__ void softmax_backward_kernel(Shape s, const T* top, const T* top_diff, T* bottom_diff) {
-  BLOBRT_CUDA_POSITIONS(q, s) {
+  BLOBRT_CUDA_GRID_STRIDE(q, s.positions()) {
     const int64_t first = s.first(q), inner = s.inner;
     const T *y = top + first, *dy = top_diff + first;
     T* dx = bottom_diff + first;
@@ -90,7 +85,7 @@ __global__ void softmax_backward_kernel(Shape s, const T* top, const T* top_diff
 
 template <typename T>
 __global__ void softmax_loss_kernel(Shape s, const T* prob, const T* label, Ignore ignore, T* loss) {
-  BLOBRT_CUDA_POSITIONS(q, s) {
+  BLOBRT_CUDA_GRID_STRIDE(q, s.positions()) {
     const int64_t l = label_class(label[q], ignore, s.channels);
     loss[q] = l == kLabelIgnored   ? T(0)
               : l == kLabelOutside ? T(NAN)
@@ -101,7 +96,7 @@ __global__ void softmax_loss_kernel(Shape s, const T* prob, const T* label, Igno
 template <typename T>
 __global__ void softmax_loss_backward_kernel(Shape s, const T* prob, const T* label, Ignore ignore, T scale,
                                              T* bottom_diff) {
-  BLOBRT_CUDA_POSITIONS(q, s) {
+  BLOBRT_CUDA_GRID_STRIDE(q, s.positions()) {
     const int64_t l = label_class(label[q], ignore, s.channels), first = s.first(q);
     for (int64_t c = 0; c < s.channels; ++c) {
       const int64_t e = first + c * s.inner;
@@ -116,7 +111,7 @@ __global__ void softmax_loss_backward_kernel(Shape s, const T* prob, const T* la
 // included, so a tie counts against it), stopping once top_k are found; a hit when fewer.
 template <typename T>
 __global__ void top_k_hits_kernel(Shape s, const T* scores, const T* label, Ignore ignore, int64_t top_k, T* hits) {
-  BLOBRT_CUDA_POSITIONS(q, s) {
+  BLOBRT_CUDA_GRID_STRIDE(q, s.positions()) {
     const int64_t l = label_class(label[q], ignore, s.channels);
     const T* x = scores + s.first(q);
     T hit = l == kLabelIgnored ? T(0) : T(NAN);
@@ -129,8 +124,6 @@ __global__ void top_k_hits_kernel(Shape s, const T* scores, const T* label, Igno
     hits[q] = hit;
   }
 }
-
-#undef BLOBRT_CUDA_POSITIONS
 
 }  // namespace
 

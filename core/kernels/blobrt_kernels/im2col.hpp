@@ -88,16 +88,18 @@ void for_each_column_element(const ConvGeometry& g, F&& f) {
   }
 }
 
-template <typename T>
-void im2col(const ConvGeometry& g, const T* image, T* columns) {
+// Both forms: Geometry is ConvGeometry here or Conv3dGeometry (im2col_3d.hpp), each with its
+// for_each_column_element and image_count.
+template <typename T, class Geometry>
+void im2col(const Geometry& g, const T* image, T* columns) {
   for_each_column_element(g, [&](std::int64_t column, std::int64_t pixel) {
     columns[column] = pixel >= 0 ? image[pixel] : T(0);
   });
 }
 
 // Caffe's col2im: the image zeroed, then every column element added to the pixel it came from.
-template <typename T>
-void col2im(const ConvGeometry& g, const T* columns, T* image) {
+template <typename T, class Geometry>
+void col2im(const Geometry& g, const T* columns, T* image) {
   for (std::int64_t p = 0; p < g.image_count(); ++p) image[p] = T(0);
   for_each_column_element(g, [&](std::int64_t column, std::int64_t pixel) {
     if (pixel >= 0) image[pixel] += columns[column];

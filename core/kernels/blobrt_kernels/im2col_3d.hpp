@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <ostream>
 
+#include "blobrt_kernels/im2col.hpp"  // im2col, col2im: the copy and the sums, over either geometry
 #include "blobrt_kernels/math_operation.hpp"
 
 namespace blobrt_kernels {
@@ -72,7 +73,7 @@ struct Conv3dGeometry {
 // Calls f(column_index, image_index) for every column element in column order (row by row,
 // each row's positions in order), image_index -1 where the element lies outside the image.
 template <class F>
-void for_each_column_element_3d(const Conv3dGeometry& g, F&& f) {
+void for_each_column_element(const Conv3dGeometry& g, F&& f) {
   const std::int64_t kernel_size = g.kernel_size(), rows = g.channels * kernel_size;
   std::int64_t column = 0;
   for (std::int64_t row = 0; row < rows; ++row) {
@@ -105,11 +106,7 @@ struct MathSemantics<MathOp::im2col_3d> {
   static bool only_scales(const Args&, double*) { return false; }
   template <typename T>
   static bool run(const Args& a, T* const* p) {
-    const T* image = p[0];
-    T* columns = p[1];
-    for_each_column_element_3d(Conv3dGeometry::of(a), [&](std::int64_t column, std::int64_t element) {
-      columns[column] = element >= 0 ? image[element] : T(0);
-    });
+    im2col<T>(Conv3dGeometry::of(a), p[0], p[1]);
     return true;
   }
   static void routine(std::ostream& s, const Args& a) {
@@ -135,13 +132,7 @@ struct MathSemantics<MathOp::col2im_3d> {
   // The image zeroed, then each column element added to the element it came from.
   template <typename T>
   static bool run(const Args& a, T* const* p) {
-    const Conv3dGeometry g = Conv3dGeometry::of(a);
-    const T* columns = p[0];
-    T* image = p[1];
-    for (std::int64_t e = 0; e < g.image_count(); ++e) image[e] = T(0);
-    for_each_column_element_3d(g, [&](std::int64_t column, std::int64_t element) {
-      if (element >= 0) image[element] += columns[column];
-    });
+    col2im<T>(Conv3dGeometry::of(a), p[0], p[1]);
     return true;
   }
   static void routine(std::ostream& s, const Args& a) {
