@@ -24,6 +24,9 @@ class Conformance : public ::testing::TestWithParam<Param> {};
 
 TEST_P(Conformance, MatchesHostReference) {
   const auto& [id, c] = GetParam();
+  // --fleet selects its cases by this name (conformance_fleet.cpp): it must stay GoogleTest's.
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  ASSERT_EQ(std::string(info->test_suite_name()) + "." + info->name(), conformance::kTestPrefix + conformance::param_name(id, c));
   std::shared_ptr<Device> device = open_device(id);
   conformance::Result result = conformance::run_case(*device, c);
   if (result.skipped) GTEST_SKIP() << result.detail;
@@ -31,11 +34,7 @@ TEST_P(Conformance, MatchesHostReference) {
 }
 
 std::string name_of(const ::testing::TestParamInfo<Param>& info) {
-  std::string name = std::get<0>(info.param) + "_" + std::get<1>(info.param).name();
-  for (char& ch : name) {
-    if (!isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  }
-  return name;
+  return conformance::param_name(std::get<0>(info.param), std::get<1>(info.param));
 }
 
 // A device id as a test name: "opencl:0" becomes "opencl_0".

@@ -1,6 +1,7 @@
 #include "conformance_checks.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -100,6 +101,14 @@ std::string Case::name() const {
   std::ostringstream s;
   s << to_string(op) << "_" << to_string(precision) << "_n" << n << "_off" << offset;
   return s.str();
+}
+
+std::string param_name(const std::string& id, const Case& c) {
+  std::string name = id + "_" + c.name();
+  for (char& ch : name) {
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  }
+  return name;
 }
 
 std::vector<Case> standard_cases() {

@@ -166,6 +166,12 @@ struct Case {
 // padding included, which valgrind reports as uninitialised).
 inline void PrintTo(const Case& c, std::ostream* os) { *os << c.name(); }
 
+// The whole GoogleTest name of case `c` on device `id`, the name --gtest_filter matches in
+// GoogleTest mode and in --fleet mode alike: kTestPrefix, then the device and the case with
+// every character but letters and digits made '_' ("blis_0_axpy_float_n1000_off0").
+inline constexpr const char* kTestPrefix = "AllDevices/Conformance.MatchesHostReference/";
+std::string param_name(const std::string& id, const Case& c);
+
 struct Result {
   bool passed = false;
   bool skipped = false;  // e.g. double on a device without fp64

@@ -1,5 +1,6 @@
 #include "conformance_fleet.hpp"
 
+#include <fnmatch.h>
 #include <mpi.h>
 #include <unistd.h>
 
@@ -36,7 +37,15 @@ std::vector<std::string> split(const std::string& s, char sep) {
   return parts;
 }
 
-Row check_device(const std::string& node, int rank, const std::string& id) {
+// Whether `name` matches one of the ':'-separated wildcard patterns in `patterns`.
+bool matches_any(const std::string& patterns, const std::string& name) {
+  for (const std::string& pattern : split(patterns, ':')) {
+    if (!pattern.empty() && fnmatch(pattern.c_str(), name.c_str(), 0) == 0) return true;
+  }
+  return false;
+}
+
+Row check_device(const std::string& node, int rank, const std::string& id, const std::string& filter) {
   Row row;
   row.node = node;
   row.rank = rank;
@@ -46,6 +55,7 @@ Row check_device(const std::string& node, int rank, const std::string& id) {
     std::shared_ptr<Device> device = open_device(id);
     row.name = device->description().name;
     for (const conformance::Case& c : conformance::standard_cases()) {
+      if (!filter_selects(filter, conformance::kTestPrefix + conformance::param_name(id, c))) continue;
       conformance::Result r = conformance::run_case(*device, c);
       if (r.skipped) {
         ++row.skipped;
@@ -61,6 +71,7 @@ Row check_device(const std::string& node, int rank, const std::string& id) {
   }
   row.status = row.failed ? "failed" : row.passed ? "passed" : "skipped";
   if (!row.failed && row.skipped) row.detail = std::to_string(row.skipped) + " cases skipped (e.g. no fp64)";
+  if (!row.failed && !row.passed && !row.skipped) row.detail = "no case selected by --gtest_filter=" + filter;
   return row;
 }
 
@@ -105,16 +116,27 @@ JobBackend job_backend() {
   return job;
 }
 
+bool filter_selects(const std::string& filter, const std::string& name) {
+  // GoogleTest's syntax: positive patterns, then '-' and negative ones; no positive: all.
+  const std::size_t dash = filter.find('-');
+  const std::string positive = filter.substr(0, dash);
+  const std::string negative = dash == std::string::npos ? "" : filter.substr(dash + 1);
+  return (positive.empty() || matches_any(positive, name)) && !matches_any(negative, name);
+}
+
 bool expected(const std::string& id, const std::string& expect) {
   if (expect.find(':') != std::string::npos) return id == expect;
   return id.substr(0, id.find(':')) == expect;
 }
 
 std::vector<Row> local_rows(const std::string& node, int rank, const std::string& expect,
-                            const std::string& usage_error) {
+                            const std::string& usage_error, const std::string& filter) {
   const JobBackend job = job_backend();
   std::vector<Row> rows;
-  for (const std::string& id : available_devices()) rows.push_back(check_device(node, rank, id));
+  // A usage error fails the job at once: no case runs under a command line that was not meant.
+  if (usage_error.empty()) {
+    for (const std::string& id : available_devices()) rows.push_back(check_device(node, rank, id, filter));
+  }
   for (const PluginReport& p : inventory().plugins) {
     if (p.usable) continue;
     Row row;
@@ -165,7 +187,7 @@ std::vector<Row> deserialize(const std::string& text) {
   return rows;
 }
 
-std::string table(const std::vector<Row>& rows) {
+std::string table(const std::vector<Row>& rows, const std::string& filter) {
   const std::vector<std::string> head = {"node", "rank", "jobs get", "backend", "device", "result", "cases",
                                          "why / first failures"};
   std::vector<std::vector<std::string>> cells;
@@ -193,12 +215,14 @@ std::string table(const std::vector<Row>& rows) {
   for (const auto& row : cells) line(row);
   int failed = 0, nodes_rows = static_cast<int>(rows.size());
   for (const Row& r : rows) failed += r.status == "failed";
-  s << nodes_rows << " rows, " << failed << " failed\n";
+  s << nodes_rows << " rows, " << failed << " failed";
+  if (!filter.empty()) s << " (rank 0's cases: --gtest_filter=" << filter << ")";
+  s << '\n';
   return s.str();
 }
 
-std::string json(const std::vector<Row>& rows) {
-  tools::json out = {{"rows", tools::json::array()}, {"failed", false}};
+std::string json(const std::vector<Row>& rows, const std::string& filter) {
+  tools::json out = {{"rows", tools::json::array()}, {"failed", false}, {"filter", filter}};
   for (const Row& r : rows) {
     out["failed"] = out["failed"].get<bool>() || r.status == "failed";
     out["rows"].push_back({{"node", r.node}, {"rank", r.rank}, {"backend", r.backend}, {"device", r.device},
@@ -212,11 +236,15 @@ int run(int argc, char** argv) {
   bool as_json = false;
   // A usage error becomes a failed row, not an early exit: every rank still takes part in
   // the collectives below, so the job ends instead of waiting for this rank.
-  std::string expect, usage_error;
+  std::string expect, usage_error, filter;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--json") {
+    if (arg == "--fleet") {
+      continue;
+    } else if (arg == "--json") {
       as_json = true;
+    } else if (arg.rfind("--gtest_filter=", 0) == 0) {
+      filter = arg.substr(15);
     } else if (arg == "--expect" || arg.rfind("--expect=", 0) == 0) {
       if (arg != "--expect") {
         expect = arg.substr(9);
@@ -224,6 +252,9 @@ int run(int argc, char** argv) {
         expect = argv[++i];
       }
       if (expect.empty()) usage_error = "--expect needs a backend (e.g. --expect cuda or --expect cuda:0)";
+    } else if (usage_error.empty()) {
+      // Any other GoogleTest flag would be ignored here: say so rather than run every case.
+      usage_error = "--fleet takes --json, --expect and --gtest_filter=PATTERN, not '" + arg + "'";
     }
   }
   dist::MpiSession mpi(&argc, &argv);
@@ -233,7 +264,8 @@ int run(int argc, char** argv) {
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "?");
 
-  const std::string mine = serialize(local_rows(host, rank, usage_error.empty() ? expect : "", usage_error));
+  const std::string mine =
+      serialize(local_rows(host, rank, usage_error.empty() ? expect : "", usage_error, filter));
   int length = static_cast<int>(mine.size());
   std::vector<int> lengths(ranks), offsets(ranks);
   MPI_Gather(&length, 1, MPI_INT, lengths.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -252,7 +284,7 @@ int run(int argc, char** argv) {
       return std::tie(a.node, a.rank) < std::tie(b.node, b.rank);
     });
     for (const Row& r : rows) failed = failed || r.status == "failed";
-    std::fputs((as_json ? json(rows) : table(rows)).c_str(), stdout);
+    std::fputs((as_json ? json(rows, filter) : table(rows, filter)).c_str(), stdout);
     std::fflush(stdout);
   }
   MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -1,10 +1,12 @@
-// `mpirun -np N blobrt-conformance --fleet [--json] [--expect BACKEND]`: every rank runs
+// `mpirun -np N blobrt-conformance --fleet [--json] [--expect BACKEND] [--gtest_filter=PATTERN]`:
+// every rank runs
 // the conformance cases on every device it can open (and reports the plugins it found but
 // cannot use) and says which backend jobs on it get (blobrt's own selection under that
 // rank's environment: BLOBRT_BACKEND, else auto); rank 0 prints one table node x backend x
 // device, and every rank exits non-zero if any check failed anywhere, if a rank's jobs
 // cannot get a backend (a BLOBRT_BACKEND that cannot be used), or if they would not get
-// the one --expect names (docs/dist.md, "Fleet conformance").
+// the one --expect names (docs/dist.md, "Fleet conformance"). --gtest_filter picks cases
+// as it does in GoogleTest mode, by the same test names.
 #ifndef BLOBRT_TESTS_CONFORMANCE_FLEET_HPP
 #define BLOBRT_TESTS_CONFORMANCE_FLEET_HPP
 
@@ -37,14 +39,20 @@ JobBackend job_backend();
 // Whether `id` ("cuda:1") is what `expect` names: a backend ("cuda") or a device ("cuda:1").
 bool expected(const std::string& id, const std::string& expect);
 
+// Whether GoogleTest's --gtest_filter value `filter` ("POS1:POS2-NEG1:NEG2", '*' and '?'
+// wildcards; empty: every test) selects the test named `name`.
+bool filter_selects(const std::string& filter, const std::string& name);
 // The rows of this process (runs the checks). `expect`: --expect's value ("" for none);
-// `usage_error`: what was wrong with the command line, reported as a failed row.
+// `usage_error`: what was wrong with the command line, reported as a failed row (and then
+// no case runs); `filter`:
+// --gtest_filter's value ("" for every case).
 std::vector<Row> local_rows(const std::string& node, int rank, const std::string& expect = "",
-                            const std::string& usage_error = "");
+                            const std::string& usage_error = "", const std::string& filter = "");
 std::string serialize(const std::vector<Row>& rows);
 std::vector<Row> deserialize(const std::string& text);
-std::string table(const std::vector<Row>& rows);
-std::string json(const std::vector<Row>& rows);
+// `filter`: rank 0's --gtest_filter ("" for every case), said under the table and in the JSON.
+std::string table(const std::vector<Row>& rows, const std::string& filter = "");
+std::string json(const std::vector<Row>& rows, const std::string& filter = "");
 
 // The whole mode: MPI initialised here. Returns the exit status.
 int run(int argc, char** argv);

@@ -19,7 +19,8 @@ namespace {
 
 constexpr const char* kFooter =
     "GoogleTest's own flags are passed on (--gtest_filter=PATTERN, --gtest_list_tests, ...;\n"
-    "--gtest_help lists them).\n\n"
+    "--gtest_help lists them). --fleet takes --gtest_filter=PATTERN only, selecting the cases\n"
+    "GoogleTest mode would.\n\n"
     "Exit codes:\n"
     "  0  every check passed\n"
     "  1  a check failed (--fleet: anywhere in the job, or a rank's jobs would not get the\n"

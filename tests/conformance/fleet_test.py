@@ -6,6 +6,8 @@ Rank 0 sees every plugin of the build (BLOBRT_PLUGIN_PATH from the test environm
 rank 1 only BLIS, and in the second run rank 1 only a plugin whose axpy is wrong. Then the
 backend jobs get on each rank: a BLOBRT_BACKEND that cannot be used on rank 1, and an
 --expect that rank 1 does not meet, each fail the job naming rank 1 and why.
+The fleets run the axpy cases (--gtest_filter, which selects what it selects in GoogleTest
+mode: checked against --gtest_list_tests); the whole suite runs in GoogleTest mode elsewhere.
 """
 import json
 import os
@@ -25,14 +27,37 @@ def check(cond, what, output=""):
         failures.append(what + ("\n--- output:\n" + output if output else ""))
 
 
-def fleet(rank1_path, *extra, env0=(), env1=()):
-    """env0/env1: VAR=VALUE settings for rank 0 / rank 1 only."""
+AXPY = "--gtest_filter=*_axpy_*"
+
+
+def listed(filter_arg):
+    """Per device ("blis:0"), how many cases GoogleTest mode selects by this --gtest_filter."""
+    out = subprocess.run([conformance, filter_arg, "--gtest_list_tests"], capture_output=True, text=True,
+                         timeout=120).stdout
+    counts, suite = {}, ""
+    for line in out.splitlines():
+        if not line.startswith(" "):
+            suite = line.strip()
+        elif suite == "AllDevices/Conformance.":
+            param = line.split()[0].split("/", 1)[1]  # MatchesHostReference/blis_0_axpy_...
+            backend, index = param.split("_")[:2]
+            counts[backend + ":" + index] = counts.get(backend + ":" + index, 0) + 1
+    return counts
+
+
+def fleet(rank1_path, *extra, env0=(), env1=(), cases=AXPY):
+    """env0/env1: VAR=VALUE settings for rank 0 / rank 1 only; cases: the --gtest_filter."""
+    extra = (cases,) + extra if cases else extra
     x0 = [a for v in env0 for a in ("-x", v)]
     x1 = [a for v in env1 for a in ("-x", v)]
     cmd = MPI + ["-np", "1", *x0, conformance, "--fleet", *extra, ":",
                  "-np", "1", "-x", "BLOBRT_PLUGIN_PATH=" + rank1_path, *x1, conformance, "--fleet", *extra]
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=280)
     return p.returncode, p.stdout, p.stdout + p.stderr
+
+
+def parse(out):
+    return json.loads(out) if out.strip().startswith("{") else {"rows": [], "failed": False}
 
 
 # 1. A healthy, heterogeneous fleet: exit 0, one row per device and unusable plugin.
@@ -48,13 +73,19 @@ by_rank = {0: [], 1: []}
 for r in rows:
     by_rank.setdefault(r["rank"], []).append(r)
 check(report["failed"] is False, "healthy fleet: failed is false", out)
+check(report.get("filter") == AXPY.split("=", 1)[1], "--json names the filter", out)
 rank1 = sorted(r["device"] for r in by_rank[1])
 check(rank1 == ["blis:0", "host:0"], "rank 1 sees exactly host and blis, got %s" % rank1, out)
 for r in rows:
     if r["device"] == "-":
         check(r["status"] == "skipped" and r["detail"], "an unusable plugin is skipped with its reason: %s" % r, out)
     else:
-        check(r["status"] == "passed" and r["passed"] > 100 and r["failed"] == 0, "device passes: %s" % r, out)
+        check(r["status"] == "passed" and r["passed"] >= 12 and r["failed"] == 0, "device passes: %s" % r, out)
+axpy = listed(AXPY)
+for r in by_rank[0]:
+    if r["device"] != "-":
+        check(r["passed"] + r["skipped"] == axpy.get(r["device"]),
+              "%s runs the %s cases GoogleTest mode lists for %s: %s" % (r["device"], axpy.get(r["device"]), AXPY, r), out)
 rank0 = {r["device"] for r in by_rank[0]}
 check({"host:0", "blis:0"} <= rank0, "rank 0 sees host and blis at least, got %s" % sorted(rank0), out)
 check(all(r["node"] for r in rows), "every row names its node", out)
@@ -65,7 +96,23 @@ check(all(r.get("jobs") and r.get("jobs") != "error" for r in rows), "every row 
 # 2. The same as a table.
 code, out, log = fleet(blis_dir)
 check(code == 0 and out.startswith("node  rank  jobs get  backend"), "table mode prints the table", log)
-check("rows, 0 failed" in out, "table mode ends with the count of failures", log)
+check("rows, 0 failed (rank 0's cases: " + AXPY + ")" in out, "table mode ends with the count of failures and the filter", log)
+
+# 2b. GoogleTest's negative patterns, and a filter that selects nothing (exit 0, as GoogleTest).
+negative = "--gtest_filter=*_axpy_*:*_scal_*-*double*:*/host_0_*"
+code, out, log = fleet(blis_dir, "--json", cases=negative)
+selected = listed(negative)
+for r in parse(out)["rows"]:
+    if r["rank"] == 0 and r["device"] != "-":
+        check(r["passed"] + r["skipped"] == selected.get(r["device"], 0) and r["failed"] == 0,
+              "%s with %s: %s" % (r["device"], negative, r), out)
+check(code == 0 and selected.get("host:0") is None and selected.get("blis:0", 0) >= 12, "negative filter", log)
+code, out, log = fleet(blis_dir, cases="--gtest_filter=no_such_case")
+check(code == 0 and "no case selected by --gtest_filter=no_such_case" in out, "a filter selecting nothing", log)
+
+# 2c. Any other flag fails the job at once, naming it (GoogleTest's --gtest_repeat is not the fleet's).
+code, out, log = fleet(blis_dir, "--gtest_repeat=2")
+check(code != 0 and "not '--gtest_repeat=2'" in out and "ok," not in out, "an unknown flag is a usage error", log)
 
 # 3. A rank with a broken plugin: the table says which node, rank and case, and the job fails.
 broken = tempfile.mkdtemp(prefix="blobrt-fleet-")
@@ -84,9 +131,6 @@ finally:
     shutil.rmtree(broken)
 
 
-
-def parse(out):
-    return json.loads(out) if out.strip().startswith("{") else {"rows": [], "failed": False}
 
 
 # 4. Rank 1's BLOBRT_BACKEND names a backend it cannot use: all its devices pass, but jobs
