@@ -44,14 +44,9 @@ option(BLOBRT_CAFFE_PORTABLE "Compile Caffe's GPU code over blobrt where Caffe b
 set(BLOBRT_CAFFE_CUDA_LAYERS AUTO CACHE STRING "Build Caffe's CUDA kernels as a Caffe-layers plugin: AUTO, ON or OFF")
 set_property(CACHE BLOBRT_CAFFE_CUDA_LAYERS PROPERTY STRINGS AUTO ON OFF)
 if(BLOBRT_CAFFE_PORTABLE AND CPU_ONLY AND NOT BLOBRT_CAFFE_CUDA_LAYERS STREQUAL "OFF")
-  if(NOT DEFINED CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX} AND EXISTS /usr/local/cuda/bin/nvcc)
-    find_program(blobrt_nvcc nvcc)
-    if(NOT blobrt_nvcc)
-      # Through CUDACXX, so that check_language still tries it (an nvcc that cannot use
-      # this host compiler is then no plugin, not a failed configure).
-      set(ENV{CUDACXX} /usr/local/cuda/bin/nvcc)
-    endif()
-  endif()
+  # (check_language: an nvcc that cannot use this host compiler is then no plugin, not a
+  # failed configure.)
+  blobrt_caffe_default_cuda_compiler()
   # nvcc's host compiler: Caffe's own C++ compiler.
   if(NOT DEFINED CMAKE_CUDA_HOST_COMPILER AND NOT DEFINED ENV{CUDAHOSTCXX} AND CMAKE_CXX_COMPILER)
     set(ENV{CUDAHOSTCXX} "${CMAKE_CXX_COMPILER}")
@@ -168,7 +163,8 @@ function(blobrt_adopt_caffe_library)
       get_target_property(caffe_type caffe TYPE)
       if(CMAKE_CUDA_COMPILER_LOADED AND kernel_layers AND caffe_type STREQUAL "SHARED_LIBRARY")
         blobrt_caffe_build_id("${CMAKE_SOURCE_DIR}" build_id)
-        blobrt_caffe_add_cuda_layer_plugin("${kernel_layers}" "${build_id}" "${CMAKE_BINARY_DIR}/blobrt-cuda-layers")
+        blobrt_caffe_add_cuda_layer_plugin("${CMAKE_SOURCE_DIR}" "${kernel_layers}" "${build_id}"
+                                           "${CMAKE_BINARY_DIR}/blobrt-cuda-layers")
       elseif(CMAKE_CUDA_COMPILER_LOADED AND kernel_layers)
         # A static libcaffe is linked into each program: a plugin beside it would hold a
         # second copy of Caffe.

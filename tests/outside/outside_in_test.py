@@ -221,6 +221,74 @@ def check_layer_plugin_loading(exe, plugin):
               "and GPU mode runs on", out)
 
 
+def check_makefile_route_layer_plugin(caffe_tree, generator, cmake_plugin):
+    """The Caffe-layers CUDA plugin of a libcaffe built by Caffe's Makefile: the tree's library
+    compiled by g++ as the Makefile would (the generator's sources, blobrt's four files left
+    out), then the installed caffe-layers-cuda project, as docs/caffe-on-blobrt.md says. The
+    plugin lands beside that libcaffe, which loads it; a libcaffe of other headers (the CMake
+    build's, whose id also covers its compile definitions) or none is refused at configure."""
+    tree = os.path.join(work, "caffe-make")
+    shutil.rmtree(tree, ignore_errors=True)
+    shutil.copytree(caffe_tree, tree)
+    rc, out = run(["cmake", "-DCAFFE_ROOT=.", "-DOUTPUT_DIR=blobrt-portable-gpu", "-P", generator], env=user_env, cwd=tree)
+    rc_flags, flags = run(["pkg-config", "--cflags", "blobrt-caffe"], env=user_env)
+    rc_libs, libs = run(["pkg-config", "--libs", "blobrt-caffe"], env=user_env)
+    if not check(rc == 0 and rc_flags == 0 and rc_libs == 0, "the Makefile route's generator runs in the tree",
+                 out + flags + libs):
+        return
+    sources = sorted(os.path.relpath(os.path.join(d, f), tree)
+                     for top in ("src/caffe", "blobrt-portable-gpu") for d, _, fs in os.walk(os.path.join(tree, top))
+                     for f in fs if f.endswith(".cpp"))
+    sources = [f for f in sources if not re.match(r"src/caffe/((blob|common|syncedmem)|util/math_functions)\.cpp$", f)]
+    lib_dir = os.path.join(tree, ".build_release", "lib")
+    os.makedirs(lib_dir)
+    library = os.path.join(lib_dir, "libcaffe.so.1.0.0")
+    # Makefile.config's COMMON_FLAGS (blobrt-caffe's ahead of include/) and Caffe's soname.
+    cflags = ["-std=c++17", "-fPIC", "-DCPU_ONLY", "-DBLOBRT_CAFFE_PORTABLE"] + flags.split() + ["-Iinclude"]
+    rc, out = run(["g++", "-shared", *cflags, *sources, "-o", library, "-Wl,-soname,libcaffe.so.1.0.0",
+                   *libs.split()], env=user_env, cwd=tree)
+    if not check(rc == 0, "the tree's libcaffe compiles the Makefile's way (g++, the generator's sources)", out):
+        return
+    os.symlink("libcaffe.so.1.0.0", os.path.join(lib_dir, "libcaffe.so"))
+    project = os.path.join(libdir, "cmake", "blobrt", "caffe-layers-cuda")
+    layers_build = os.path.join(tree, ".build_release", "blobrt-cuda-layers")
+    rc, out = run(["cmake", "-S", project, "-B", layers_build, f"-DCAFFE_ROOT={tree}",
+                   f"-DCAFFE_LIBRARY={os.path.join(lib_dir, 'libcaffe.so')}", "-DCAFFE_DEFINITIONS=CPU_ONLY"],
+                  env=user_env)
+    if check(rc == 0 and "Caffe-layers CUDA plugin: 1 layer .cu files compiled by nvcc" in out,
+             "the installed caffe-layers-cuda project configures on the Makefile's libcaffe", out):
+        rc, out = run(["cmake", "--build", layers_build], env=user_env)
+        plugin = os.path.join(lib_dir, "blobrt-caffe-layers", "libcaffe-layers-cuda.so")
+        check(rc == 0 and os.path.exists(plugin), "it builds the Caffe-layers CUDA plugin beside that libcaffe", out)
+        rc, needed = run(["readelf", "-dW", plugin])
+        check(rc == 0 and "[libcudart.so" in needed and "[libblobrt-caffe.so" in needed,
+              "the Makefile route's plugin links libcudart and libblobrt-caffe", needed)
+        installed = os.path.join(work, "caffe-make-install")
+        shutil.rmtree(installed, ignore_errors=True)
+        rc, out = run(["cmake", "--install", layers_build, "--prefix", installed, "--component", "blobrt_cuda_layers"],
+                      env=user_env)
+        check(rc == 0 and os.path.exists(os.path.join(installed, "lib", "blobrt-caffe-layers", "libcaffe-layers-cuda.so")),
+              "cmake --install --component blobrt_cuda_layers puts it in PREFIX/lib/blobrt-caffe-layers", out)
+        exe = os.path.join(tree, "caffe_portable")
+        rc, out = run(["g++", *cflags, "tools/caffe_portable.cpp", "-o", exe, "-L" + lib_dir, "-lcaffe",
+                       *libs.split(), "-Wl,-rpath," + lib_dir], env=user_env, cwd=tree)
+        if check(rc == 0, "a tool links the Makefile's libcaffe", out):
+            rc, out = run([exe, "--load_layer_plugins=cuda"], env=dict(user_env, BLOBRT_BACKEND="host"))
+            check(rc == 0 and "plugins loaded: 1" in out and f"plugin: {plugin}: loaded: 1 layer classes (CUDA " in out
+                  and "z=364 dy=84" in out, "the Makefile's libcaffe loads the plugin built for it", out)
+    # Refused before any compile: a libcaffe of another build id, and a library that is no
+    # portable libcaffe.
+    other_library = os.path.join(os.path.dirname(os.path.dirname(cmake_plugin)), "libcaffe.so")
+    for what, library, said in (("the CMake build's libcaffe", other_library, "was built from other headers than"),
+                                ("a library that is no portable libcaffe", os.path.join(libdir, "libblobrt.so"),
+                                 "is not a portable libcaffe")):
+        refused = os.path.join(work, "caffe-make-refused")
+        shutil.rmtree(refused, ignore_errors=True)
+        rc, out = run(["cmake", "-S", project, "-B", refused, f"-DCAFFE_ROOT={tree}", f"-DCAFFE_LIBRARY={library}"],
+                      env=user_env)
+        check(rc != 0 and said in out and "CMake Error" in out, f"caffe-layers-cuda refuses {what}, saying why", out)
+
+
 # Caffe's own CMake build (a tree laid out as BVLC Caffe's: tests/outside/caffe-cmake) with
 # nothing edited but one -D: caffe-on-blobrt.cmake leaves blobrt's four files out of
 # target caffe and puts blobrt-caffe's headers ahead of Caffe's include/. Without that -D
@@ -308,6 +376,8 @@ if has_caffe:
                       env=user_env)
         check(rc != 0 and "has no src/caffe" in out, "caffe-portable-gpu.cmake refuses a folder with no src/caffe",
               out)
+        if nvcc and layer_plugin:
+            check_makefile_route_layer_plugin(caffe_tree, generator[0], layer_plugin)
     unhooked_build = os.path.join(work, "caffe-cmake-unhooked")
     shutil.rmtree(unhooked_build, ignore_errors=True)
     rc, out = run(["cmake", "-S", caffe_tree, "-B", unhooked_build, f"-DCMAKE_PREFIX_PATH={prefix}"], env=user_env)
