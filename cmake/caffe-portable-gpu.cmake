@@ -48,6 +48,53 @@ function(blobrt_caffe_build_id root out_var)
   set(${out_var} "${id}" PARENT_SCOPE)
 endfunction()
 
+# Caffe's Makefile route: what its COMMON_FLAGS (as make prints them: `make
+# --eval='print-%: ; @echo $($*)' print-COMMON_FLAGS`) say of the library's compiles. In
+# `definitions_var` the -D flags, sorted, without -D; in `includes_var` the -I and -isystem
+# directories, in order, made absolute against the tree `root` (make runs there), those
+# that do not exist left out as the compiler leaves them out.
+function(blobrt_caffe_makefile_flags root flags definitions_var includes_var)
+  separate_arguments(words UNIX_COMMAND "${flags}")
+  set(definitions)
+  set(includes)
+  set(pending "")  # "-D" or "-I" (also for -isystem) when the value is the next word
+  foreach(word IN LISTS words)
+    set(kind "${pending}")
+    set(value "${word}")
+    set(pending "")
+    if(kind STREQUAL "")
+      if(word STREQUAL "-D")
+        set(pending "-D")
+      elseif(word STREQUAL "-I" OR word STREQUAL "-isystem")
+        set(pending "-I")
+      elseif(word MATCHES "^-[DI].")
+        string(SUBSTRING "${word}" 0 2 kind)
+        string(SUBSTRING "${word}" 2 -1 value)
+      endif()
+    endif()
+    if(kind STREQUAL "-D")
+      list(APPEND definitions "${value}")
+    elseif(kind STREQUAL "-I")
+      get_filename_component(value "${value}" ABSOLUTE BASE_DIR "${root}")
+      if(IS_DIRECTORY "${value}")
+        list(APPEND includes "${value}")
+      endif()
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES definitions)
+  list(SORT definitions)
+  list(REMOVE_DUPLICATES includes)
+  set(${definitions_var} "${definitions}" PARENT_SCOPE)
+  set(${includes_var} "${includes}" PARENT_SCOPE)
+endfunction()
+
+# The Makefile route's part of the build id (BLOBRT_CAFFE_BUILD_ID_EXTRA), the same in the
+# generator run as a script and in caffe-layers-cuda/: blobrt's version and the library's
+# compile definitions, as caffe-on-blobrt.cmake's covers them in a CMake build.
+function(blobrt_caffe_makefile_build_id_extra version definitions out_var)
+  set(${out_var} "blobrt ${version}; Caffe's Makefile; ${definitions}" PARENT_SCOPE)
+endfunction()
+
 # Writes the sources for the tree `root` into `output_dir`; the list of them in `out_var`,
 # and in `others_var` the .cu files (relative to src/caffe) that are neither a layer's nor
 # Caffe's own, whose portable form blobrt-caffe may lack. With a fifth argument, the layer
@@ -164,12 +211,19 @@ endfunction()
 
 if(CMAKE_SCRIPT_MODE_FILE AND CMAKE_SCRIPT_MODE_FILE STREQUAL CMAKE_CURRENT_LIST_FILE)
   if(NOT CAFFE_ROOT OR NOT OUTPUT_DIR)
-    message(FATAL_ERROR "usage: cmake -DCAFFE_ROOT=<Caffe tree> -DOUTPUT_DIR=<folder> -P ${CMAKE_CURRENT_LIST_FILE}")
+    message(FATAL_ERROR "usage: cmake -DCAFFE_ROOT=<Caffe tree> -DOUTPUT_DIR=<folder> "
+                        "[-DCAFFE_COMMON_FLAGS=<the Makefile's COMMON_FLAGS>] -P ${CMAKE_CURRENT_LIST_FILE}")
   endif()
   get_filename_component(root "${CAFFE_ROOT}" ABSOLUTE)
   get_filename_component(output "${OUTPUT_DIR}" ABSOLUTE)
   if(NOT EXISTS "${root}/src/caffe")
     message(FATAL_ERROR "caffe-portable-gpu.cmake: ${root} has no src/caffe: not a Caffe tree")
   endif()
+  # The build id (libcaffe's, which a Caffe-layers plugin must carry too) also covers
+  # blobrt's version, from the package file installed beside this one, and the -D flags of
+  # CAFFE_COMMON_FLAGS, where given.
+  include("${CMAKE_CURRENT_LIST_DIR}/blobrtConfigVersion.cmake" OPTIONAL)
+  blobrt_caffe_makefile_flags("${root}" "${CAFFE_COMMON_FLAGS}" definitions includes)
+  blobrt_caffe_makefile_build_id_extra("${PACKAGE_VERSION}" "${definitions}" BLOBRT_CAFFE_BUILD_ID_EXTRA)
   blobrt_caffe_portable_gpu_sources("${root}" "${output}" generated others)
 endif()

@@ -40,19 +40,19 @@ JobBackend job_backend();
 bool expected(const std::string& id, const std::string& expect);
 
 // Whether GoogleTest's --gtest_filter value `filter` ("POS1:POS2-NEG1:NEG2", '*' and '?'
-// wildcards; empty: every test) selects the test named `name`.
+// wildcards; "*": every test) selects the test named `name`, as GoogleTest would.
 bool filter_selects(const std::string& filter, const std::string& name);
 // The rows of this process (runs the checks). `expect`: --expect's value ("" for none);
 // `usage_error`: what was wrong with the command line, reported as a failed row (and then
 // no case runs); `filter`:
-// --gtest_filter's value ("" for every case).
+// --gtest_filter's value ("*" for every case). A device with no case selected is not opened.
 std::vector<Row> local_rows(const std::string& node, int rank, const std::string& expect = "",
-                            const std::string& usage_error = "", const std::string& filter = "");
+                            const std::string& usage_error = "", const std::string& filter = "*");
 std::string serialize(const std::vector<Row>& rows);
 std::vector<Row> deserialize(const std::string& text);
-// `filter`: rank 0's --gtest_filter ("" for every case), said under the table and in the JSON.
-std::string table(const std::vector<Row>& rows, const std::string& filter = "");
-std::string json(const std::vector<Row>& rows, const std::string& filter = "");
+// `filter`: rank 0's --gtest_filter ("*" for every case), said under the table and in the JSON.
+std::string table(const std::vector<Row>& rows, const std::string& filter = "*");
+std::string json(const std::vector<Row>& rows, const std::string& filter = "*");
 
 // The whole mode: MPI initialised here. Returns the exit status.
 int run(int argc, char** argv);

@@ -102,13 +102,24 @@ check("rows, 0 failed (rank 0's cases: " + AXPY + ")" in out, "table mode ends w
 negative = "--gtest_filter=*_axpy_*:*_scal_*-*double*:*/host_0_*"
 code, out, log = fleet(blis_dir, "--json", cases=negative)
 selected = listed(negative)
-for r in parse(out)["rows"]:
-    if r["rank"] == 0 and r["device"] != "-":
-        check(r["passed"] + r["skipped"] == selected.get(r["device"], 0) and r["failed"] == 0,
-              "%s with %s: %s" % (r["device"], negative, r), out)
+devices = [r for r in parse(out)["rows"] if r["rank"] == 0 and r["device"] != "-"]
+check(len(devices) >= 2, "the negative filter's fleet reports rank 0's devices", log)
+for r in devices:
+    check(r["passed"] + r["skipped"] == selected.get(r["device"], 0) and r["failed"] == 0,
+          "%s with %s: %s" % (r["device"], negative, r), out)
+    if r["device"] == "host:0":  # no case selected: skipped, and the device not even opened (no name)
+        check(r["status"] == "skipped" and r["name"] == "", "a device with no case selected is not opened: %s" % r)
 check(code == 0 and selected.get("host:0") is None and selected.get("blis:0", 0) >= 12, "negative filter", log)
-code, out, log = fleet(blis_dir, cases="--gtest_filter=no_such_case")
-check(code == 0 and "no case selected by --gtest_filter=no_such_case" in out, "a filter selecting nothing", log)
+for empty in ("--gtest_filter=no_such_case", "--gtest_filter="):
+    code, out, log = fleet(blis_dir, cases=empty)
+    check(code == 0 and "no case selected by " + empty + "\n" in out and "passed" not in out,
+          "a filter selecting nothing (%s): every device skipped, as GoogleTest runs none" % empty, log)
+# GoogleTest's GTEST_FILTER, where no --gtest_filter is given.
+code, out, log = fleet(blis_dir, "--json", cases=None, env0=["GTEST_FILTER=*_scal_*"], env1=["GTEST_FILTER=*_scal_*"])
+scal = listed("--gtest_filter=*_scal_*")
+devices = [r for r in parse(out)["rows"] if r["device"] != "-"]
+check(code == 0 and devices and all(r["passed"] + r["skipped"] == scal.get(r["device"]) for r in devices)
+      and parse(out).get("filter") == "*_scal_*", "GTEST_FILTER selects the cases where no --gtest_filter is given", log)
 
 # 2c. Any other flag fails the job at once, naming it (GoogleTest's --gtest_repeat is not the fleet's).
 code, out, log = fleet(blis_dir, "--gtest_repeat=2")

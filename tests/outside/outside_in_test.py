@@ -230,9 +230,13 @@ def check_makefile_route_layer_plugin(caffe_tree, generator, cmake_plugin):
     tree = os.path.join(work, "caffe-make")
     shutil.rmtree(tree, ignore_errors=True)
     shutil.copytree(caffe_tree, tree)
-    rc, out = run(["cmake", "-DCAFFE_ROOT=.", "-DOUTPUT_DIR=blobrt-portable-gpu", "-P", generator], env=user_env, cwd=tree)
     rc_flags, flags = run(["pkg-config", "--cflags", "blobrt-caffe"], env=user_env)
     rc_libs, libs = run(["pkg-config", "--libs", "blobrt-caffe"], env=user_env)
+    # Makefile.config's COMMON_FLAGS (blobrt-caffe's ahead of include/), as make prints them.
+    cflags = ["-std=c++17", "-fPIC", "-DCPU_ONLY", "-DBLOBRT_CAFFE_PORTABLE"] + flags.split() + ["-Iinclude"]
+    common_flags = " ".join(cflags[2:])
+    rc, out = run(["cmake", "-DCAFFE_ROOT=.", "-DOUTPUT_DIR=blobrt-portable-gpu", f"-DCAFFE_COMMON_FLAGS={common_flags}",
+                   "-P", generator], env=user_env, cwd=tree)
     if not check(rc == 0 and rc_flags == 0 and rc_libs == 0, "the Makefile route's generator runs in the tree",
                  out + flags + libs):
         return
@@ -243,8 +247,6 @@ def check_makefile_route_layer_plugin(caffe_tree, generator, cmake_plugin):
     lib_dir = os.path.join(tree, ".build_release", "lib")
     os.makedirs(lib_dir)
     library = os.path.join(lib_dir, "libcaffe.so.1.0.0")
-    # Makefile.config's COMMON_FLAGS (blobrt-caffe's ahead of include/) and Caffe's soname.
-    cflags = ["-std=c++17", "-fPIC", "-DCPU_ONLY", "-DBLOBRT_CAFFE_PORTABLE"] + flags.split() + ["-Iinclude"]
     rc, out = run(["g++", "-shared", *cflags, *sources, "-o", library, "-Wl,-soname,libcaffe.so.1.0.0",
                    *libs.split()], env=user_env, cwd=tree)
     if not check(rc == 0, "the tree's libcaffe compiles the Makefile's way (g++, the generator's sources)", out):
@@ -253,7 +255,7 @@ def check_makefile_route_layer_plugin(caffe_tree, generator, cmake_plugin):
     project = os.path.join(libdir, "cmake", "blobrt", "caffe-layers-cuda")
     layers_build = os.path.join(tree, ".build_release", "blobrt-cuda-layers")
     rc, out = run(["cmake", "-S", project, "-B", layers_build, f"-DCAFFE_ROOT={tree}",
-                   f"-DCAFFE_LIBRARY={os.path.join(lib_dir, 'libcaffe.so')}", "-DCAFFE_DEFINITIONS=CPU_ONLY"],
+                   f"-DCAFFE_LIBRARY={os.path.join(lib_dir, 'libcaffe.so')}", f"-DCAFFE_COMMON_FLAGS={common_flags}"],
                   env=user_env)
     if check(rc == 0 and "Caffe-layers CUDA plugin: 1 layer .cu files compiled by nvcc" in out,
              "the installed caffe-layers-cuda project configures on the Makefile's libcaffe", out):
@@ -276,17 +278,27 @@ def check_makefile_route_layer_plugin(caffe_tree, generator, cmake_plugin):
             rc, out = run([exe, "--load_layer_plugins=cuda"], env=dict(user_env, BLOBRT_BACKEND="host"))
             check(rc == 0 and "plugins loaded: 1" in out and f"plugin: {plugin}: loaded: 1 layer classes (CUDA " in out
                   and "z=364 dy=84" in out, "the Makefile's libcaffe loads the plugin built for it", out)
-    # Refused before any compile: a libcaffe of another build id, and a library that is no
-    # portable libcaffe.
+    # Refused before any compile: a libcaffe of another build id (the CMake build's of the same
+    # tree, whose id covers its own definitions; this one with other definitions), a library
+    # that is no portable libcaffe, and a static one.
+    archive = os.path.join(work, "libcaffe.a")
+    with open(archive, "w") as f:
+        f.write("!<arch>\n")
     other_library = os.path.join(os.path.dirname(os.path.dirname(cmake_plugin)), "libcaffe.so")
-    for what, library, said in (("the CMake build's libcaffe", other_library, "was built from other headers than"),
-                                ("a library that is no portable libcaffe", os.path.join(libdir, "libblobrt.so"),
-                                 "is not a portable libcaffe")):
+    for what, library, extra, said in (
+            ("the CMake build's libcaffe", other_library, common_flags, "carries build id"),
+            ("a libcaffe compiled with other definitions", os.path.join(lib_dir, "libcaffe.so"),
+             common_flags + " -DUSE_LMDB", "and CAFFE_COMMON_FLAGS' definitions (BLOBRT_CAFFE_PORTABLE;CPU_ONLY;USE_LMDB)"),
+            ("a library that is no portable libcaffe", os.path.join(libdir, "libblobrt.so"), common_flags,
+             "is not a portable libcaffe"),
+            ("a static library", archive, common_flags, "is not a shared library")):
         refused = os.path.join(work, "caffe-make-refused")
         shutil.rmtree(refused, ignore_errors=True)
-        rc, out = run(["cmake", "-S", project, "-B", refused, f"-DCAFFE_ROOT={tree}", f"-DCAFFE_LIBRARY={library}"],
-                      env=user_env)
-        check(rc != 0 and said in out and "CMake Error" in out, f"caffe-layers-cuda refuses {what}, saying why", out)
+        rc, out = run(["cmake", "-S", project, "-B", refused, f"-DCAFFE_ROOT={tree}", f"-DCAFFE_LIBRARY={library}",
+                       f"-DCAFFE_COMMON_FLAGS={extra}"], env=user_env)
+        # (CMake folds a message's lines: compared with the words rejoined.)
+        check(rc != 0 and said in " ".join(out.split()) and "CMake Error" in out,
+              f"caffe-layers-cuda refuses {what}, saying why", out)
 
 
 # Caffe's own CMake build (a tree laid out as BVLC Caffe's: tests/outside/caffe-cmake) with
